@@ -1,0 +1,28 @@
+/* core/context.h: the context object (device, log, last error) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_CORE_CONTEXT_H
+#define MPCG_CORE_CONTEXT_H
+
+#include "mpcg.h"
+
+#define MPCGI_ERR_LEN 2048
+#define MPCGI_CONTEXT_MAGIC 0x6d706367 /* "mpcg" */
+
+struct mpcg_context {
+    unsigned magic;            /* MPCGI_CONTEXT_MAGIC while alive */
+    mpcg_device_kind kind;     /* what the context computes on */
+    int device_id;             /* GPU ordinal, -1 on the CPU */
+    char device_name[160];
+    mpcg_log_fn log_fn;
+    void *log_user;
+    mpcg_log_level log_level;
+    char err[MPCGI_ERR_LEN];   /* first failure since mpcg_clear_error */
+    int err_set;
+    int err_frames;
+    void *gpu;                 /* struct mpcgi_gpu (core/device.h) on a GPU, else NULL */
+};
+
+/* 1 if ctx points at a live context. */
+int mpcgi_context_valid(const mpcg_context *ctx);
+
+#endif /* MPCG_CORE_CONTEXT_H */

@@ -1,0 +1,212 @@
+/* core/csr.c: building and validating host CSR */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/csr.h"
+#include "core/error.h"
+
+mpcg_status mpcgi_csr_alloc(const mpcg_context *ctx, int64_t n, int64_t nnz, mpcgi_csr *A)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    memset(A, 0, sizeof *A);
+    MPCG_ENSURE(ctx, n >= 0 && n <= MPCGI_MAX_N, MPCG_ERR_INVALID_ARG,
+                "n = %lld out of range [0, %d]", (long long)n, MPCGI_MAX_N);
+    MPCG_ENSURE(ctx, nnz >= 0, MPCG_ERR_INVALID_ARG, "nnz = %lld is negative", (long long)nnz);
+    A->n = n;
+    A->nnz = nnz;
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)n + 1, sizeof *A->row_ptr, &A->row_ptr));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)nnz, sizeof *A->col_idx, &A->col_idx));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)nnz, sizeof *A->val, &A->val));
+done:
+    if (st != MPCG_SUCCESS) mpcgi_csr_free(A);
+    return st;
+}
+
+void mpcgi_csr_free(mpcgi_csr *A)
+{
+    mpcgi_host_free(A->row_ptr);
+    mpcgi_host_free(A->col_idx);
+    mpcgi_host_free(A->val);
+    memset(A, 0, sizeof *A);
+}
+
+/* Sum consecutive duplicates of each (sorted) row in place and rebuild row_ptr. */
+static void compact_duplicates(mpcgi_csr *A)
+{
+    int64_t w = 0, start = 0;
+    for (int64_t i = 0; i < A->n; i++) {
+        int64_t end = A->row_ptr[i + 1], row_start = w;
+        for (int64_t k = start; k < end; k++) {
+            if (w > row_start && A->col_idx[w - 1] == A->col_idx[k]) {
+                A->val[w - 1] += A->val[k];
+            } else {
+                A->col_idx[w] = A->col_idx[k];
+                A->val[w] = A->val[k];
+                w++;
+            }
+        }
+        start = end;
+        A->row_ptr[i + 1] = w;
+    }
+    A->nnz = w;
+}
+
+mpcg_status mpcgi_csr_from_coo(const mpcg_context *ctx, int64_t n, int64_t nnz, const int32_t *ri,
+                               const int32_t *ci, const double *v, mpcgi_csr *out)
+{
+    /* Two stable counting sorts (by column, then by row) give sorted rows in O(n + nnz) and keep
+     * duplicates in file order, so they are summed deterministically. */
+    mpcg_status st = MPCG_SUCCESS;
+    int64_t *cnt = NULL;
+    int32_t *tr = NULL, *tc = NULL;
+    double *tv = NULL;
+    mpcgi_csr A = {0};
+    MPCG_TRY(ctx, st, mpcgi_csr_alloc(ctx, n, nnz, &A));
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)n + 1, sizeof *cnt, &cnt));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)nnz, sizeof *tr, &tr));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)nnz, sizeof *tc, &tc));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)nnz, sizeof *tv, &tv));
+
+    for (int64_t k = 0; k < nnz; k++) cnt[ci[k] + 1]++;
+    for (int64_t j = 0; j < n; j++) cnt[j + 1] += cnt[j];
+    for (int64_t k = 0; k < nnz; k++) {
+        int64_t pos = cnt[ci[k]]++;
+        tr[pos] = ri[k];
+        tc[pos] = ci[k];
+        tv[pos] = v[k];
+    }
+    memset(A.row_ptr, 0, ((size_t)n + 1) * sizeof *A.row_ptr);
+    for (int64_t k = 0; k < nnz; k++) A.row_ptr[tr[k] + 1]++;
+    for (int64_t i = 0; i < n; i++) A.row_ptr[i + 1] += A.row_ptr[i];
+    memcpy(cnt, A.row_ptr, ((size_t)n + 1) * sizeof *cnt);
+    for (int64_t k = 0; k < nnz; k++) {
+        int64_t pos = cnt[tr[k]]++;
+        A.col_idx[pos] = tc[k];
+        A.val[pos] = tv[k];
+    }
+    compact_duplicates(&A);
+    *out = A;
+done:
+    mpcgi_host_free(cnt);
+    mpcgi_host_free(tr);
+    mpcgi_host_free(tc);
+    mpcgi_host_free(tv);
+    if (st != MPCG_SUCCESS) mpcgi_csr_free(&A);
+    return st;
+}
+
+/* Insertion sort of one row by column (rows handed in by users are short or already sorted). */
+static void sort_row(int32_t *col, double *val, int64_t len)
+{
+    for (int64_t k = 1; k < len; k++) {
+        int32_t c = col[k];
+        double x = val[k];
+        int64_t m = k - 1;
+        while (m >= 0 && col[m] > c) {
+            col[m + 1] = col[m];
+            val[m + 1] = val[m];
+            m--;
+        }
+        col[m + 1] = c;
+        val[m + 1] = x;
+    }
+}
+
+mpcg_status mpcgi_csr_from_user(const mpcg_context *ctx, int64_t n, const int64_t *row_ptr,
+                                const int32_t *col_idx, const double *val, mpcgi_csr *out)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    mpcgi_csr A = {0};
+    MPCG_ENSURE(ctx, n >= 1 && n <= MPCGI_MAX_N, MPCG_ERR_INVALID_ARG,
+                "n = %lld out of range [1, %d]", (long long)n, MPCGI_MAX_N);
+    MPCG_ENSURE(ctx, row_ptr && col_idx && val, MPCG_ERR_INVALID_ARG,
+                "row_ptr, col_idx and val must not be NULL");
+    MPCG_ENSURE(ctx, row_ptr[0] == 0, MPCG_ERR_INVALID_ARG, "row_ptr[0] = %lld must be 0",
+                (long long)row_ptr[0]);
+    for (int64_t i = 0; i < n; i++)
+        MPCG_ENSURE(ctx, row_ptr[i + 1] >= row_ptr[i], MPCG_ERR_INVALID_ARG,
+                    "row_ptr[%lld] = %lld < row_ptr[%lld] = %lld (must not decrease)",
+                    (long long)(i + 1), (long long)row_ptr[i + 1], (long long)i,
+                    (long long)row_ptr[i]);
+    int64_t nnz = row_ptr[n];
+    for (int64_t k = 0; k < nnz; k++) {
+        MPCG_ENSURE(ctx, col_idx[k] >= 0 && col_idx[k] < n, MPCG_ERR_INVALID_ARG,
+                    "col_idx[%lld] = %d out of range [0, %lld)", (long long)k, col_idx[k],
+                    (long long)n);
+        MPCG_ENSURE(ctx, isfinite(val[k]), MPCG_ERR_INVALID_ARG, "val[%lld] = %g is not finite",
+                    (long long)k, val[k]);
+    }
+    MPCG_TRY(ctx, st, mpcgi_csr_alloc(ctx, n, nnz, &A));
+    memcpy(A.row_ptr, row_ptr, ((size_t)n + 1) * sizeof *row_ptr);
+    memcpy(A.col_idx, col_idx, (size_t)nnz * sizeof *col_idx);
+    memcpy(A.val, val, (size_t)nnz * sizeof *val);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t b = A.row_ptr[i], e = A.row_ptr[i + 1];
+        sort_row(A.col_idx + b, A.val + b, e - b);
+        for (int64_t k = b + 1; k < e; k++)
+            MPCG_ENSURE_GOTO(ctx, st, A.col_idx[k] != A.col_idx[k - 1], MPCG_ERR_INVALID_ARG,
+                             "row %lld has column %d twice (duplicates are not allowed)",
+                             (long long)i, A.col_idx[k]);
+    }
+    *out = A;
+done:
+    if (st != MPCG_SUCCESS) mpcgi_csr_free(&A);
+    return st;
+}
+
+mpcg_status mpcgi_csr_check_finite(const mpcg_context *ctx, const mpcgi_csr *A)
+{
+    for (int64_t i = 0; i < A->n; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            MPCG_ENSURE(ctx, isfinite(A->val[k]), MPCG_ERR_INVALID_ARG,
+                        "A(%lld, %d) = %g is not finite (1-based: row %lld)", (long long)i,
+                        A->col_idx[k], A->val[k], (long long)i + 1);
+    return MPCG_SUCCESS;
+}
+
+/* Position of column j in row i, or -1. */
+static int64_t find(const mpcgi_csr *A, int64_t i, int32_t j)
+{
+    int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1] - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->col_idx[mid] == j) return mid;
+        if (A->col_idx[mid] < j) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+mpcg_status mpcgi_csr_check_symmetric(const mpcg_context *ctx, const mpcgi_csr *A)
+{
+    for (int64_t i = 0; i < A->n; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            int32_t j = A->col_idx[k];
+            int64_t t = find(A, j, (int32_t)i);
+            double aji = t < 0 ? 0.0 : A->val[t];
+            MPCG_ENSURE(ctx, aji == A->val[k], MPCG_ERR_INVALID_ARG,
+                        "matrix is not symmetric: A(%lld, %d) = %.17g but A(%d, %lld) = %.17g "
+                        "(1-based)",
+                        (long long)i + 1, j + 1, A->val[k], j + 1, (long long)i + 1, aji);
+        }
+    return MPCG_SUCCESS;
+}
+
+void mpcgi_csr_diag_stats(const mpcgi_csr *A, mpcgi_diag_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->first_missing = s->first_zero = s->first_negative = -1;
+    for (int64_t i = 0; i < A->n; i++) {
+        int64_t t = find(A, i, (int32_t)i);
+        if (t < 0) {
+            if (!s->missing++) s->first_missing = i;
+        } else if (A->val[t] == 0.0) {
+            if (!s->zero++) s->first_zero = i;
+        } else if (A->val[t] < 0.0) {
+            if (!s->negative++) s->first_negative = i;
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/* core/csr.h: host CSR storage (int64 row pointers, int32 sorted columns, double values) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_CORE_CSR_H
+#define MPCG_CORE_CSR_H
+
+#include <stdint.h>
+
+#include "mpcg.h"
+
+typedef struct mpcgi_csr {
+    int64_t n;        /* rows = columns */
+    int64_t nnz;      /* row_ptr[n] */
+    int64_t *row_ptr; /* n + 1 */
+    int32_t *col_idx; /* nnz, strictly increasing within each row */
+    double *val;      /* nnz */
+} mpcgi_csr;
+
+/* Diagonal statistics of mpcgi_csr_diag_stats. */
+typedef struct mpcgi_diag_stats {
+    int64_t missing, zero, negative;
+    int64_t first_missing, first_zero, first_negative; /* 0-based rows, -1 if none */
+} mpcgi_diag_stats;
+
+/* Largest n the library accepts: column indices are int32. */
+#define MPCGI_MAX_N INT32_MAX
+
+/* Allocate arrays for n rows and nnz entries (contents undefined). *A is zeroed on failure. */
+mpcg_status mpcgi_csr_alloc(const mpcg_context *ctx, int64_t n, int64_t nnz, mpcgi_csr *A);
+/* Free the arrays and zero *A; accepts a zeroed struct. */
+void mpcgi_csr_free(mpcgi_csr *A);
+
+/* Build CSR from coordinate triplets (0-based, all in range, any order). Duplicate entries are
+ * summed in the order they appear; columns end up sorted. The triplet arrays are not changed. */
+mpcg_status mpcgi_csr_from_coo(const mpcg_context *ctx, int64_t n, int64_t nnz, const int32_t *ri,
+                               const int32_t *ci, const double *v, mpcgi_csr *out);
+
+/* Copy user arrays into *out, validating everything (message names the first offending entry,
+ * MPCG_ERR_INVALID_ARG) and sorting unsorted rows; duplicates are rejected. */
+mpcg_status mpcgi_csr_from_user(const mpcg_context *ctx, int64_t n, const int64_t *row_ptr,
+                                const int32_t *col_idx, const double *val, mpcgi_csr *out);
+
+/* MPCG_ERR_INVALID_ARG naming the first non-finite value. */
+mpcg_status mpcgi_csr_check_finite(const mpcg_context *ctx, const mpcgi_csr *A);
+/* MPCG_ERR_INVALID_ARG naming the first entry with A(i,j) != A(j,i) (exact comparison). */
+mpcg_status mpcgi_csr_check_symmetric(const mpcg_context *ctx, const mpcgi_csr *A);
+/* Count missing, zero and negative diagonal entries. */
+void mpcgi_csr_diag_stats(const mpcgi_csr *A, mpcgi_diag_stats *s);
+
+#endif /* MPCG_CORE_CSR_H */

@@ -1,0 +1,31 @@
+/* core/device.h: the device layer (GPU memory, copies, stream); plain C, no CUDA types */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_CORE_DEVICE_H
+#define MPCG_CORE_DEVICE_H
+
+#include <stddef.h>
+
+#include "mpcg.h"
+
+/*
+ * Implemented by core/device_cuda.c in a CUDA build and by core/device_stub.c otherwise (the
+ * stub reports MPCG_ERR_NO_DEVICE). No other file knows which one is linked.
+ */
+
+/* Number of usable GPUs: 0 in a CPU-only build or when the driver finds none. Never fails. */
+int mpcgi_device_count(void);
+
+/* Bind ctx to GPU `id`: set ctx->gpu, ctx->device_name, create the stream and library handles.
+ * On failure ctx is left as it was. */
+mpcg_status mpcgi_device_open(mpcg_context *ctx, int id);
+
+/* Release what mpcgi_device_open created. Accepts a CPU context (no-op). */
+void mpcgi_device_close(mpcg_context *ctx);
+
+/* Device memory of ctx's GPU through the shared allocation counter and failure hook
+ * (core/alloc.h). MPCG_ERR_DEVICE_ALLOC on failure (*pptr = NULL). */
+mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr);
+/* Accepts NULL. */
+void mpcgi_device_free(mpcg_context *ctx, void *p);
+
+#endif /* MPCG_CORE_DEVICE_H */

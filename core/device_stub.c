@@ -1,0 +1,28 @@
+/* core/device_stub.c: the device layer of a CPU-only build (configure --without-cuda) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "core/context.h"
+#include "core/device.h"
+#include "core/error.h"
+
+int mpcgi_device_count(void) { return 0; }
+
+mpcg_status mpcgi_device_open(mpcg_context *ctx, int id)
+{
+    MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE,
+              "cannot use GPU %d: mpcg was built without CUDA (configure --with-cuda)", id);
+}
+
+void mpcgi_device_close(mpcg_context *ctx) { (void)ctx; }
+
+mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr)
+{
+    *(void **)pptr = NULL;
+    MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "cannot allocate %zu bytes of device memory: no GPU in "
+              "a CPU-only build", bytes);
+}
+
+void mpcgi_device_free(mpcg_context *ctx, void *p)
+{
+    (void)ctx;
+    (void)p;
+}

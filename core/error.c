@@ -1,0 +1,166 @@
+/* core/error.c: status and reason strings, error recording, logging */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "core/error.h"
+
+#define MAX_FRAMES 4
+
+/* Message of a failure that has no context to hold it (mpcg_context_create). */
+static _Thread_local char thread_err[MPCGI_ERR_LEN];
+static _Thread_local int thread_err_set;
+static _Thread_local int thread_err_frames;
+
+static const struct {
+    const char *name;
+    const char *text;
+} status_table[MPCG_STATUS_COUNT] = {
+    [MPCG_SUCCESS] = {"MPCG_SUCCESS", "success"},
+    [MPCG_ERR_INVALID_ARG] = {"MPCG_ERR_INVALID_ARG", "invalid argument"},
+    [MPCG_ERR_INVALID_STATE] = {"MPCG_ERR_INVALID_STATE", "invalid state or call order"},
+    [MPCG_ERR_NOT_SUPPORTED] = {"MPCG_ERR_NOT_SUPPORTED", "combination not supported"},
+    [MPCG_ERR_HOST_ALLOC] = {"MPCG_ERR_HOST_ALLOC", "host memory allocation failed"},
+    [MPCG_ERR_DEVICE_ALLOC] = {"MPCG_ERR_DEVICE_ALLOC", "device memory allocation failed"},
+    [MPCG_ERR_NO_DEVICE] = {"MPCG_ERR_NO_DEVICE", "no usable GPU"},
+    [MPCG_ERR_CUDA] = {"MPCG_ERR_CUDA", "CUDA runtime error"},
+    [MPCG_ERR_CUSPARSE] = {"MPCG_ERR_CUSPARSE", "cuSPARSE error"},
+    [MPCG_ERR_CUBLAS] = {"MPCG_ERR_CUBLAS", "cuBLAS error"},
+    [MPCG_ERR_IO] = {"MPCG_ERR_IO", "file input/output error"},
+    [MPCG_ERR_PARSE] = {"MPCG_ERR_PARSE", "malformed Matrix Market file"},
+    [MPCG_ERR_NOT_CONVERGED] = {"MPCG_ERR_NOT_CONVERGED", "the solver did not converge"},
+    [MPCG_ERR_INTERNAL] = {"MPCG_ERR_INTERNAL", "internal error (a bug in mpcg)"},
+};
+
+const char *mpcg_status_name(mpcg_status s)
+{
+    if ((int)s < 0 || s >= MPCG_STATUS_COUNT) return "MPCG_STATUS_UNKNOWN";
+    return status_table[s].name;
+}
+
+const char *mpcg_status_string(mpcg_status s)
+{
+    if ((int)s < 0 || s >= MPCG_STATUS_COUNT) return "unknown status";
+    return status_table[s].text;
+}
+
+const char *mpcg_reason_name(mpcg_reason r)
+{
+    switch (r) {
+    case MPCG_REASON_NONE: return "MPCG_REASON_NONE";
+    case MPCG_CONVERGED_RTOL: return "MPCG_CONVERGED_RTOL";
+    case MPCG_CONVERGED_ZERO_RHS: return "MPCG_CONVERGED_ZERO_RHS";
+    case MPCG_DIVERGED_MAX_ITER: return "MPCG_DIVERGED_MAX_ITER";
+    case MPCG_DIVERGED_BREAKDOWN: return "MPCG_DIVERGED_BREAKDOWN";
+    case MPCG_DIVERGED_INDEFINITE_MATRIX: return "MPCG_DIVERGED_INDEFINITE_MATRIX";
+    case MPCG_DIVERGED_NAN: return "MPCG_DIVERGED_NAN";
+    case MPCG_DIVERGED_STAGNATION: return "MPCG_DIVERGED_STAGNATION";
+    }
+    return "MPCG_REASON_UNKNOWN";
+}
+
+const char *mpcg_reason_string(mpcg_reason r)
+{
+    switch (r) {
+    case MPCG_REASON_NONE: return "no solve has run";
+    case MPCG_CONVERGED_RTOL: return "converged: relative residual below tol";
+    case MPCG_CONVERGED_ZERO_RHS: return "converged: b = 0, so x = 0";
+    case MPCG_DIVERGED_MAX_ITER: return "diverged: maximum number of iterations reached";
+    case MPCG_DIVERGED_BREAKDOWN: return "diverged: breakdown, p^T A p = 0 for p != 0";
+    case MPCG_DIVERGED_INDEFINITE_MATRIX:
+        return "diverged: p^T A p < 0, the matrix is not positive definite";
+    case MPCG_DIVERGED_NAN: return "diverged: NaN or Inf in the iteration";
+    case MPCG_DIVERGED_STAGNATION:
+        return "diverged: true residual stagnates above tol (loss of accuracy)";
+    }
+    return "unknown reason";
+}
+
+static void slot(const mpcg_context *ctx, char **buf, int **set, int **frames)
+{
+    /* The message buffer is logically mutable state of a const object (like errno). */
+    mpcg_context *c = (mpcg_context *)(uintptr_t)ctx;
+    if (c) {
+        *buf = c->err;
+        *set = &c->err_set;
+        *frames = &c->err_frames;
+    } else {
+        *buf = thread_err;
+        *set = &thread_err_set;
+        *frames = &thread_err_frames;
+    }
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+mpcg_status mpcgi_error_set(const mpcg_context *ctx, mpcg_status code, const char *file, int line,
+                            const char *func, const char *fmt, ...)
+{
+    char *buf;
+    int *set, *frames;
+    slot(ctx, &buf, &set, &frames);
+    if (*set) return code; /* the first failure wins */
+    int k = snprintf(buf, MPCGI_ERR_LEN, "%s:%d: %s: ", base_name(file), line, func);
+    if (k < 0) k = 0;
+    if (k < MPCGI_ERR_LEN) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf + k, (size_t)(MPCGI_ERR_LEN - k), fmt, ap);
+        va_end(ap);
+    }
+    *set = 1;
+    *frames = 0;
+    mpcgi_log(ctx, MPCG_LOG_ERROR, "%s", buf);
+    return code;
+}
+
+void mpcgi_error_frame(const mpcg_context *ctx, const char *file, int line, const char *func)
+{
+    char *buf;
+    int *set, *frames;
+    slot(ctx, &buf, &set, &frames);
+    if (!*set || *frames >= MAX_FRAMES) return;
+    size_t len = strlen(buf);
+    if (len + 1 < MPCGI_ERR_LEN)
+        snprintf(buf + len, MPCGI_ERR_LEN - len, "\n  called from %s:%d: %s", base_name(file),
+                 line, func);
+    (*frames)++;
+}
+
+const char *mpcg_last_error(const mpcg_context *ctx)
+{
+    if (ctx && !mpcgi_context_valid(ctx)) return "invalid context";
+    char *buf;
+    int *set, *frames;
+    slot(ctx, &buf, &set, &frames);
+    return *set ? buf : "";
+}
+
+void mpcg_clear_error(mpcg_context *ctx)
+{
+    char *buf;
+    int *set, *frames;
+    if (ctx && !mpcgi_context_valid(ctx)) return;
+    slot(ctx, &buf, &set, &frames);
+    *set = 0;
+    *frames = 0;
+    buf[0] = '\0';
+}
+
+void mpcgi_log(const mpcg_context *ctx, mpcg_log_level level, const char *fmt, ...)
+{
+    if (!ctx || !ctx->log_fn || level > ctx->log_level) return;
+    char msg[MPCGI_ERR_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ctx->log_fn(level, msg, ctx->log_user);
+}

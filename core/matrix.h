@@ -1,0 +1,28 @@
+/* core/matrix.h: the matrix object (host CSR, name, value version) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_CORE_MATRIX_H
+#define MPCG_CORE_MATRIX_H
+
+#include <stdint.h>
+
+#include "core/csr.h"
+#include "mpcg.h"
+
+#define MPCGI_MATRIX_MAGIC 0x6d61747a
+
+struct mpcg_matrix {
+    unsigned magic;
+    mpcg_context *ctx;
+    mpcgi_csr csr;
+    char name[256];          /* file base name or generator spec, for reports */
+    uint64_t values_version; /* incremented by mpcg_matrix_update_values */
+};
+
+int mpcgi_matrix_valid(const mpcg_matrix *A);
+
+/* Wrap *csr (ownership moves into the matrix, *csr is zeroed) as a new matrix named `name`.
+ * On failure *csr is freed. */
+mpcg_status mpcgi_matrix_wrap(mpcg_context *ctx, mpcgi_csr *csr, const char *name,
+                              mpcg_matrix **out);
+
+#endif /* MPCG_CORE_MATRIX_H */

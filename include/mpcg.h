@@ -1,0 +1,385 @@
+/* include/mpcg.h: the public interface of mpcg, conjugate gradient for sparse SPD systems */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_H
+#define MPCG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- version */
+
+#define MPCG_VERSION_MAJOR 0
+#define MPCG_VERSION_MINOR 1
+#define MPCG_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------- export, C++ guard */
+
+#if defined(_WIN32)
+#define MPCG_API
+#else
+#define MPCG_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Version of the library that is linked (which may differ from the header's macros).
+ * @param[out] v  v[0] = major, v[1] = minor, v[2] = patch; ignored if NULL.
+ * Thread safety: safe.
+ */
+MPCG_API void mpcg_version(int v[3]);
+
+/* ---------------------------------------------------------------- status */
+
+/**
+ * Result of every call that can fail. A closed set, not bit flags. Not converging is not an
+ * error: mpcg_solve() returns MPCG_SUCCESS and reports the reason in mpcg_info.reason (unless
+ * mpcg_solver_set_error_if_not_converged() asked otherwise).
+ */
+typedef enum mpcg_status {
+    MPCG_SUCCESS = 0,
+    MPCG_ERR_INVALID_ARG,     /**< an argument is NULL, out of range or inconsistent */
+    MPCG_ERR_INVALID_STATE,   /**< wrong call order, or an object of another context */
+    MPCG_ERR_NOT_SUPPORTED,   /**< this backend x precision x device combination */
+    MPCG_ERR_HOST_ALLOC,      /**< host memory allocation failed */
+    MPCG_ERR_DEVICE_ALLOC,    /**< device memory allocation failed */
+    MPCG_ERR_NO_DEVICE,       /**< a GPU was asked for and none is usable (or no CUDA build) */
+    MPCG_ERR_CUDA,            /**< the CUDA runtime reported an error */
+    MPCG_ERR_CUSPARSE,        /**< cuSPARSE reported an error */
+    MPCG_ERR_CUBLAS,          /**< cuBLAS reported an error */
+    MPCG_ERR_IO,              /**< a file could not be opened, read or written */
+    MPCG_ERR_PARSE,           /**< malformed Matrix Market input ("file:line: what is wrong") */
+    MPCG_ERR_NOT_CONVERGED,   /**< only with error_if_not_converged: the solve diverged */
+    MPCG_ERR_INTERNAL,        /**< a bug in mpcg; please report it with the message */
+    MPCG_STATUS_COUNT         /**< number of codes, for tests */
+} mpcg_status;
+
+/** "MPCG_ERR_PARSE" for MPCG_ERR_PARSE. Never NULL ("MPCG_STATUS_UNKNOWN" if out of range). */
+MPCG_API const char *mpcg_status_name(mpcg_status s);
+/** A short description, e.g. "malformed Matrix Market file". Never NULL. */
+MPCG_API const char *mpcg_status_string(mpcg_status s);
+
+/* ---------------------------------------------------------------- small enums */
+
+/** Arithmetic and storage precision of a solve (runtime choice, never fixed at build). */
+typedef enum mpcg_precision {
+    MPCG_PRECISION_FP64 = 0, /**< values and vectors in double */
+    MPCG_PRECISION_FP32 = 1, /**< values and vectors in single; true residual in double */
+    MPCG_PRECISION_MIXED = 2 /**< fp64 accuracy from mostly fp32 work (not yet available) */
+} mpcg_precision;
+
+/** Where a context computes. */
+typedef enum mpcg_device_kind { MPCG_DEVICE_CPU = 0, MPCG_DEVICE_CUDA = 1 } mpcg_device_kind;
+
+/**
+ * Why a solve stopped. Signs follow PETSc's KSPConvergedReason: positive = converged,
+ * negative = diverged, 0 = no solve has run yet.
+ */
+typedef enum mpcg_reason {
+    MPCG_REASON_NONE = 0,
+    MPCG_CONVERGED_RTOL = 2,               /**< true ||b - A x|| <= tol * ||b|| */
+    MPCG_CONVERGED_ZERO_RHS = 3,           /**< b = 0, so x = 0 exactly, without iterating */
+    MPCG_DIVERGED_MAX_ITER = -3,           /**< maxit iterations without reaching tol */
+    MPCG_DIVERGED_BREAKDOWN = -5,          /**< p^T A p = 0 with p != 0 (A singular on p) */
+    MPCG_DIVERGED_INDEFINITE_MATRIX = -8,  /**< p^T A p < 0: A is not positive definite */
+    MPCG_DIVERGED_NAN = -9,                /**< a NaN or Inf appeared in the iteration */
+    MPCG_DIVERGED_STAGNATION = -10         /**< the true residual stays above tol while the
+                                                recurrence residual says converged */
+} mpcg_reason;
+
+/** "MPCG_CONVERGED_RTOL" etc. Never NULL. */
+MPCG_API const char *mpcg_reason_name(mpcg_reason r);
+/** A sentence fragment, e.g. "p^T A p < 0: the matrix is not positive definite". Never NULL. */
+MPCG_API const char *mpcg_reason_string(mpcg_reason r);
+
+/** Severity of a log message passed to the callback of mpcg_context_set_log(). */
+typedef enum mpcg_log_level {
+    MPCG_LOG_ERROR = 0,
+    MPCG_LOG_WARN = 1,
+    MPCG_LOG_INFO = 2,
+    MPCG_LOG_DEBUG = 3
+} mpcg_log_level;
+
+/** Initial guess of a solve. */
+typedef enum mpcg_guess {
+    MPCG_GUESS_ZERO = 0,    /**< x is ignored on entry and treated as zero (the default) */
+    MPCG_GUESS_PROVIDED = 1 /**< x on entry is the initial guess */
+} mpcg_guess;
+
+/* ---------------------------------------------------------------- opaque types */
+
+typedef struct mpcg_context mpcg_context; /**< device, stream, handles, errors, log */
+typedef struct mpcg_matrix mpcg_matrix;   /**< a square sparse matrix (CSR on the host) */
+typedef struct mpcg_solver mpcg_solver;   /**< options and setup state of a CG solve */
+
+/** Log callback: level, the message (no trailing newline), and the user pointer. */
+typedef void (*mpcg_log_fn)(mpcg_log_level level, const char *message, void *user);
+
+/**
+ * Monitor callback, called every K iterations (mpcg_solver_set_monitor) with the iteration
+ * number and the recurrence relative residual ||r_k|| / ||b||. Called from the solving thread.
+ */
+typedef void (*mpcg_monitor_fn)(int64_t iteration, double relres, void *user);
+
+/* ---------------------------------------------------------------- plain-data structs */
+
+/**
+ * What a solve did. A plain output struct filled by mpcg_solve(). Fields are only ever added at
+ * the end; none is ever reordered or removed.
+ */
+typedef struct mpcg_info {
+    mpcg_reason reason;        /**< why the solve stopped */
+    int converged;             /**< 1 if reason > 0 (and so true_relres <= tol), else 0 */
+    int64_t iterations;        /**< CG iterations performed */
+    double true_relres;        /**< ||b - A x|| / ||b||, recomputed in fp64 at exit (0 if b = 0) */
+    double recurrence_relres;  /**< ||r_k|| / ||b|| of the CG recurrence at exit */
+    double setup_time_s;       /**< wall time of mpcg_solver_setup (0 if it had already run) */
+    double solve_time_s;       /**< wall time of the iteration, true residual included */
+    char backend[32];          /**< SpMV backend actually used, e.g. "cpu", "cusparse" */
+    mpcg_precision precision;  /**< precision actually used */
+    int64_t residual_replacements; /**< times r was replaced by the true residual b - A x */
+} mpcg_info;
+
+/** Capability bits of an SpMV backend (mpcg_backend_info.caps). */
+enum {
+    MPCG_CAP_FP64 = 1u << 0,          /**< fp64 values */
+    MPCG_CAP_FP32 = 1u << 1,          /**< fp32 values */
+    MPCG_CAP_NEEDS_DEVICE = 1u << 2,  /**< runs on a GPU (with a CPU emulation on --device=cpu) */
+    MPCG_CAP_CPU_EMULATION = 1u << 3, /**< has a CPU emulation of its layout */
+    MPCG_CAP_DETERMINISTIC = 1u << 4  /**< the same input gives bit-identical output */
+};
+
+/** Description of a registered SpMV backend (mpcg_backend_get). */
+typedef struct mpcg_backend_info {
+    const char *name;        /**< registry name: the --spmv value and the JSON value */
+    const char *description; /**< one line */
+    unsigned caps;           /**< MPCG_CAP_* bits */
+} mpcg_backend_info;
+
+/* ---------------------------------------------------------------- context */
+
+/**
+ * Create a context: the device all work of its objects runs on.
+ * @param[in]  device  "auto" (first GPU if one is usable, else the CPU), "cpu", "cuda" (GPU 0)
+ *                     or "cuda:N"; NULL means "auto".
+ * @param[out] out     the new context; NULL on failure.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (out NULL or device string malformed);
+ *         MPCG_ERR_NO_DEVICE ("cuda[:N]" asked and no such usable GPU, or a CPU-only build);
+ *         MPCG_ERR_HOST_ALLOC; MPCG_ERR_CUDA/CUSPARSE/CUBLAS (handle creation failed).
+ * A failure has no context to hold its message: mpcg_last_error(NULL) returns it (per thread).
+ * Thread safety: each context is used by one thread at a time.
+ * @see mpcg_context_destroy, mpcg_context_device_kind
+ */
+MPCG_API mpcg_status mpcg_context_create(const char *device, mpcg_context **out);
+
+/** Destroy a context and everything it owns. Accepts NULL. Objects created from it must be
+ *  destroyed first. */
+MPCG_API void mpcg_context_destroy(mpcg_context *ctx);
+
+/** MPCG_DEVICE_CPU or MPCG_DEVICE_CUDA: what the context actually uses. */
+MPCG_API mpcg_device_kind mpcg_context_device_kind(const mpcg_context *ctx);
+
+/** Human description of the device, e.g. "cpu (8 OpenMP threads)" or "cuda:0 NVIDIA H100".
+ *  Owned by the context, valid until it is destroyed. */
+MPCG_API const char *mpcg_context_device_name(const mpcg_context *ctx);
+
+/**
+ * Route diagnostics (warnings such as "diagonal entry 3 is negative") to a callback.
+ * The library never prints on its own.
+ * @param[in] level  messages of this level and more severe are passed.
+ * @param[in] fn     callback, or NULL to silence.
+ * @param[in] user   passed to fn unchanged.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG if ctx is NULL.
+ */
+MPCG_API mpcg_status mpcg_context_set_log(mpcg_context *ctx, mpcg_log_level level, mpcg_log_fn fn,
+                                          void *user);
+
+/**
+ * The message of the first failure since the last mpcg_clear_error(), formatted as
+ * "<file>:<line>: <function>: <message>" plus up to a few "called from" frames; "" if none.
+ * For a parse error the message holds "path:line: what is wrong".
+ * @param[in] ctx  a context, or NULL for the failure of the last mpcg_context_create() of this
+ *                 thread.
+ * Owned by the context (or the thread); valid until the next call that fails.
+ */
+MPCG_API const char *mpcg_last_error(const mpcg_context *ctx);
+
+/** Forget the recorded error so the next failure's message is kept. Accepts NULL. */
+MPCG_API void mpcg_clear_error(mpcg_context *ctx);
+
+/* ---------------------------------------------------------------- matrix */
+
+/**
+ * Read a square matrix from a Matrix Market file (".mtx", or ".mtx.gz" through zlib).
+ * Accepts coordinate and array formats; real, integer and pattern fields; general, symmetric
+ * and skew-symmetric storage (expanded to the full matrix). Duplicate entries are summed.
+ * On any malformed input nothing is returned and the error message says "path:line: what".
+ * @param[in]  ctx   context that will own the matrix.
+ * @param[in]  path  file name (host string).
+ * @param[out] out   the matrix, NULL on failure.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_IO (cannot open or read);
+ *         MPCG_ERR_PARSE (malformed; also complex/hermitian, not square, empty);
+ *         MPCG_ERR_NOT_SUPPORTED (.gz in a build without zlib); MPCG_ERR_HOST_ALLOC.
+ */
+MPCG_API mpcg_status mpcg_matrix_read_mm(mpcg_context *ctx, const char *path, mpcg_matrix **out);
+
+/**
+ * Create a matrix from host CSR arrays (copied; the caller keeps its arrays).
+ * Column indices of a row may come in any order: they are sorted; duplicates are rejected.
+ * @param[in] n        rows = columns, >= 1.
+ * @param[in] row_ptr  host, n+1 entries, row_ptr[0] = 0, non-decreasing, 0-based.
+ * @param[in] col_idx  host, row_ptr[n] entries in [0, n).
+ * @param[in] val      host, row_ptr[n] finite values.
+ * @param[out] out     the matrix, NULL on failure.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (any array inconsistent, message names the
+ *         first offending entry); MPCG_ERR_HOST_ALLOC.
+ */
+MPCG_API mpcg_status mpcg_matrix_create_csr(mpcg_context *ctx, int64_t n, const int64_t *row_ptr,
+                                            const int32_t *col_idx, const double *val,
+                                            mpcg_matrix **out);
+
+/**
+ * Generate a test matrix from a specification: "poisson2d:N" (5-point, n = N^2),
+ * "poisson3d:N" (7-point, n = N^3), "poisson3d27:N" (27-point, n = N^3). All are SPD.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (unknown or malformed spec, N < 1, n too large);
+ *         MPCG_ERR_HOST_ALLOC.
+ */
+MPCG_API mpcg_status mpcg_matrix_generate(mpcg_context *ctx, const char *spec, mpcg_matrix **out);
+
+/** Destroy a matrix. Accepts NULL. */
+MPCG_API void mpcg_matrix_destroy(mpcg_matrix *A);
+
+/** Number of rows (= columns). 0 if A is NULL. */
+MPCG_API int64_t mpcg_matrix_n(const mpcg_matrix *A);
+/** Number of stored nonzeros of the full (expanded) matrix. 0 if A is NULL. */
+MPCG_API int64_t mpcg_matrix_nnz(const mpcg_matrix *A);
+
+/**
+ * Read-only view of the host CSR arrays (owned by the matrix; valid until it is destroyed or
+ * its values updated). Any out pointer may be NULL.
+ */
+MPCG_API mpcg_status mpcg_matrix_csr(const mpcg_matrix *A, const int64_t **row_ptr,
+                                     const int32_t **col_idx, const double **val);
+
+/**
+ * Replace the values, keeping the pattern (same row_ptr/col_idx as at creation).
+ * Solvers set up on A re-run only their numeric setup at the next solve.
+ * @param[in] val  host, nnz finite values in the matrix's CSR order.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL, or a non-finite value).
+ */
+MPCG_API mpcg_status mpcg_matrix_update_values(mpcg_matrix *A, const double *val);
+
+/** Checks of mpcg_matrix_check(). */
+enum {
+    MPCG_CHECK_DIAGONAL = 1u << 0, /**< warn (log) about missing, zero or negative diagonal */
+    MPCG_CHECK_SYMMETRY = 1u << 1  /**< fail unless A equals its transpose exactly */
+};
+
+/**
+ * Validate a matrix: values are always checked finite; flags add the checks above.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG naming the first offending entry (non-finite
+ *         value, or A(i,j) != A(j,i) with MPCG_CHECK_SYMMETRY).
+ */
+MPCG_API mpcg_status mpcg_matrix_check(const mpcg_matrix *A, unsigned flags);
+
+/**
+ * Write the matrix as "%%MatrixMarket matrix coordinate real general" with %.17g values, which
+ * reads back bit-identically.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_IO.
+ */
+MPCG_API mpcg_status mpcg_matrix_write_mm(const mpcg_matrix *A, const char *path);
+
+/* ---------------------------------------------------------------- vectors (I/O) */
+
+/**
+ * Read a dense vector: a Matrix Market "array" file of n x 1 (or 1 x n), or a coordinate file
+ * of n x 1 (missing entries are zero).
+ * @param[out] n  its length.
+ * @param[out] x  a new host array of n doubles; release it with mpcg_free(). NULL on failure.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_IO; MPCG_ERR_PARSE; MPCG_ERR_HOST_ALLOC.
+ */
+MPCG_API mpcg_status mpcg_vector_read_mm(mpcg_context *ctx, const char *path, int64_t *n,
+                                         double **x);
+
+/** Write x (host, n entries) as a Matrix Market "array real general" n x 1 file, %.17g. */
+MPCG_API mpcg_status mpcg_vector_write_mm(mpcg_context *ctx, const char *path, int64_t n,
+                                          const double *x);
+
+/** Release memory the library returned (mpcg_vector_read_mm). Accepts NULL. */
+MPCG_API void mpcg_free(void *p);
+
+/* ---------------------------------------------------------------- solver */
+
+/**
+ * Create a CG solver for A (which must outlive the solver). Defaults: backend "auto" (the
+ * context's natural one: "cpu" on the CPU), precision fp64, tol 1e-8 (relative), maxit
+ * max(100, 10 n), zero initial guess, no monitor.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_INVALID_STATE (A of another context);
+ *         MPCG_ERR_HOST_ALLOC.
+ */
+MPCG_API mpcg_status mpcg_solver_create(mpcg_context *ctx, mpcg_matrix *A, mpcg_solver **out);
+
+/** Destroy a solver and its setup state. Accepts NULL. */
+MPCG_API void mpcg_solver_destroy(mpcg_solver *solver);
+
+/** SpMV backend by registry name ("auto", "cpu", ...; see mpcg_backend_get). Takes effect at
+ *  the next setup. @return MPCG_ERR_INVALID_ARG for an unknown name (the message lists the
+ *  known ones); MPCG_ERR_NOT_SUPPORTED if the backend is not in this build. */
+MPCG_API mpcg_status mpcg_solver_set_spmv(mpcg_solver *solver, const char *name);
+
+/** Precision of the solve. @return MPCG_ERR_NOT_SUPPORTED for a precision not available yet
+ *  (mixed), MPCG_ERR_INVALID_ARG for an unknown value. */
+MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precision precision);
+
+/** Relative tolerance: stop when ||b - A x|| <= tol ||b||. 0 < tol < 1. */
+MPCG_API mpcg_status mpcg_solver_set_tol(mpcg_solver *solver, double tol);
+
+/** Maximum number of iterations, >= 0 (0 only computes the residual of the guess). */
+MPCG_API mpcg_status mpcg_solver_set_maxit(mpcg_solver *solver, int64_t maxit);
+
+/** Zero (default) or provided initial guess. */
+MPCG_API mpcg_status mpcg_solver_set_initial_guess(mpcg_solver *solver, mpcg_guess guess);
+
+/** Call fn every `every` iterations (and at iteration 0); every <= 0 or fn NULL turns it off. */
+MPCG_API mpcg_status mpcg_solver_set_monitor(mpcg_solver *solver, int64_t every,
+                                             mpcg_monitor_fn fn, void *user);
+
+/** If on, a solve that does not converge returns MPCG_ERR_NOT_CONVERGED (info still filled). */
+MPCG_API mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *solver, int on);
+
+/**
+ * Analyse the matrix for the chosen backend and allocate all work space. Optional: the first
+ * mpcg_solve() runs it. Re-run automatically after option or value changes.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL); MPCG_ERR_NOT_SUPPORTED (backend x
+ *         precision x device); MPCG_ERR_HOST_ALLOC; MPCG_ERR_DEVICE_ALLOC; MPCG_ERR_CUDA/...
+ */
+MPCG_API mpcg_status mpcg_solver_setup(mpcg_solver *solver);
+
+/**
+ * Solve A x = b with CG. b and x are host arrays of n doubles.
+ * @param[in]     b     right-hand side (host).
+ * @param[in,out] x     on entry the initial guess if MPCG_GUESS_PROVIDED (else ignored); on
+ *                      exit the last iterate, also when the solve did not converge (host).
+ * @param[out]    info  what happened; may be NULL.
+ * @return MPCG_SUCCESS whether or not it converged (see info->reason); MPCG_ERR_INVALID_ARG
+ *         (NULL b/x, or NaN/Inf in b or in the guess); MPCG_ERR_NOT_CONVERGED (only with
+ *         error_if_not_converged); the setup statuses.
+ */
+MPCG_API mpcg_status mpcg_solve(mpcg_solver *solver, const double *b, double *x, mpcg_info *info);
+
+/* ---------------------------------------------------------------- backend introspection */
+
+/** Number of SpMV backends compiled into this build ("auto" is a policy, not a backend). */
+MPCG_API int mpcg_backend_count(void);
+
+/** Describe backend i in [0, mpcg_backend_count()). @return MPCG_ERR_INVALID_ARG otherwise. */
+MPCG_API mpcg_status mpcg_backend_get(int i, mpcg_backend_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPCG_H */

@@ -1,0 +1,1 @@
+# precond/Makefile.mk

@@ -1,0 +1,114 @@
+/* spmv/spmv.c: the SpMV dispatcher: validates, then calls the backend */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/context.h"
+#include "core/error.h"
+#include "core/device.h"
+#include "spmv/spmv.h"
+
+static unsigned prec_cap(mpcg_precision prec)
+{
+    switch (prec) {
+    case MPCG_PRECISION_FP64: return MPCG_CAP_FP64;
+    case MPCG_PRECISION_FP32: return MPCG_CAP_FP32;
+    default: return 0;
+    }
+}
+
+static const char *prec_name(mpcg_precision prec)
+{
+    switch (prec) {
+    case MPCG_PRECISION_FP64: return "fp64";
+    case MPCG_PRECISION_FP32: return "fp32";
+    case MPCG_PRECISION_MIXED: return "mixed";
+    }
+    return "unknown";
+}
+
+mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_ops *ops,
+                                   const mpcgi_csr *A, unsigned precisions,
+                                   mpcgi_spmv_plan **out)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    mpcgi_spmv_plan *plan = NULL;
+    *out = NULL;
+    int on_device = ctx->kind == MPCG_DEVICE_CUDA;
+    MPCG_ENSURE(ctx, (ops->caps & precisions) == precisions, MPCG_ERR_NOT_SUPPORTED,
+                "backend %s does not support the requested value precision(s)", ops->name);
+    MPCG_ENSURE(ctx, !on_device || (ops->caps & MPCG_CAP_NEEDS_DEVICE), MPCG_ERR_NOT_SUPPORTED,
+                "backend %s runs on the CPU only; use it with --device=cpu", ops->name);
+    MPCG_ENSURE(ctx,
+                on_device || !(ops->caps & MPCG_CAP_NEEDS_DEVICE) ||
+                    (ops->caps & MPCG_CAP_CPU_EMULATION),
+                MPCG_ERR_NOT_SUPPORTED, "backend %s needs a GPU and has no CPU emulation",
+                ops->name);
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *plan, &plan));
+    plan->ops = ops;
+    plan->on_device = on_device;
+    plan->precisions = precisions;
+    plan->n = A->n;
+    MPCG_TRY(ctx, st, ops->analyze(ctx, A, precisions, &plan->impl, &plan->sizes));
+    if (on_device) {
+        MPCG_TRY(ctx, st, ops->upload(ctx, plan->impl));
+        if (plan->sizes.bytes_workspace)
+            MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, plan->sizes.bytes_workspace, &plan->ws));
+    } else if (plan->sizes.bytes_workspace) {
+        MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, plan->sizes.bytes_workspace, &plan->ws));
+    }
+    *out = plan;
+done:
+    if (st != MPCG_SUCCESS) mpcgi_spmv_plan_destroy(ctx, plan);
+    return st;
+}
+
+mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *plan,
+                                          const mpcgi_csr *A)
+{
+    MPCG_ENSURE(ctx, plan && A->n == plan->n, MPCG_ERR_INVALID_STATE,
+                "plan and matrix do not match");
+    if (plan->ops->update_values) {
+        MPCG_CHECK(ctx, plan->ops->update_values(ctx, plan->impl, A));
+        return MPCG_SUCCESS;
+    }
+    void *impl = NULL;
+    mpcgi_spmv_sizes sizes;
+    MPCG_CHECK(ctx, plan->ops->analyze(ctx, A, plan->precisions, &impl, &sizes));
+    if (plan->on_device) {
+        mpcg_status st = plan->ops->upload(ctx, impl);
+        if (st != MPCG_SUCCESS) {
+            plan->ops->destroy(ctx, impl);
+            MPCG_CHECK(ctx, st);
+        }
+    }
+    MPCG_ENSURE(ctx, sizes.bytes_workspace <= plan->sizes.bytes_workspace, MPCG_ERR_INTERNAL,
+                "backend %s needs more workspace after a value update", plan->ops->name);
+    plan->ops->destroy(ctx, plan->impl);
+    plan->impl = impl;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
+                             const void *x, void *y)
+{
+    MPCG_ENSURE(ctx, plan && plan->impl, MPCG_ERR_INVALID_STATE, "SpMV plan is not set up");
+    MPCG_ENSURE(ctx, prec_cap(prec) && (plan->precisions & prec_cap(prec)),
+                MPCG_ERR_NOT_SUPPORTED, "backend %s was not set up for precision %s",
+                plan->ops->name, prec_name(prec));
+    MPCG_ENSURE(ctx, plan->n == 0 || (x && y), MPCG_ERR_INVALID_ARG, "x and y must not be NULL");
+    if (plan->on_device)
+        MPCG_CHECK(ctx, plan->ops->apply(ctx, plan->impl, prec, x, y, plan->ws));
+    else
+        MPCG_CHECK(ctx, plan->ops->apply_host(ctx, plan->impl, prec, x, y));
+    return MPCG_SUCCESS;
+}
+
+void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan)
+{
+    if (!plan) return;
+    if (plan->impl) plan->ops->destroy(ctx, plan->impl);
+    if (plan->on_device) mpcgi_device_free(ctx, plan->ws);
+    else mpcgi_host_free(plan->ws);
+    mpcgi_host_free(plan);
+}

@@ -1,0 +1,78 @@
+/* spmv/spmv.h: the SpMV backend table, its dispatcher and the registry */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SPMV_SPMV_H
+#define MPCG_SPMV_SPMV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/csr.h"
+#include "mpcg.h"
+
+/* What a backend's layout costs, reported by analyze. */
+typedef struct mpcgi_spmv_sizes {
+    size_t bytes_matrix;    /* bytes one SpMV reads of the matrix (per precision in use) */
+    size_t bytes_workspace; /* workspace apply needs (allocated once by the dispatcher) */
+    double padding_ratio;   /* stored entries / nnz (1 for CSR) */
+} mpcgi_spmv_sizes;
+
+/*
+ * One const table per backend, listed in spmv/registry.c. Required: analyze, apply_host (the CPU
+ * implementation or the CPU emulation of the device layout: same arrays, same traversal) and
+ * destroy; apply and upload are required with MPCG_CAP_NEEDS_DEVICE. update_values may be NULL
+ * (the dispatcher re-runs analyze). The dispatcher validates; backends do not validate again.
+ */
+struct mpcgi_spmv_ops {
+    const char *name;        /* registry name = CLI value = JSON value; lower-case, one word */
+    const char *description; /* one line for --list-backends */
+    unsigned caps;           /* MPCG_CAP_* */
+    /* host: build the layout of A for the value precisions in `precisions` (MPCG_CAP_FP64 and/or
+     * MPCG_CAP_FP32). A outlives the plan. */
+    mpcg_status (*analyze)(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
+                           void **impl, mpcgi_spmv_sizes *sizes);
+    /* A's values changed, its pattern did not (device copies are refreshed too if uploaded) */
+    mpcg_status (*update_values)(mpcg_context *ctx, void *impl, const mpcgi_csr *A);
+    /* copy the layout to the device */
+    mpcg_status (*upload)(mpcg_context *ctx, void *impl);
+    /* y = A x with device vectors of the precision's type; ws: bytes_workspace on the device */
+    mpcg_status (*apply)(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
+                         void *y, void *ws);
+    /* y = A x with host vectors (CPU implementation or emulation) */
+    mpcg_status (*apply_host)(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
+                              void *y);
+    void (*destroy)(mpcg_context *ctx, void *impl);
+};
+
+/* A backend bound to one matrix, on the host or on the device. */
+typedef struct mpcgi_spmv_plan {
+    const struct mpcgi_spmv_ops *ops;
+    void *impl;
+    int on_device;       /* 1: apply on device vectors; 0: apply_host on host vectors */
+    unsigned precisions; /* value precisions prepared */
+    int64_t n;
+    mpcgi_spmv_sizes sizes;
+    void *ws; /* workspace (device if on_device) */
+} mpcgi_spmv_plan;
+
+/* The registry (spmv/registry.c). */
+int mpcgi_spmv_count(void);
+const struct mpcgi_spmv_ops *mpcgi_spmv_get(int i);
+/* Resolve a name ("auto" included) for a context; MPCG_ERR_INVALID_ARG for an unknown name,
+ * with the known names in the message. */
+mpcg_status mpcgi_spmv_lookup(mpcg_context *ctx, const char *name,
+                              const struct mpcgi_spmv_ops **out);
+
+/* The dispatcher (spmv/spmv.c). */
+mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_ops *ops,
+                                   const mpcgi_csr *A, unsigned precisions,
+                                   mpcgi_spmv_plan **out);
+mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *plan,
+                                          const mpcgi_csr *A);
+mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
+                             const void *x, void *y);
+void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan);
+
+/* The tables. */
+extern const struct mpcgi_spmv_ops mpcgi_spmv_cpu;
+
+#endif /* MPCG_SPMV_SPMV_H */

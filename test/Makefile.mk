@@ -1,0 +1,35 @@
+# test/Makefile.mk: one test program per module; GPU tests exit 77 (SKIP) without a GPU
+TEST_LDADD = test/libtestutil.la libmpcgi.la $(LIBS)
+check_LTLIBRARIES = test/libtestutil.la
+test_libtestutil_la_SOURCES = test/testutil.c test/testutil.h
+
+AM_TESTS_ENVIRONMENT = \
+	MPCG_TEST_DATA='$(abs_top_srcdir)/test/data'; export MPCG_TEST_DATA; \
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
+	top_builddir='$(abs_top_builddir)'; export top_builddir; \
+	PYTHON='$(PYTHON)'; export PYTHON; \
+	CC='$(CC)'; export CC;
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+
+MPCG_C_TESTS = test/test_core test/test_csr test/test_spmv_cpu test/test_solver_cg \
+	test/test_io_mm test/test_io_generate
+check_PROGRAMS += $(MPCG_C_TESTS)
+TESTS += $(MPCG_C_TESTS)
+test_test_core_SOURCES = test/test_core.c
+test_test_core_LDADD = $(TEST_LDADD)
+test_test_csr_SOURCES = test/test_csr.c
+test_test_csr_LDADD = $(TEST_LDADD)
+test_test_spmv_cpu_SOURCES = test/test_spmv_cpu.c
+test_test_spmv_cpu_LDADD = $(TEST_LDADD)
+test_test_solver_cg_SOURCES = test/test_solver_cg.c
+test_test_solver_cg_LDADD = $(TEST_LDADD)
+test_test_io_mm_SOURCES = test/test_io_mm.c
+test_test_io_mm_LDADD = $(TEST_LDADD)
+test_test_io_generate_SOURCES = test/test_io_generate.c
+test_test_io_generate_LDADD = $(TEST_LDADD)
+
+MPCG_SH_TESTS = test/test_cgsolve.sh test/test_scipy_crosscheck.sh test/test_symbols.sh \
+	test/test_readme_example.sh
+TESTS += $(MPCG_SH_TESTS)
+EXTRA_DIST += $(MPCG_SH_TESTS) test/data test/scipy_cg.py

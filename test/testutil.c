@@ -1,0 +1,42 @@
+/* test/testutil.c: random test matrices */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <time.h>
+
+#include "core/alloc.h"
+#include "test/testutil.h"
+
+int test_random_csr(mpcgi_rng *g, int64_t n, int per_row, int empty_rows, mpcgi_csr *out)
+{
+    int64_t cap = n * (2 * (int64_t)per_row + 1) + 1, m = 0;
+    int32_t *ri = NULL, *ci = NULL;
+    double *v = NULL, *rowsum = NULL;
+    int rc = 1;
+    if (mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ri, &ri) ||
+        mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ci, &ci) ||
+        mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *v, &v) ||
+        mpcgi_host_calloc(NULL, (size_t)n, sizeof *rowsum, &rowsum))
+        goto done;
+    for (int64_t i = 0; i < n; i++) {
+        if (empty_rows && i % 7 == 3) continue;
+        int k = per_row ? (int)mpcgi_rng_below(g, (uint64_t)per_row + 1) : 0;
+        for (int t = 0; t < k; t++) {
+            int64_t j = (int64_t)mpcgi_rng_below(g, (uint64_t)n);
+            if (j == i || (empty_rows && j % 7 == 3)) continue;
+            double a = -mpcgi_rng_uniform(g);
+            ri[m] = (int32_t)i, ci[m] = (int32_t)j, v[m++] = a;
+            ri[m] = (int32_t)j, ci[m] = (int32_t)i, v[m++] = a;
+            rowsum[i] += -a, rowsum[j] += -a;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (empty_rows && i % 7 == 3) continue;
+        ri[m] = (int32_t)i, ci[m] = (int32_t)i, v[m++] = 1.0 + rowsum[i] + mpcgi_rng_uniform(g);
+    }
+    rc = mpcgi_csr_from_coo(NULL, n, m, ri, ci, v, out) != MPCG_SUCCESS;
+done:
+    mpcgi_host_free(ri);
+    mpcgi_host_free(ci);
+    mpcgi_host_free(v);
+    mpcgi_host_free(rowsum);
+    return rc;
+}

@@ -1,0 +1,92 @@
+/* test/testutil.h: assertions, seeded random inputs and helpers shared by the test programs */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_TEST_TESTUTIL_H
+#define MPCG_TEST_TESTUTIL_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/csr.h"
+#include "core/rng.h"
+#include "mpcg.h"
+
+/* Exit code automake's harness reads as SKIP. */
+#define TEST_SKIP 77
+
+static int test_failures;
+static uint64_t test_seed;
+
+/* Seed from MPCG_TEST_SEED or the clock; printed so any failure can be replayed. */
+static inline uint64_t test_init_seed(const char *prog)
+{
+    const char *s = getenv("MPCG_TEST_SEED");
+    test_seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20);
+    printf("%s: seed %" PRIu64 " (replay with MPCG_TEST_SEED=%" PRIu64 ")\n", prog, test_seed,
+           test_seed);
+    return test_seed;
+}
+
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s (seed %" PRIu64 ")\n", __FILE__,    \
+                    __LINE__, #cond, test_seed);                                         \
+            test_failures++;                                                             \
+        }                                                                                \
+    } while (0)
+
+/* Check a status; on mismatch print the library's message. */
+#define CHECK_STATUS(ctx, expr, want)                                                    \
+    do {                                                                                 \
+        mpcg_status got_ = (expr);                                                       \
+        if (got_ != (want)) {                                                            \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n  last error: %s\n",    \
+                    __FILE__, __LINE__, #expr, mpcg_status_name(got_),                   \
+                    mpcg_status_name(want), mpcg_last_error(ctx));                       \
+            test_failures++;                                                             \
+        }                                                                                \
+    } while (0)
+
+#define CHECK_OK(ctx, expr) CHECK_STATUS(ctx, expr, MPCG_SUCCESS)
+
+/* Relative closeness |a - b| <= tol * max(|a|, |b|, floor). NaN never passes. */
+static inline int test_close(double a, double b, double tol, double floor)
+{
+    double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+    if (m < floor) m = floor;
+    return fabs(a - b) <= tol * m;
+}
+
+static inline int test_finish(const char *prog)
+{
+    if (test_failures) {
+        fprintf(stderr, "%s: %d check(s) failed (seed %" PRIu64 ")\n", prog, test_failures,
+                test_seed);
+        return 1;
+    }
+    printf("%s: all checks passed\n", prog);
+    return 0;
+}
+
+/* Path of a file under test/data (MPCG_TEST_DATA is set by make check). */
+static inline const char *test_data(const char *name)
+{
+    static char buf[4096];
+    const char *dir = getenv("MPCG_TEST_DATA");
+    snprintf(buf, sizeof buf, "%s/%s", dir ? dir : "test/data", name);
+    return buf;
+}
+
+/*
+ * A random SPD-shaped sparse matrix: n rows, about `per_row` off-diagonal entries per row placed
+ * symmetrically, some rows empty of off-diagonals, and a dominant positive diagonal (so it is SPD).
+ * With empty_rows, every 7th row is entirely empty (not SPD; for SpMV tests only).
+ * Returns the CSR through mpcg's own allocator; free with mpcgi_csr_free.
+ */
+int test_random_csr(mpcgi_rng *g, int64_t n, int per_row, int empty_rows, mpcgi_csr *out);
+
+#endif /* MPCG_TEST_TESTUTIL_H */
