@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "core/vec.h"
 #include "mpcg.h"
 
 /*
@@ -27,5 +28,17 @@ void mpcgi_device_close(mpcg_context *ctx);
 mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr);
 /* Accepts NULL. */
 void mpcgi_device_free(mpcg_context *ctx, void *p);
+
+typedef enum mpcgi_copy_kind { MPCGI_H2D, MPCGI_D2H, MPCGI_D2D } mpcgi_copy_kind;
+
+/* Copy on the context's stream. Returns when dst may be used by the host (D2H waits). */
+mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, size_t bytes,
+                              mpcgi_copy_kind kind);
+
+/* Wait for all work queued on the context's stream; reports asynchronous kernel errors. */
+mpcg_status mpcgi_device_sync(mpcg_context *ctx);
+
+/* The dense vector kernels on device vectors (NULL in a CPU-only build). */
+const mpcgi_vec_ops *mpcgi_device_vec_ops(void);
 
 #endif /* MPCG_CORE_DEVICE_H */

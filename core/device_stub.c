@@ -26,3 +26,20 @@ void mpcgi_device_free(mpcg_context *ctx, void *p)
     (void)ctx;
     (void)p;
 }
+
+mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, size_t bytes,
+                              mpcgi_copy_kind kind)
+{
+    (void)dst;
+    (void)src;
+    (void)kind;
+    MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "cannot copy %zu bytes to or from a device: no GPU in a "
+              "CPU-only build", bytes);
+}
+
+mpcg_status mpcgi_device_sync(mpcg_context *ctx)
+{
+    MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "no GPU in a CPU-only build");
+}
+
+const mpcgi_vec_ops *mpcgi_device_vec_ops(void) { return NULL; }

@@ -1,0 +1,123 @@
+/* solver/cg.c: conjugate gradient, written once over the vector table and the SpMV plan */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+
+#include "core/error.h"
+#include "core/matrix.h"
+#include "solver/solver.h"
+
+/* Residual replacements allowed before the solve is declared stagnant. */
+#define MAX_REPLACEMENTS 8
+
+/* r = b - A x in fp64 (r must not be s->t, the scratch for A x); ||r|| through *norm. */
+static mpcg_status true_residual(mpcg_solver *s, const double *b, const double *x, double *r,
+                                 double *norm)
+{
+    mpcg_context *ctx = s->ctx;
+    int64_t n = s->A->csr.n;
+    double rr;
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, x, s->t)); /* t = A x */
+    MPCG_CHECK(ctx, s->V->copy(ctx, n, b, r));                                      /* r = b */
+    MPCG_CHECK(ctx, s->V->axpy(ctx, n, -1.0, s->t, r));                             /* r -= t */
+    MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, r, r, &rr));
+    *norm = sqrt(rr);
+    return MPCG_SUCCESS;
+}
+
+static void monitor(const mpcg_solver *s, int64_t k, double relres)
+{
+    if (s->monitor && s->monitor_every > 0 && k % s->monitor_every == 0)
+        s->monitor(k, relres, s->monitor_user);
+}
+
+/* Reason for p^T A p, or 0 if the iteration may go on. */
+static mpcg_reason curvature_reason(double pq)
+{
+    if (!isfinite(pq)) return MPCG_DIVERGED_NAN;
+    if (pq < 0.0) return MPCG_DIVERGED_INDEFINITE_MATRIX;
+    if (pq == 0.0) return MPCG_DIVERGED_BREAKDOWN;
+    return MPCG_REASON_NONE;
+}
+
+/*
+ * When the recurrence residual reaches tol, the true residual b - A x decides. If it is above
+ * tol (rounding made r drift from b - A x), r is replaced by the true residual and CG restarts
+ * from p = r; if the true residual stops improving, the solve is stagnant. Sets *reason
+ * (NONE: go on; r, rr and p were reset). r holds the true residual afterwards in every case.
+ */
+static mpcg_status check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, double *last_true,
+                              mpcg_info *info, mpcg_reason *reason)
+{
+    mpcg_context *ctx = s->ctx;
+    double tnorm;
+    MPCG_CHECK(ctx, true_residual(s, a->b, a->x, s->r, &tnorm)); /* r = b - A x */
+    *reason = MPCG_REASON_NONE;
+    info->true_relres = tnorm / a->bnorm;
+    if (!isfinite(tnorm)) *reason = MPCG_DIVERGED_NAN;
+    else if (tnorm <= s->tol * a->bnorm) *reason = MPCG_CONVERGED_RTOL;
+    else if (info->residual_replacements >= MAX_REPLACEMENTS || tnorm >= 0.5 * *last_true)
+        *reason = MPCG_DIVERGED_STAGNATION;
+    if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
+    *last_true = tnorm;
+    info->residual_replacements++;
+    MPCG_CHECK(ctx, s->V->copy(ctx, s->A->csr.n, s->r, s->p)); /* p = r */
+    *rr = tnorm * tnorm;
+    return MPCG_SUCCESS;
+}
+
+/*
+ * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row):
+ *   q = A p: A + 16 | p.q: 16 | x += a p: 24 | r -= a q: 24 | r.r: 8 | p = r + b p: 24
+ * total A + 112 bytes per row (the unfused roofline of ref/anchors-performance.md section 7).
+ */
+mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
+{
+    mpcg_context *ctx = s->ctx;
+    const mpcgi_vec_ops *V = s->V;
+    int64_t n = s->A->csr.n, k = 0;
+    double *r = s->r, *p = s->p, *q = s->q, *x = a->x;
+    double rr, rr_new, pq, alpha, beta, last_true = INFINITY, tnorm;
+    mpcg_reason reason = MPCG_REASON_NONE;
+
+    if (a->x_is_zero) MPCG_CHECK(ctx, V->copy(ctx, n, a->b, r));    /* r = b */
+    else MPCG_CHECK(ctx, true_residual(s, a->b, x, r, &tnorm));      /* r = b - A x */
+    MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr));           /* rr = r.r */
+    MPCG_CHECK(ctx, V->copy(ctx, n, r, p));                          /* p = r */
+    monitor(s, 0, sqrt(rr) / a->bnorm);
+    if (!isfinite(rr)) reason = MPCG_DIVERGED_NAN;
+    else if (sqrt(rr) <= s->tol * a->bnorm)
+        MPCG_CHECK(ctx, check_true(s, a, &rr, &last_true, info, &reason));
+
+    while (reason == MPCG_REASON_NONE && k < a->maxit) {
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, p, q)); /* q = A p */
+        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));                     /* pq = p.q */
+        if ((reason = curvature_reason(pq)) != MPCG_REASON_NONE) break;
+        alpha = rr / pq;
+        MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));                /* x += alpha p */
+        MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));               /* r -= alpha q */
+        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new));    /* rr_new = r.r */
+        k++;
+        monitor(s, k, sqrt(rr_new) / a->bnorm);
+        if (!isfinite(rr_new)) {
+            reason = MPCG_DIVERGED_NAN;
+            break;
+        }
+        if (sqrt(rr_new) <= s->tol * a->bnorm) {
+            rr = rr_new;
+            MPCG_CHECK(ctx, check_true(s, a, &rr, &last_true, info, &reason));
+            continue; /* converged, stagnant, or restarted from the true residual */
+        }
+        beta = rr_new / rr;
+        rr = rr_new;
+        MPCG_CHECK(ctx, V->xpay(ctx, n, r, beta, p));                 /* p = r + beta p */
+    }
+    if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
+    info->recurrence_relres = sqrt(rr) / a->bnorm;
+    if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_DIVERGED_STAGNATION) {
+        MPCG_CHECK(ctx, true_residual(s, a->b, x, r, &tnorm)); /* r = b - A x */
+        info->true_relres = tnorm / a->bnorm;
+    }
+    info->reason = reason;
+    info->iterations = k;
+    return MPCG_SUCCESS;
+}

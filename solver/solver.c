@@ -1,0 +1,253 @@
+/* solver/solver.c: the solver object: options, setup (all allocation) and solve */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/context.h"
+#include "core/device.h"
+#include "core/error.h"
+#include "core/matrix.h"
+#include "core/timer.h"
+#include "solver/solver.h"
+
+static int valid(const mpcg_solver *s) { return s && s->magic == MPCGI_SOLVER_MAGIC; }
+
+#define SOLVER_ENSURE(s)                                                                   \
+    MPCG_ENSURE(NULL, valid(s), MPCG_ERR_INVALID_ARG, "invalid solver (NULL or destroyed)")
+
+mpcg_status mpcg_solver_create(mpcg_context *ctx, mpcg_matrix *A, mpcg_solver **out)
+{
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    MPCG_ENSURE(ctx, out, MPCG_ERR_INVALID_ARG, "out must not be NULL");
+    *out = NULL;
+    MPCG_ENSURE(ctx, mpcgi_matrix_valid(A), MPCG_ERR_INVALID_ARG, "invalid matrix");
+    MPCG_ENSURE(ctx, A->ctx == ctx, MPCG_ERR_INVALID_STATE,
+                "the matrix belongs to another context");
+    mpcg_solver *s;
+    MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, 1, sizeof *s, &s));
+    s->magic = MPCGI_SOLVER_MAGIC;
+    s->ctx = ctx;
+    s->A = A;
+    snprintf(s->spmv_name, sizeof s->spmv_name, "auto");
+    s->precision = MPCG_PRECISION_FP64;
+    s->tol = 1e-8;
+    s->maxit = -1;
+    s->guess = MPCG_GUESS_ZERO;
+    *out = s;
+    return MPCG_SUCCESS;
+}
+
+/* Release the setup state (plan and work vectors); options stay. */
+static void teardown(mpcg_solver *s)
+{
+    mpcg_context *ctx = s->ctx;
+    mpcgi_spmv_plan_destroy(ctx, s->plan);
+    s->plan = NULL;
+    double **vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev};
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
+        if (s->on_device) mpcgi_device_free(ctx, *vecs[i]);
+        else mpcgi_host_free(*vecs[i]);
+        *vecs[i] = NULL;
+    }
+    if (s->on_device) mpcgi_device_free(ctx, s->dot_ws);
+    else mpcgi_host_free(s->dot_ws);
+    s->dot_ws = NULL;
+    s->setup_done = 0;
+}
+
+void mpcg_solver_destroy(mpcg_solver *s)
+{
+    if (!valid(s)) return;
+    teardown(s);
+    s->magic = 0;
+    mpcgi_host_free(s);
+}
+
+mpcg_status mpcg_solver_set_spmv(mpcg_solver *s, const char *name)
+{
+    SOLVER_ENSURE(s);
+    const struct mpcgi_spmv_ops *ops;
+    MPCG_CHECK(s->ctx, mpcgi_spmv_lookup(s->ctx, name, &ops));
+    snprintf(s->spmv_name, sizeof s->spmv_name, "%s", name);
+    s->setup_done = 0;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_set_precision(mpcg_solver *s, mpcg_precision precision)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx,
+                precision == MPCG_PRECISION_FP64 || precision == MPCG_PRECISION_FP32 ||
+                    precision == MPCG_PRECISION_MIXED,
+                MPCG_ERR_INVALID_ARG, "precision %d is not fp64 (0), fp32 (1) or mixed (2)",
+                (int)precision);
+    MPCG_ENSURE(s->ctx, precision == MPCG_PRECISION_FP64, MPCG_ERR_NOT_SUPPORTED,
+                "only fp64 CG solves are available in this version (fp32 and mixed are planned)");
+    s->precision = precision;
+    s->setup_done = 0;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_set_tol(mpcg_solver *s, double tol)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx, tol > 0.0 && tol < 1.0, MPCG_ERR_INVALID_ARG,
+                "tol = %g out of range (0, 1)", tol);
+    s->tol = tol;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_set_maxit(mpcg_solver *s, int64_t maxit)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx, maxit >= 0, MPCG_ERR_INVALID_ARG, "maxit = %lld must be >= 0",
+                (long long)maxit);
+    s->maxit = maxit;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_set_initial_guess(mpcg_solver *s, mpcg_guess guess)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx, guess == MPCG_GUESS_ZERO || guess == MPCG_GUESS_PROVIDED,
+                MPCG_ERR_INVALID_ARG, "initial guess %d is not zero (0) or provided (1)",
+                (int)guess);
+    s->guess = guess;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_set_monitor(mpcg_solver *s, int64_t every, mpcg_monitor_fn fn, void *user)
+{
+    SOLVER_ENSURE(s);
+    s->monitor_every = fn ? every : 0;
+    s->monitor = every > 0 ? fn : NULL;
+    s->monitor_user = user;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *s, int on)
+{
+    SOLVER_ENSURE(s);
+    s->error_if_not_converged = on != 0;
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status alloc_vec(mpcg_solver *s, size_t bytes, void *pptr)
+{
+    if (s->on_device) MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, bytes, pptr));
+    else MPCG_CHECK(s->ctx, mpcgi_host_alloc(s->ctx, bytes, pptr));
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_setup(mpcg_solver *s)
+{
+    SOLVER_ENSURE(s);
+    mpcg_context *ctx = s->ctx;
+    mpcg_status st = MPCG_SUCCESS;
+    double t0 = mpcgi_wtime();
+    const struct mpcgi_spmv_ops *ops;
+    teardown(s);
+    s->on_device = ctx->kind == MPCG_DEVICE_CUDA;
+    s->V = s->on_device ? mpcgi_device_vec_ops() : &mpcgi_vec_host;
+    MPCG_ENSURE(ctx, s->V, MPCG_ERR_INTERNAL, "no vector kernels for device %s", ctx->device_name);
+    int64_t n = s->A->csr.n;
+    size_t bytes = (size_t)n * sizeof(double);
+    MPCG_TRY(ctx, st, mpcgi_spmv_lookup(ctx, s->spmv_name, &ops));
+    MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, MPCG_CAP_FP64, &s->plan));
+    MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->r));
+    MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->p));
+    MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->q));
+    MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->t));
+    MPCG_TRY(ctx, st, alloc_vec(s, s->V->dot_workspace(n), &s->dot_ws));
+    if (s->on_device) {
+        MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->b_dev));
+        MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->x_dev));
+    }
+    s->values_version = s->A->values_version;
+    s->setup_done = 1;
+    s->setup_time_s = mpcgi_wtime() - t0;
+done:
+    if (st != MPCG_SUCCESS) teardown(s);
+    return st;
+}
+
+/* Norm of a host vector, and whether all its entries are finite. */
+static double host_norm(const double *v, int64_t n, int64_t *first_bad)
+{
+    double s = 0.0;
+    *first_bad = -1;
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]) && *first_bad < 0) *first_bad = i;
+        s += v[i] * v[i];
+    }
+    return sqrt(s);
+}
+
+static void info_init(const mpcg_solver *s, mpcg_info *info)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->backend, sizeof info->backend, "%s", s->plan->ops->name);
+    info->precision = s->precision;
+    info->setup_time_s = s->setup_time_s;
+}
+
+mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *info_out)
+{
+    SOLVER_ENSURE(s);
+    mpcg_context *ctx = s->ctx;
+    mpcg_info info;
+    int64_t n = s->A->csr.n, bad;
+    MPCG_ENSURE(ctx, b && x, MPCG_ERR_INVALID_ARG, "b and x must not be NULL");
+    if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
+    if (s->values_version != s->A->values_version) {
+        MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
+        s->values_version = s->A->values_version;
+    }
+    double bnorm = host_norm(b, n, &bad);
+    MPCG_ENSURE(ctx, bad < 0, MPCG_ERR_INVALID_ARG, "b[%lld] = %g is not finite",
+                (long long)bad, b[bad < 0 ? 0 : bad]);
+    if (s->guess == MPCG_GUESS_PROVIDED) {
+        host_norm(x, n, &bad);
+        MPCG_ENSURE(ctx, bad < 0, MPCG_ERR_INVALID_ARG, "initial guess x[%lld] = %g is not finite",
+                    (long long)bad, x[bad < 0 ? 0 : bad]);
+    }
+    info_init(s, &info);
+    double t0 = mpcgi_wtime();
+    if (bnorm == 0.0) {
+        /* b = 0: x = 0 is the exact solution, whatever the guess */
+        memset(x, 0, (size_t)n * sizeof *x);
+        info.reason = MPCG_CONVERGED_ZERO_RHS;
+    } else {
+        mpcgi_cg_args a = {.b = b, .x = x, .bnorm = bnorm,
+                           .x_is_zero = s->guess == MPCG_GUESS_ZERO,
+                           .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
+        if (s->on_device) {
+            mpcg_status st = MPCG_SUCCESS;
+            a.b = s->b_dev;
+            a.x = s->x_dev;
+            MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, s->b_dev, b, (size_t)n * sizeof *b, MPCGI_H2D));
+            if (a.x_is_zero) MPCG_TRY(ctx, st, s->V->zero(ctx, n, s->x_dev));
+            else MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, s->x_dev, x, (size_t)n * sizeof *x,
+                                                     MPCGI_H2D));
+            MPCG_TRY(ctx, st, mpcgi_cg_run(s, &a, &info));
+            MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, x, s->x_dev, (size_t)n * sizeof *x,
+                                                MPCGI_D2H));
+        done:
+            if (st != MPCG_SUCCESS) return st;
+        } else {
+            if (a.x_is_zero) memset(x, 0, (size_t)n * sizeof *x);
+            MPCG_CHECK(ctx, mpcgi_cg_run(s, &a, &info));
+        }
+    }
+    info.converged = info.reason > 0;
+    info.solve_time_s = mpcgi_wtime() - t0;
+    if (info_out) *info_out = info;
+    MPCG_ENSURE(ctx, info.converged || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
+                "CG did not converge: %s after %lld iterations (true relative residual %.3e, "
+                "tol %.3e)",
+                mpcg_reason_string(info.reason), (long long)info.iterations, info.true_relres,
+                s->tol);
+    return MPCG_SUCCESS;
+}
