@@ -136,11 +136,16 @@ typedef struct mpcg_info {
     int64_t iterations;        /**< CG iterations performed */
     double true_relres;        /**< ||b - A x|| / ||b||, recomputed in fp64 at exit (0 if b = 0) */
     double recurrence_relres;  /**< ||r_k|| / ||b|| of the CG recurrence at exit */
-    double setup_time_s;       /**< wall time of mpcg_solver_setup (0 if it had already run) */
-    double solve_time_s;       /**< wall time of the iteration, true residual included */
+    double setup_time_s;       /**< wall time of the most recent mpcg_solver_setup (explicit or
+                                    run by this solve) */
+    double solve_time_s;       /**< wall time of the solve: copies of b and x to and from the
+                                    device, the iteration and the true residual */
     char backend[32];          /**< SpMV backend actually used, e.g. "cpu", "cusparse" */
     mpcg_precision precision;  /**< precision actually used */
     int64_t residual_replacements; /**< times r was replaced by the true residual b - A x */
+    double bytes_per_iteration; /**< memory traffic model of one iteration: the backend's matrix
+                                     bytes + 112 n (SpMV vectors, x gathered once, and the
+                                     vector operations; ref/anchors-performance.md section 7) */
 } mpcg_info;
 
 /** Capability bits of an SpMV backend (mpcg_backend_info.caps). */

@@ -191,6 +191,8 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
     snprintf(info->backend, sizeof info->backend, "%s", s->plan->ops->name);
     info->precision = s->precision;
     info->setup_time_s = s->setup_time_s;
+    /* matrix bytes + 112 n: the SpMV's p and q and the vector operations (solver/cg.c) */
+    info->bytes_per_iteration = (double)s->plan->sizes.bytes_matrix + 112.0 * (double)s->A->csr.n;
 }
 
 mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *info_out)
