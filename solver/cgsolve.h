@@ -26,7 +26,7 @@ typedef struct options {
     int quiet, check_symmetry;
 } options;
 
-/* The human summary on stdout. */
+/* The human summary on stdout (stderr when the JSON report goes to stdout). */
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                            const mpcg_info *info);
 

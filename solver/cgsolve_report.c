@@ -30,24 +30,26 @@ static double achieved_gbs(const mpcg_info *info)
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                            const mpcg_info *info)
 {
-    printf("matrix      %s: n = %lld, nnz = %lld\n", matrix_label(o),
+    /* with --json - the report owns stdout; the summary goes to stderr */
+    FILE *f = o->json_file && strcmp(o->json_file, "-") == 0 ? stderr : stdout;
+    fprintf(f, "matrix      %s: n = %lld, nnz = %lld\n", matrix_label(o),
            (long long)mpcg_matrix_n(A), (long long)mpcg_matrix_nnz(A));
-    printf("device      %s\n", mpcg_context_device_name(ctx));
-    printf("solver      cg, spmv %s, precision %s, tol %.3g\n", info->backend,
+    fprintf(f, "device      %s\n", mpcg_context_device_name(ctx));
+    fprintf(f, "solver      cg, spmv %s, precision %s, tol %.3g\n", info->backend,
            precision_name(info->precision), o->tol);
-    printf("result      %s (%s)\n", info->converged ? "converged" : "NOT converged",
+    fprintf(f, "result      %s (%s)\n", info->converged ? "converged" : "NOT converged",
            mpcg_reason_string(info->reason));
-    printf("iterations  %lld\n", (long long)info->iterations);
-    printf("residual    true ||b - Ax||/||b|| = %.6e, recurrence = %.6e\n", info->true_relres,
+    fprintf(f, "iterations  %lld\n", (long long)info->iterations);
+    fprintf(f, "residual    true ||b - Ax||/||b|| = %.6e, recurrence = %.6e\n", info->true_relres,
            info->recurrence_relres);
     if (info->residual_replacements)
-        printf("            (%lld residual replacements)\n",
+        fprintf(f, "            (%lld residual replacements)\n",
                (long long)info->residual_replacements);
-    printf("time        setup %.6f s, solve %.6f s", info->setup_time_s, info->solve_time_s);
+    fprintf(f, "time        setup %.6f s, solve %.6f s", info->setup_time_s, info->solve_time_s);
     if (info->iterations > 0)
-        printf(" (%.3f ms/iteration, %.1f GB/s modelled traffic)",
+        fprintf(f, " (%.3f ms/iteration, %.1f GB/s modelled traffic)",
                1e3 * info->solve_time_s / (double)info->iterations, achieved_gbs(info));
-    printf("\n");
+    fprintf(f, "\n");
 }
 
 /* JSON string with the characters JSON requires escaped. */

@@ -195,6 +195,66 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
     info->bytes_per_iteration = (double)s->plan->sizes.bytes_matrix + 112.0 * (double)s->A->csr.n;
 }
 
+/* Set up if needed; re-run the numeric setup after new matrix values. */
+static mpcg_status prepare(mpcg_solver *s)
+{
+    mpcg_context *ctx = s->ctx;
+    if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
+    if (s->values_version != s->A->values_version) {
+        MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
+        s->values_version = s->A->values_version;
+    }
+    return MPCG_SUCCESS;
+}
+
+/* CG on b and x where s->V computes (host arrays on the CPU, device arrays on a GPU); b and the
+ * guess are validated, bnorm = ||b||. */
+static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm, mpcg_info *info)
+{
+    mpcg_context *ctx = s->ctx;
+    int64_t n = s->A->csr.n;
+    if (bnorm == 0.0) {
+        /* b = 0: x = 0 is the exact solution, whatever the guess */
+        MPCG_CHECK(ctx, s->V->zero(ctx, n, x));
+        info->reason = MPCG_CONVERGED_ZERO_RHS;
+        return MPCG_SUCCESS;
+    }
+    mpcgi_cg_args a = {.b = b, .x = x, .bnorm = bnorm, .x_is_zero = s->guess == MPCG_GUESS_ZERO,
+                       .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
+    if (a.x_is_zero) MPCG_CHECK(ctx, s->V->zero(ctx, n, x));
+    MPCG_CHECK(ctx, mpcgi_cg_run(s, &a, info));
+    return MPCG_SUCCESS;
+}
+
+/* run() on the device copies of host b and x (allocated at setup): b and a provided guess go
+ * in, x comes out. */
+static mpcg_status run_staged(mpcg_solver *s, const double *b, double *x, double bnorm,
+                              mpcg_info *info)
+{
+    mpcg_context *ctx = s->ctx;
+    size_t bytes = (size_t)s->A->csr.n * sizeof *x;
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, s->b_dev, b, bytes, MPCGI_H2D));
+    if (s->guess == MPCG_GUESS_PROVIDED)
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, s->x_dev, x, bytes, MPCGI_H2D));
+    MPCG_CHECK(ctx, run(s, s->b_dev, s->x_dev, bnorm, info));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, x, s->x_dev, bytes, MPCGI_D2H));
+    return MPCG_SUCCESS;
+}
+
+/* The end of every solve: converged flag, time, the caller's copy, error_if_not_converged. */
+static mpcg_status finish(const mpcg_solver *s, mpcg_info *info, double t0, mpcg_info *info_out)
+{
+    info->converged = info->reason > 0;
+    info->solve_time_s = mpcgi_wtime() - t0;
+    if (info_out) *info_out = *info;
+    MPCG_ENSURE(s->ctx, info->converged || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
+                "CG did not converge: %s after %lld iterations (true relative residual %.3e, "
+                "tol %.3e)",
+                mpcg_reason_string(info->reason), (long long)info->iterations, info->true_relres,
+                s->tol);
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *info_out)
 {
     SOLVER_ENSURE(s);
@@ -202,11 +262,7 @@ mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *in
     mpcg_info info;
     int64_t n = s->A->csr.n, bad;
     MPCG_ENSURE(ctx, b && x, MPCG_ERR_INVALID_ARG, "b and x must not be NULL");
-    if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
-    if (s->values_version != s->A->values_version) {
-        MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
-        s->values_version = s->A->values_version;
-    }
+    MPCG_CHECK(ctx, prepare(s));
     double bnorm = host_norm(b, n, &bad);
     MPCG_ENSURE(ctx, bad < 0, MPCG_ERR_INVALID_ARG, "b[%lld] = %g is not finite",
                 (long long)bad, b[bad < 0 ? 0 : bad]);
@@ -217,39 +273,34 @@ mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *in
     }
     info_init(s, &info);
     double t0 = mpcgi_wtime();
-    if (bnorm == 0.0) {
-        /* b = 0: x = 0 is the exact solution, whatever the guess */
-        memset(x, 0, (size_t)n * sizeof *x);
-        info.reason = MPCG_CONVERGED_ZERO_RHS;
-    } else {
-        mpcgi_cg_args a = {.b = b, .x = x, .bnorm = bnorm,
-                           .x_is_zero = s->guess == MPCG_GUESS_ZERO,
-                           .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
-        if (s->on_device) {
-            mpcg_status st = MPCG_SUCCESS;
-            a.b = s->b_dev;
-            a.x = s->x_dev;
-            MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, s->b_dev, b, (size_t)n * sizeof *b, MPCGI_H2D));
-            if (a.x_is_zero) MPCG_TRY(ctx, st, s->V->zero(ctx, n, s->x_dev));
-            else MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, s->x_dev, x, (size_t)n * sizeof *x,
-                                                     MPCGI_H2D));
-            MPCG_TRY(ctx, st, mpcgi_cg_run(s, &a, &info));
-            MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, x, s->x_dev, (size_t)n * sizeof *x,
-                                                MPCGI_D2H));
-        done:
-            if (st != MPCG_SUCCESS) return st;
-        } else {
-            if (a.x_is_zero) memset(x, 0, (size_t)n * sizeof *x);
-            MPCG_CHECK(ctx, mpcgi_cg_run(s, &a, &info));
-        }
+    if (s->on_device) MPCG_CHECK(ctx, run_staged(s, b, x, bnorm, &info));
+    else MPCG_CHECK(ctx, run(s, b, x, bnorm, &info));
+    return finish(s, &info, t0, info_out);
+}
+
+mpcg_status mpcg_solve_device(mpcg_solver *s, const double *b_dev, double *x_dev,
+                              mpcg_info *info_out)
+{
+    SOLVER_ENSURE(s);
+    mpcg_context *ctx = s->ctx;
+    mpcg_info info;
+    int64_t n = s->A->csr.n;
+    double bb, xx;
+    MPCG_ENSURE(ctx, b_dev && x_dev, MPCG_ERR_INVALID_ARG, "b_dev and x_dev must not be NULL");
+    MPCG_ENSURE(ctx, ctx->kind == MPCG_DEVICE_CUDA, MPCG_ERR_INVALID_STATE,
+                "mpcg_solve_device needs a GPU context, and context %s runs on the CPU (use "
+                "mpcg_solve)", ctx->device_name);
+    MPCG_CHECK(ctx, prepare(s));
+    /* the data stays on the device: NaN shows in the norm (an Inf makes CG stop on NaN/Inf) */
+    MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, b_dev, b_dev, &bb)); /* bb = b.b */
+    MPCG_ENSURE(ctx, !isnan(bb), MPCG_ERR_INVALID_ARG, "b_dev holds a NaN (b.b = %g)", bb);
+    if (s->guess == MPCG_GUESS_PROVIDED) {
+        MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, x_dev, x_dev, &xx)); /* xx = x.x */
+        MPCG_ENSURE(ctx, !isnan(xx), MPCG_ERR_INVALID_ARG,
+                    "initial guess x_dev holds a NaN (x.x = %g)", xx);
     }
-    info.converged = info.reason > 0;
-    info.solve_time_s = mpcgi_wtime() - t0;
-    if (info_out) *info_out = info;
-    MPCG_ENSURE(ctx, info.converged || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
-                "CG did not converge: %s after %lld iterations (true relative residual %.3e, "
-                "tol %.3e)",
-                mpcg_reason_string(info.reason), (long long)info.iterations, info.true_relres,
-                s->tol);
-    return MPCG_SUCCESS;
+    info_init(s, &info);
+    double t0 = mpcgi_wtime();
+    MPCG_CHECK(ctx, run(s, b_dev, x_dev, sqrt(bb), &info));
+    return finish(s, &info, t0, info_out);
 }

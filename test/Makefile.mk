@@ -33,3 +33,24 @@ MPCG_SH_TESTS = test/test_cgsolve.sh test/test_scipy_crosscheck.sh test/test_sym
 	test/test_readme_example.sh
 TESTS += $(MPCG_SH_TESTS)
 EXTRA_DIST += $(MPCG_SH_TESTS) test/data test/scipy_cg.py
+
+# the example runs as a test: every step must converge
+TESTS += test/test_example_heat.sh
+EXTRA_DIST += test/test_example_heat.sh
+
+# GPU tests (CUDA builds): each runs its CPU checks (CPU emulation, error mapping), then exits 77
+# (SKIP) where no GPU is usable
+if MPCG_HAVE_CUDA
+MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_solver_cg_gpu test/test_device
+check_PROGRAMS += $(MPCG_GPU_TESTS)
+TESTS += $(MPCG_GPU_TESTS)
+test_test_spmv_cusparse_SOURCES = test/test_spmv_cusparse.c
+test_test_spmv_cusparse_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_spmv_cusparse_LDADD = $(TEST_LDADD)
+test_test_solver_cg_gpu_SOURCES = test/test_solver_cg_gpu.c
+test_test_solver_cg_gpu_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_solver_cg_gpu_LDADD = $(TEST_LDADD)
+test_test_device_SOURCES = test/test_device.c
+test_test_device_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_device_LDADD = $(TEST_LDADD)
+endif

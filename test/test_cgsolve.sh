@@ -43,8 +43,8 @@ expect 0 'matrix +poisson2d:16: n = 256, nnz = 1216' -- --device=cpu --generate=
 expect 0 'iteration +3  recurrence relres' -- --device=cpu --monitor=3 "$data/nos4.mtx"
 expect 1 'NOT converged \(diverged: maximum number of iterations reached\)' -- \
     --device=cpu --maxit=2 "$data/fv1.mtx"
-expect 0 '^$|.*' -- --device=cpu --quiet "$data/nos4.mtx"
-[ -s "$tmp/out" ] && { echo "FAIL: --quiet printed something"; fail=1; }
+"$cg" --device=cpu --quiet "$data/nos4.mtx" >"$tmp/out" 2>&1 || { echo "FAIL: --quiet run"; fail=1; }
+if [ -s "$tmp/out" ]; then echo "FAIL: --quiet printed something"; cat "$tmp/out"; fail=1; fi
 
 # bad input: exit 3 with file:line: for malformed files
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n' > "$tmp/bad.mtx"
