@@ -70,8 +70,8 @@ mpcg_status mpcg_context_create(const char *device, mpcg_context **out)
     if (!is_cpu && (!is_auto || mpcgi_device_count() > 0)) {
         st = mpcgi_device_open(ctx, id);
         if (st != MPCG_SUCCESS) {
-            /* move the message to the thread slot: the context is about to go */
-            mpcgi_error_set(NULL, st, __FILE__, __LINE__, __func__, "%s", ctx->err);
+            mpcgi_error_frame(ctx, __FILE__, __LINE__, __func__);
+            mpcgi_error_to_thread(ctx); /* the context is about to go */
             goto done;
         }
     }
@@ -101,6 +101,18 @@ mpcg_device_kind mpcg_context_device_kind(const mpcg_context *ctx)
 const char *mpcg_context_device_name(const mpcg_context *ctx)
 {
     return mpcgi_context_valid(ctx) ? ctx->device_name : "invalid context";
+}
+
+mpcg_status mpcg_context_set_stream(mpcg_context *ctx, void *stream)
+{
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    MPCG_CHECK(ctx, mpcgi_device_set_stream(ctx, stream));
+    return MPCG_SUCCESS;
+}
+
+void *mpcg_context_stream(const mpcg_context *ctx)
+{
+    return mpcgi_context_valid(ctx) ? mpcgi_device_stream(ctx) : NULL;
 }
 
 mpcg_status mpcg_context_set_log(mpcg_context *ctx, mpcg_log_level level, mpcg_log_fn fn,

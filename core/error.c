@@ -134,6 +134,14 @@ void mpcgi_error_frame(const mpcg_context *ctx, const char *file, int line, cons
     (*frames)++;
 }
 
+void mpcgi_error_to_thread(const mpcg_context *ctx)
+{
+    if (!ctx->err_set || thread_err_set) return;
+    snprintf(thread_err, sizeof thread_err, "%s", ctx->err);
+    thread_err_set = 1;
+    thread_err_frames = ctx->err_frames;
+}
+
 const char *mpcg_last_error(const mpcg_context *ctx)
 {
     if (ctx && !mpcgi_context_valid(ctx)) return "invalid context";

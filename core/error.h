@@ -26,6 +26,9 @@ mpcg_status mpcgi_error_set(const mpcg_context *ctx, mpcg_status code, const cha
 /* Append a "called from file:line: function" frame (a few at most). */
 void mpcgi_error_frame(const mpcg_context *ctx, const char *file, int line, const char *func);
 
+/* Move ctx's recorded message to the thread's slot (for a context about to be destroyed). */
+void mpcgi_error_to_thread(const mpcg_context *ctx);
+
 /* Log through the context's callback, if any. ctx may be NULL (then nothing happens). */
 void mpcgi_log(const mpcg_context *ctx, mpcg_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

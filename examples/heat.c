@@ -51,8 +51,10 @@ int main(int argc, char **argv)
     mpcg_solver *S = NULL;
     int rc = 1;
     if (!rp || !col || !val || !u || !unew) goto done;
-    for (int64_t r = 0; r < n; r++) /* initial temperature: a bump in the middle */
-        u[r] = sin(M_PI * (r / N + 1) / (N + 1)) * sin(M_PI * (r % N + 1) / (N + 1));
+    for (int64_t r = 0; r < n; r++) { /* initial temperature: a hot square around the center */
+        double xr = (double)(r % N + 1) / (N + 1), yr = (double)(r / N + 1) / (N + 1);
+        u[r] = fabs(xr - 0.45) < 0.2 && fabs(yr - 0.55) < 0.2 ? 1.0 : 0.0;
+    }
     double dt = 1e-4;
     assemble(N, dt, rp, col, val);
     if (mpcg_context_create(device, &ctx) || mpcg_matrix_create_csr(ctx, n, rp, col, val, &A) ||

@@ -12,6 +12,8 @@
 
 #include "solver/cgsolve.h"
 
+static int verbose; /* --verbose: full library error messages */
+
 static const char usage_text[] =
     "usage: cgsolve [options] A.mtx\n"
     "       cgsolve [options] --generate=SPEC\n"
@@ -38,6 +40,7 @@ static const char usage_text[] =
     "  --json=FILE           machine-readable report (docs/json-report.md); - for stdout\n"
     "  --monitor[=K]         print the recurrence residual every K iterations (default 1)\n"
     "  -q, --quiet           print nothing but errors\n"
+    "  -v, --verbose         errors with the library's source location and call frames\n"
     "  --list-backends       list the SpMV backends of this build and exit\n"
     "  -h, --help            this text\n"
     "  -V, --version         the version\n"
@@ -104,12 +107,13 @@ static int parse_args(int argc, char **argv, options *o)
         {"precision", required_argument, 0, O_PREC}, {"device", required_argument, 0, O_DEV},
         {"output", required_argument, 0, 'o'},      {"json", required_argument, 0, O_JSON},
         {"monitor", optional_argument, 0, O_MON},   {"quiet", no_argument, 0, 'q'},
+        {"verbose", no_argument, 0, 'v'},
         {"list-backends", no_argument, 0, O_LIST},  {"check-symmetry", no_argument, 0, O_SYM},
         {"help", no_argument, 0, 'h'},              {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":b:o:qhV", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":b:o:qvhV", longs, NULL)) != -1) {
         switch (c) {
         case O_GEN: o->generate = optarg; break;
         case 'b': o->rhs_file = optarg; break;
@@ -148,6 +152,7 @@ static int parse_args(int argc, char **argv, options *o)
                 return usage_error("--monitor=%s: expected a positive integer", optarg);
             break;
         case 'q': o->quiet = 1; break;
+        case 'v': verbose = 1; break;
         case O_LIST: return list_backends();
         case O_SYM: o->check_symmetry = 1; break;
         case 'h': fputs(usage_text, stdout); return EXIT_CONVERGED;
@@ -168,10 +173,21 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
-/* Exit status for a failed library call; prints the library's message. */
+/* Exit status for a failed library call; prints the library's message: without --verbose only
+ * its text ("A.mtx:4: row index 3 out of range [1, 2]"), not the source location and frames. */
 static int fail(const mpcg_context *ctx, mpcg_status st, const char *what)
 {
-    fprintf(stderr, "cgsolve: %s: %s\n%s\n", what, mpcg_status_string(st), mpcg_last_error(ctx));
+    const char *msg = mpcg_last_error(ctx);
+    if (verbose) {
+        fprintf(stderr, "cgsolve: %s: %s\n%s\n", what, mpcg_status_string(st), msg);
+    } else {
+        /* "<file>:<line>: <function>: <text>\n  called from ..." */
+        const char *text = strstr(msg, ": ");
+        text = text ? strstr(text + 2, ": ") : NULL;
+        text = text ? text + 2 : msg;
+        int len = (int)strcspn(text, "\n");
+        fprintf(stderr, "cgsolve: %.*s\n", len, text);
+    }
     switch (st) {
     case MPCG_ERR_IO:
     case MPCG_ERR_PARSE: return EXIT_INPUT;
