@@ -23,6 +23,13 @@ mpcg_status mpcgi_device_open(mpcg_context *ctx, int id);
 /* Release what mpcgi_device_open created. Accepts a CPU context (no-op). */
 void mpcgi_device_close(mpcg_context *ctx);
 
+/* Order all further work on `stream` (a cudaStream_t; NULL: the context's own stream), after
+ * waiting for the work queued on the current one; the library handles are re-bound. A CPU
+ * context accepts only NULL (MPCG_ERR_INVALID_STATE otherwise). */
+mpcg_status mpcgi_device_set_stream(mpcg_context *ctx, void *stream);
+/* The stream work is ordered on; NULL on a CPU context. */
+void *mpcgi_device_stream(const mpcg_context *ctx);
+
 /* Device memory of ctx's GPU through the shared allocation counter and failure hook
  * (core/alloc.h). MPCG_ERR_DEVICE_ALLOC on failure (*pptr = NULL). */
 mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr);

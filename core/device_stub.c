@@ -14,6 +14,19 @@ mpcg_status mpcgi_device_open(mpcg_context *ctx, int id)
 
 void mpcgi_device_close(mpcg_context *ctx) { (void)ctx; }
 
+mpcg_status mpcgi_device_set_stream(mpcg_context *ctx, void *stream)
+{
+    MPCG_ENSURE(ctx, !stream, MPCG_ERR_INVALID_STATE,
+                "context %s runs on the CPU: it takes no CUDA stream", ctx->device_name);
+    return MPCG_SUCCESS;
+}
+
+void *mpcgi_device_stream(const mpcg_context *ctx)
+{
+    (void)ctx;
+    return NULL;
+}
+
 mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr)
 {
     *(void **)pptr = NULL;

@@ -192,6 +192,30 @@ MPCG_API mpcg_device_kind mpcg_context_device_kind(const mpcg_context *ctx);
 MPCG_API const char *mpcg_context_device_name(const mpcg_context *ctx);
 
 /**
+ * Order all work of the context's objects (copies, kernels, cuSPARSE and cuBLAS calls) on the
+ * caller's CUDA stream instead of the context's own one, e.g. to overlap mpcg with other work
+ * or to order it after kernels that produce b. The call first waits for the work already queued
+ * on the current stream, so nothing is reordered across the change; both library handles are
+ * re-bound to the new stream.
+ * @param[in] stream  a cudaStream_t (passed as void *) of the context's GPU, or NULL to go back to
+ *                    the context's own non-blocking stream. To use the legacy default stream,
+ *                    pass cudaStreamLegacy. The caller owns the stream and keeps it alive until
+ *                    it is replaced or the context is destroyed.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (invalid ctx); MPCG_ERR_INVALID_STATE (a non-NULL
+ *         stream on a CPU context; NULL is accepted there and does nothing);
+ *         MPCG_ERR_CUDA/MPCG_ERR_CUSPARSE/MPCG_ERR_CUBLAS (waiting or re-binding failed: the
+ *         context keeps its previous stream).
+ * Thread safety: not while another call uses the context.
+ * @see mpcg_context_stream
+ */
+MPCG_API mpcg_status mpcg_context_set_stream(mpcg_context *ctx, void *stream);
+
+/** The stream all work of ctx is ordered on (a cudaStream_t as void *): the caller's stream set
+ *  by mpcg_context_set_stream(), else the context's own (never NULL on a GPU context). NULL on
+ *  a CPU context or for an invalid ctx. */
+MPCG_API void *mpcg_context_stream(const mpcg_context *ctx);
+
+/**
  * Route diagnostics (warnings such as "diagonal entry 3 is negative") to a callback.
  * The library never prints on its own.
  * @param[in] level  messages of this level and more severe are passed.
@@ -218,16 +242,24 @@ MPCG_API void mpcg_clear_error(mpcg_context *ctx);
 /* ---------------------------------------------------------------- matrix */
 
 /**
- * Read a square matrix from a Matrix Market file (".mtx", or ".mtx.gz" through zlib).
- * Accepts coordinate and array formats; real, integer and pattern fields; general, symmetric
- * and skew-symmetric storage (expanded to the full matrix). Duplicate entries are summed.
- * On any malformed input nothing is returned and the error message says "path:line: what".
+ * Read a square matrix from a Matrix Market file (".mtx", or any path ending in ".gz" through
+ * zlib). Accepts coordinate and array formats; real, integer and pattern (all values 1.0)
+ * fields; general, symmetric and skew-symmetric storage, expanded to the full matrix (only the
+ * lower triangle may be stored; a skew-symmetric file has no diagonal). Duplicate coordinate
+ * entries are summed; explicit zeros of a coordinate file are kept, zeros of an array file are
+ * not stored. Values must be finite. The matrix is named after the file's base name without
+ * ".mtx" / ".mtx.gz". docs/matrix-market.md lists what is accepted and rejected.
+ * On any malformed input nothing is returned and the error message holds "path:line: what"
+ * (1-based line; the line after the last one when the file ends early).
  * @param[in]  ctx   context that will own the matrix.
  * @param[in]  path  file name (host string).
  * @param[out] out   the matrix, NULL on failure.
- * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_IO (cannot open or read);
- *         MPCG_ERR_PARSE (malformed; also complex/hermitian, not square, empty);
- *         MPCG_ERR_NOT_SUPPORTED (.gz in a build without zlib); MPCG_ERR_HOST_ALLOC.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL or invalid argument); MPCG_ERR_IO (cannot
+ *         open or read, also a truncated .gz); MPCG_ERR_PARSE (malformed; also complex/hermitian,
+ *         not square, n < 1 or n > 2^31 - 1); MPCG_ERR_NOT_SUPPORTED (.gz in a build without
+ *         zlib); MPCG_ERR_HOST_ALLOC.
+ * Thread safety: one thread at a time per context (as every call on a context).
+ * @see mpcg_matrix_write_mm, mpcg_matrix_generate
  */
 MPCG_API mpcg_status mpcg_matrix_read_mm(mpcg_context *ctx, const char *path, mpcg_matrix **out);
 
@@ -247,10 +279,16 @@ MPCG_API mpcg_status mpcg_matrix_create_csr(mpcg_context *ctx, int64_t n, const 
                                             mpcg_matrix **out);
 
 /**
- * Generate a test matrix from a specification: "poisson2d:N" (5-point, n = N^2),
- * "poisson3d:N" (7-point, n = N^3), "poisson3d27:N" (27-point, n = N^3). All are SPD.
- * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (unknown or malformed spec, N < 1, n too large);
- *         MPCG_ERR_HOST_ALLOC.
+ * Generate a test matrix from a specification: "poisson2d:N" (5-point, diagonal 4,
+ * n = N^2, nnz = 5N^2 - 4N), "poisson3d:N" (7-point, diagonal 6, n = N^3, nnz = 7N^3 - 6N^2),
+ * "poisson3d27:N" (27-point, diagonal 26, n = N^3, nnz = (3N - 2)^3; the HPCG matrix). Every
+ * neighbour inside the N^d grid is -1 (Dirichlet boundary); all are SPD, with sorted columns.
+ * N >= 1 (N = 1 gives a 1 x 1 matrix). The matrix is named after spec.
+ * @param[in]  spec  "NAME:N" (host string).
+ * @param[out] out   the matrix, NULL on failure.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (unknown or malformed spec, N < 1, n > 2^31 - 1;
+ *         the message lists the known generators); MPCG_ERR_HOST_ALLOC.
+ * Thread safety: one thread at a time per context. Builds the rows with OpenMP threads.
  */
 MPCG_API mpcg_status mpcg_matrix_generate(mpcg_context *ctx, const char *spec, mpcg_matrix **out);
 
@@ -291,25 +329,37 @@ enum {
 MPCG_API mpcg_status mpcg_matrix_check(const mpcg_matrix *A, unsigned flags);
 
 /**
- * Write the matrix as "%%MatrixMarket matrix coordinate real general" with %.17g values, which
- * reads back bit-identically.
- * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_IO.
+ * Write the matrix as "%%MatrixMarket matrix coordinate real general", 1-based, row by row,
+ * with %.17g values (in any locale), which mpcg_matrix_read_mm reads back bit-identically.
+ * A write that fails removes the partial file (if it is a regular file).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (A invalid or path NULL); MPCG_ERR_IO (cannot
+ *         create or write, message names the path; recorded in A's context);
+ *         MPCG_ERR_NOT_SUPPORTED (a path ending in ".gz": compression is not written);
+ *         MPCG_ERR_HOST_ALLOC.
  */
 MPCG_API mpcg_status mpcg_matrix_write_mm(const mpcg_matrix *A, const char *path);
 
 /* ---------------------------------------------------------------- vectors (I/O) */
 
 /**
- * Read a dense vector: a Matrix Market "array" file of n x 1 (or 1 x n), or a coordinate file
- * of n x 1 (missing entries are zero).
- * @param[out] n  its length.
+ * Read a dense vector: a Matrix Market "array" real or integer general file of n x 1 (or 1 x n),
+ * or a coordinate real or integer general file of n x 1 (or 1 x n) where missing entries are
+ * zero and duplicates are summed. ".gz" and errors as in mpcg_matrix_read_mm.
+ * @param[out] n  its length (0 on failure).
  * @param[out] x  a new host array of n doubles; release it with mpcg_free(). NULL on failure.
- * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_IO; MPCG_ERR_PARSE; MPCG_ERR_HOST_ALLOC.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_IO; MPCG_ERR_PARSE ("path:line: what");
+ *         MPCG_ERR_NOT_SUPPORTED (.gz without zlib); MPCG_ERR_HOST_ALLOC.
  */
 MPCG_API mpcg_status mpcg_vector_read_mm(mpcg_context *ctx, const char *path, int64_t *n,
                                          double **x);
 
-/** Write x (host, n entries) as a Matrix Market "array real general" n x 1 file, %.17g. */
+/**
+ * Write x (host, n entries, 1 <= n <= 2^31 - 1, all finite) as a Matrix Market "array real
+ * general" n x 1 file, %.17g, which mpcg_vector_read_mm reads back bit-identically.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL, n out of range, a non-finite value);
+ *         MPCG_ERR_IO (the partial file is removed); MPCG_ERR_NOT_SUPPORTED (".gz");
+ *         MPCG_ERR_HOST_ALLOC.
+ */
 MPCG_API mpcg_status mpcg_vector_write_mm(mpcg_context *ctx, const char *path, int64_t n,
                                           const double *x);
 
@@ -374,6 +424,28 @@ MPCG_API mpcg_status mpcg_solver_setup(mpcg_solver *solver);
  *         error_if_not_converged); the setup statuses.
  */
 MPCG_API mpcg_status mpcg_solve(mpcg_solver *solver, const double *b, double *x, mpcg_info *info);
+
+/**
+ * Solve A x = b with CG where b and x are already in GPU memory: nothing is copied between host
+ * and device (only the scalars of the iteration). Same options, setup and results as mpcg_solve().
+ * @param[in]     b_dev  right-hand side, n doubles on the context's GPU.
+ * @param[in,out] x_dev  n doubles on the context's GPU: on entry the initial guess if
+ *                       MPCG_GUESS_PROVIDED (else ignored); on exit the last iterate.
+ * @param[out]    info   what happened (host); may be NULL.
+ * Both arrays must stay valid and untouched by other work until the call returns; the solve is
+ * ordered on the context's stream (mpcg_context_stream), so kernels that produced b_dev on that
+ * stream are finished first, and x_dev is complete when the call returns. The context's GPU must
+ * be the calling thread's current CUDA device (as for any CUDA call on these pointers).
+ * Validation differs from mpcg_solve() only where the data lives: a NaN in b_dev or in the guess
+ * gives MPCG_ERR_INVALID_ARG (found through the norm, so the message names no index); an Inf
+ * makes the norm infinite and the solve stops with MPCG_DIVERGED_NAN, as an overflowing ||b||
+ * does in mpcg_solve().
+ * @return as mpcg_solve(); MPCG_ERR_INVALID_STATE if the context is not on a GPU.
+ * Thread safety: not while another call uses the solver or its context.
+ * @see mpcg_solve, mpcg_context_set_stream
+ */
+MPCG_API mpcg_status mpcg_solve_device(mpcg_solver *solver, const double *b_dev, double *x_dev,
+                                       mpcg_info *info);
 
 /* ---------------------------------------------------------------- backend introspection */
 

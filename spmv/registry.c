@@ -10,6 +10,9 @@
 
 static const struct mpcgi_spmv_ops *const backends[] = {
     &mpcgi_spmv_cpu,
+#if MPCG_HAVE_CUDA
+    &mpcgi_spmv_cusparse,
+#endif
 };
 
 int mpcgi_spmv_count(void) { return (int)(sizeof backends / sizeof backends[0]); }

@@ -51,7 +51,7 @@ mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_op
     plan->n = A->n;
     MPCG_TRY(ctx, st, ops->analyze(ctx, A, precisions, &plan->impl, &plan->sizes));
     if (on_device) {
-        MPCG_TRY(ctx, st, ops->upload(ctx, plan->impl));
+        MPCG_TRY(ctx, st, ops->upload(ctx, plan->impl, &plan->sizes));
         if (plan->sizes.bytes_workspace)
             MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, plan->sizes.bytes_workspace, &plan->ws));
     } else if (plan->sizes.bytes_workspace) {
@@ -76,7 +76,7 @@ mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *pl
     mpcgi_spmv_sizes sizes;
     MPCG_CHECK(ctx, plan->ops->analyze(ctx, A, plan->precisions, &impl, &sizes));
     if (plan->on_device) {
-        mpcg_status st = plan->ops->upload(ctx, impl);
+        mpcg_status st = plan->ops->upload(ctx, impl, &sizes);
         if (st != MPCG_SUCCESS) {
             plan->ops->destroy(ctx, impl);
             MPCG_CHECK(ctx, st);

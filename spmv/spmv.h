@@ -32,8 +32,9 @@ struct mpcgi_spmv_ops {
                            void **impl, mpcgi_spmv_sizes *sizes);
     /* A's values changed, its pattern did not (device copies are refreshed too if uploaded) */
     mpcg_status (*update_values)(mpcg_context *ctx, void *impl, const mpcgi_csr *A);
-    /* copy the layout to the device */
-    mpcg_status (*upload)(mpcg_context *ctx, void *impl);
+    /* copy the layout to the device; may raise sizes->bytes_workspace (library workspaces known
+     * only once the device layout exists, e.g. cusparseSpMV_bufferSize) */
+    mpcg_status (*upload)(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes);
     /* y = A x with device vectors of the precision's type; ws: bytes_workspace on the device */
     mpcg_status (*apply)(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
                          void *y, void *ws);
@@ -74,5 +75,6 @@ void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan);
 
 /* The tables. */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_cpu;
+extern const struct mpcgi_spmv_ops mpcgi_spmv_cusparse; /* CUDA builds only */
 
 #endif /* MPCG_SPMV_SPMV_H */

@@ -5,7 +5,8 @@
 so="$top_builddir/.libs/libmpcg.so"
 if [ ! -f "$so" ]; then echo "SKIP: no shared library (built with --disable-shared)"; exit 77; fi
 exported=`nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}'`
-bad=`echo "$exported" | grep -v '^mpcg_' | grep -v '^_init$' | grep -v '^_fini$'`
+# the linker's own markers (_init, _fini, _edata, _end, __bss_start) are not ours
+bad=`echo "$exported" | grep -v '^mpcg_' | grep -Ev '^(_init|_fini|_edata|_end|__bss_start)$'`
 count=`echo "$exported" | grep -c '^mpcg_'`
 if [ -n "$bad" ]; then
     echo "FAIL: symbols exported without the mpcg_ prefix:"; echo "$bad" | head -20; exit 1

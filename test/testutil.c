@@ -40,3 +40,15 @@ done:
     mpcgi_host_free(rowsum);
     return rc;
 }
+
+mpcg_matrix *test_random_spd(mpcg_context *ctx, int64_t n, uint64_t seed)
+{
+    mpcgi_rng g;
+    mpcgi_csr C;
+    mpcg_matrix *A = NULL;
+    mpcgi_rng_seed(&g, seed);
+    if (test_random_csr(&g, n, 8, 0, &C) != 0) return NULL;
+    if (mpcg_matrix_create_csr(ctx, n, C.row_ptr, C.col_idx, C.val, &A) != MPCG_SUCCESS) A = NULL;
+    mpcgi_csr_free(&C);
+    return A;
+}

@@ -89,4 +89,8 @@ static inline const char *test_data(const char *name)
  */
 int test_random_csr(mpcgi_rng *g, int64_t n, int per_row, int empty_rows, mpcgi_csr *out);
 
+/* A random SPD matrix of order n on ctx: test_random_csr with up to 8 off-diagonal pairs per row
+ * and no empty rows, the same matrix for the same seed. NULL on failure. */
+mpcg_matrix *test_random_spd(mpcg_context *ctx, int64_t n, uint64_t seed);
+
 #endif /* MPCG_TEST_TESTUTIL_H */

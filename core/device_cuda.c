@@ -1,0 +1,276 @@
+/* core/device_cuda.c: the device layer on CUDA: GPU, stream, library handles, memory, vectors */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/device.h"
+#include "core/device_cuda.h"
+#include "core/vec_cuda.h"
+
+/* ---------------------------------------------------------------- status mapping */
+
+/* Record "<call>: <error name>: <error text>", with the call's text cut at its first
+ * parenthesis ("cudaMalloc(&p, n)" -> "cudaMalloc"). */
+static mpcg_status library_error(const mpcg_context *ctx, mpcg_status st, const char *call,
+                                 const char *name, const char *text, const char *file, int line,
+                                 const char *func)
+{
+    return mpcgi_error_set(ctx, st, file, line, func, "%.*s: %s: %s", (int)strcspn(call, "("),
+                           call, name, text);
+}
+
+mpcg_status mpcgi_cuda_status(const mpcg_context *ctx, cudaError_t e, const char *call,
+                              const char *file, int line, const char *func)
+{
+    if (e == cudaSuccess) return MPCG_SUCCESS;
+    (void)cudaGetLastError(); /* reported here; do not report it again at the next launch */
+    return library_error(ctx,
+                         e == cudaErrorMemoryAllocation ? MPCG_ERR_DEVICE_ALLOC : MPCG_ERR_CUDA,
+                         call, cudaGetErrorName(e), cudaGetErrorString(e), file, line, func);
+}
+
+mpcg_status mpcgi_cusparse_status(const mpcg_context *ctx, cusparseStatus_t e, const char *call,
+                                  const char *file, int line, const char *func)
+{
+    if (e == CUSPARSE_STATUS_SUCCESS) return MPCG_SUCCESS;
+    return library_error(ctx, MPCG_ERR_CUSPARSE, call, cusparseGetErrorName(e),
+                         cusparseGetErrorString(e), file, line, func);
+}
+
+mpcg_status mpcgi_cublas_status(const mpcg_context *ctx, cublasStatus_t e, const char *call,
+                                const char *file, int line, const char *func)
+{
+    if (e == CUBLAS_STATUS_SUCCESS) return MPCG_SUCCESS;
+    return library_error(ctx, MPCG_ERR_CUBLAS, call, cublasGetStatusName(e),
+                         cublasGetStatusString(e), file, line, func);
+}
+
+/* ---------------------------------------------------------------- context */
+
+int mpcgi_device_count(void)
+{
+    int count = 0;
+    /* no driver, no GPU, or a driver older than the runtime: no usable GPU, so "auto" falls
+     * back to the CPU */
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+/* Release whatever part of g exists. Teardown cannot report failures: the calls are unchecked. */
+static void gpu_release(struct mpcgi_gpu *g)
+{
+    if (!g) return;
+    (void)cudaSetDevice(g->id);
+    if (g->stream) (void)cudaStreamSynchronize(g->stream);
+    if (g->cusparse) (void)cusparseDestroy(g->cusparse);
+    if (g->cublas) (void)cublasDestroy(g->cublas);
+    if (g->scalar_host) (void)cudaFreeHost(g->scalar_host);
+    if (g->own_stream) (void)cudaStreamDestroy(g->own_stream);
+    mpcgi_host_free(g);
+}
+
+/* "cuda:0 NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.1 GiB)" */
+static void describe(mpcg_context *ctx, const struct mpcgi_gpu *g)
+{
+    snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d %.96s (sm_%d%d, %d SMs, %.1f GiB)",
+             g->id, g->props.name, g->props.major, g->props.minor, g->props.multiProcessorCount,
+             (double)g->props.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
+}
+
+mpcg_status mpcgi_device_open(mpcg_context *ctx, int id)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    struct mpcgi_gpu *g = NULL;
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "cannot use GPU %d: no usable CUDA GPU "
+                  "(cudaGetDeviceCount: %s: %s)", id, cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+    MPCG_ENSURE(ctx, id >= 0 && id < count, MPCG_ERR_NO_DEVICE,
+                "cannot use GPU %d: this machine has %d usable CUDA GPU%s", id, count,
+                count == 1 ? "" : "s");
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *g, &g));
+    g->id = id;
+    MPCG_CUDA_GOTO(ctx, st, cudaSetDevice(id));
+    MPCG_CUDA_GOTO(ctx, st, cudaGetDeviceProperties(&g->props, id));
+    MPCG_CUDA_GOTO(ctx, st, cudaStreamCreateWithFlags(&g->own_stream, cudaStreamNonBlocking));
+    g->stream = g->own_stream;
+    MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&g->scalar_host, sizeof *g->scalar_host));
+    MPCG_CUBLAS_GOTO(ctx, st, cublasCreate(&g->cublas));
+    MPCG_CUBLAS_GOTO(ctx, st, cublasSetStream(g->cublas, g->stream));
+    MPCG_CUSPARSE_GOTO(ctx, st, cusparseCreate(&g->cusparse));
+    MPCG_CUSPARSE_GOTO(ctx, st, cusparseSetStream(g->cusparse, g->stream));
+    describe(ctx, g);
+    ctx->gpu = g;
+    ctx->kind = MPCG_DEVICE_CUDA;
+    ctx->device_id = id;
+done:
+    if (st != MPCG_SUCCESS) gpu_release(g);
+    return st;
+}
+
+void mpcgi_device_close(mpcg_context *ctx)
+{
+    gpu_release(mpcgi_gpu_of(ctx));
+    ctx->gpu = NULL;
+}
+
+mpcg_status mpcgi_device_set_stream(mpcg_context *ctx, void *stream)
+{
+    struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    MPCG_ENSURE(ctx, g || !stream, MPCG_ERR_INVALID_STATE,
+                "context %s runs on the CPU: it takes no CUDA stream", ctx->device_name);
+    if (!g) return MPCG_SUCCESS;
+    cudaStream_t next = stream ? (cudaStream_t)stream : g->own_stream;
+    if (next == g->stream) return MPCG_SUCCESS;
+    /* work already queued on the old stream finishes before any work on the new one */
+    MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
+    MPCG_CUSPARSE(ctx, cusparseSetStream(g->cusparse, next));
+    mpcg_status st = MPCGI_CUBLAS_STATUS(ctx, cublasSetStream(g->cublas, next));
+    if (st != MPCG_SUCCESS) {
+        (void)cusparseSetStream(g->cusparse, g->stream); /* back to the old stream, as it was */
+        return st;
+    }
+    g->stream = next;
+    return MPCG_SUCCESS;
+}
+
+void *mpcgi_device_stream(const mpcg_context *ctx)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    return g ? (void *)g->stream : NULL;
+}
+
+/* ---------------------------------------------------------------- memory and copies */
+
+mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr)
+{
+    void **out = (void **)pptr;
+    *out = NULL;
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    MPCG_ENSURE(ctx, g, MPCG_ERR_INVALID_STATE, "device memory asked for on context %s",
+                ctx->device_name);
+    mpcgi_alloc_count_device();
+    MPCG_CUDA(ctx, cudaSetDevice(g->id));
+    void *p = NULL;
+    /* the shared failure hook (core/alloc.h) makes the attempt fail as cudaMalloc would */
+    cudaError_t e = mpcgi_alloc_should_fail() ? cudaErrorMemoryAllocation
+                                              : cudaMalloc(&p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        char what[96];
+        snprintf(what, sizeof what, "cudaMalloc of %zu bytes on cuda:%d", bytes, g->id);
+        return mpcgi_cuda_status(ctx, e, what, __FILE__, __LINE__, __func__);
+    }
+    mpcgi_alloc_track(+1);
+    *out = p;
+    return MPCG_SUCCESS;
+}
+
+void mpcgi_device_free(mpcg_context *ctx, void *p)
+{
+    if (!p) return;
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    if (g) (void)cudaSetDevice(g->id);
+    (void)cudaFree(p); /* a failure here could only be a sticky error already reported */
+    mpcgi_alloc_track(-1);
+}
+
+static enum cudaMemcpyKind memcpy_kind(mpcgi_copy_kind kind)
+{
+    switch (kind) {
+    case MPCGI_H2D: return cudaMemcpyHostToDevice;
+    case MPCGI_D2H: return cudaMemcpyDeviceToHost;
+    case MPCGI_D2D: return cudaMemcpyDeviceToDevice;
+    }
+    return cudaMemcpyDefault;
+}
+
+mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, size_t bytes,
+                              mpcgi_copy_kind kind)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    MPCG_ENSURE(ctx, g, MPCG_ERR_INVALID_STATE, "device copy asked for on context %s",
+                ctx->device_name);
+    if (bytes == 0) return MPCG_SUCCESS;
+    /* a solve starts with a copy: the kernels that follow go to this context's GPU even when
+     * the thread used another GPU in between */
+    MPCG_CUDA(ctx, cudaSetDevice(g->id));
+    MPCG_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, memcpy_kind(kind), g->stream));
+    if (kind == MPCGI_D2H) MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_device_sync(mpcg_context *ctx)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    MPCG_ENSURE(ctx, g, MPCG_ERR_INVALID_STATE, "device sync asked for on context %s",
+                ctx->device_name);
+    MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
+    return MPCG_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- vector kernels */
+
+static size_t dev_dot_workspace(int64_t n)
+{
+    (void)n;
+    return MPCGI_DOT_WORKSPACE_DOUBLES * sizeof(double);
+}
+
+/* The one synchronisation point of each dot: the scalar goes through pinned host memory. */
+static mpcg_status dev_dot(mpcg_context *ctx, void *ws, int64_t n, const double *x,
+                           const double *y, double *out)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    double *w = ws;
+    MPCG_LAUNCH(ctx, mpcgi_vec_dot_f64(g->stream, n, x, y, w));
+    MPCG_CUDA(ctx, cudaMemcpyAsync(g->scalar_host, w + MPCGI_DOT_BLOCKS, sizeof *w,
+                                   cudaMemcpyDeviceToHost, g->stream));
+    MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
+    *out = *g->scalar_host;
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status dev_axpy(mpcg_context *ctx, int64_t n, double a, const double *x, double *y)
+{
+    MPCG_LAUNCH(ctx, mpcgi_vec_axpy_f64(mpcgi_gpu_of(ctx)->stream, n, a, x, y));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status dev_xpay(mpcg_context *ctx, int64_t n, const double *x, double a, double *y)
+{
+    MPCG_LAUNCH(ctx, mpcgi_vec_xpay_f64(mpcgi_gpu_of(ctx)->stream, n, x, a, y));
+    return MPCG_SUCCESS;
+}
+
+/* copy and zero use the runtime's own copy and fill, which run at the copy bandwidth */
+static mpcg_status dev_copy(mpcg_context *ctx, int64_t n, const double *x, double *y)
+{
+    MPCG_CUDA(ctx, cudaMemcpyAsync(y, x, (size_t)n * sizeof *y, cudaMemcpyDeviceToDevice,
+                                   mpcgi_gpu_of(ctx)->stream));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status dev_zero(mpcg_context *ctx, int64_t n, double *y)
+{
+    MPCG_CUDA(ctx, cudaMemsetAsync(y, 0, (size_t)n * sizeof *y, mpcgi_gpu_of(ctx)->stream));
+    return MPCG_SUCCESS;
+}
+
+static const mpcgi_vec_ops vec_device = {
+    .name = "cuda",
+    .dot_workspace = dev_dot_workspace,
+    .dot = dev_dot,
+    .axpy = dev_axpy,
+    .xpay = dev_xpay,
+    .copy = dev_copy,
+    .zero = dev_zero,
+};
+
+const mpcgi_vec_ops *mpcgi_device_vec_ops(void) { return &vec_device; }

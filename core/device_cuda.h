@@ -1,0 +1,34 @@
+/* core/device_cuda.h: the GPU state behind mpcg_context.gpu (CUDA builds only) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_CORE_DEVICE_CUDA_H
+#define MPCG_CORE_DEVICE_CUDA_H
+
+#include "core/context.h"
+#include "core/cuda_check.h"
+
+/*
+ * Created by mpcgi_device_open, released by mpcgi_device_close. Only .c files compiled in a CUDA
+ * build include this header (core/device_cuda.c and the cuSPARSE-based backends); everything
+ * else sees the plain-C contract of core/device.h.
+ *
+ * All work of a context is ordered on `stream`: the context's own non-blocking stream, or the
+ * caller's (mpcg_context_set_stream). Both library handles are bound to `stream`, so a change
+ * of stream re-binds them.
+ */
+struct mpcgi_gpu {
+    int id;                     /* CUDA device ordinal */
+    struct cudaDeviceProp props;
+    cudaStream_t own_stream;    /* created by mpcgi_device_open */
+    cudaStream_t stream;        /* where all work goes: own_stream or the caller's */
+    cublasHandle_t cublas;
+    cusparseHandle_t cusparse;
+    double *scalar_host;        /* pinned host double: dot products land here */
+};
+
+/* The GPU state of a CUDA context (NULL on a CPU context). */
+static inline struct mpcgi_gpu *mpcgi_gpu_of(const mpcg_context *ctx)
+{
+    return (struct mpcgi_gpu *)ctx->gpu;
+}
+
+#endif /* MPCG_CORE_DEVICE_CUDA_H */

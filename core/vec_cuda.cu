@@ -1,0 +1,132 @@
+/* core/vec_cuda.cu: device vector kernels (deterministic dot, axpy, xpay) and their launchers */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <cuda_runtime.h>
+
+#include "core/vec_cuda.h"
+
+/* Threads per block of every kernel here; the reductions below assume a power of two. */
+#define THREADS 256
+/* Most blocks of the elementwise kernels; each thread then strides over the rest. */
+#define MAX_GRID 65536
+
+static_assert((THREADS & (THREADS - 1)) == 0, "THREADS must be a power of two");
+
+/* Blocks to cover n entries, at least 1 and at most `most`: a function of n alone. */
+static unsigned grid_for(int64_t n, int64_t most)
+{
+    int64_t b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b < 1 ? 1 : b > most ? most : b);
+}
+
+/* s[0] = s[0] + ... + s[THREADS - 1], always in the same tree order; valid in thread 0. */
+static __device__ void block_sum(double *s)
+{
+    for (int w = THREADS / 2; w > 0; w /= 2) {
+        __syncthreads();
+        if ((int)threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+    }
+}
+
+/* partial[b] = sum of x[i] y[i] over i = b THREADS + t + k gridDim THREADS (16 B per fp64 row) */
+template <typename T>
+static __global__ void dot_partial_kernel(int64_t n, const T *__restrict__ x,
+                                          const T *__restrict__ y, double *__restrict__ partial)
+{
+    __shared__ double s[THREADS];
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    double acc = 0.0;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
+        acc += (double)x[i] * (double)y[i];
+    s[threadIdx.x] = acc;
+    block_sum(s);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+}
+
+/* ws[MPCGI_DOT_BLOCKS] = ws[0] + ... + ws[nblocks - 1], in one block */
+static __global__ void dot_final_kernel(int nblocks, double *ws)
+{
+    __shared__ double s[THREADS];
+    double acc = 0.0;
+    for (int b = threadIdx.x; b < nblocks; b += THREADS) acc += ws[b];
+    s[threadIdx.x] = acc;
+    block_sum(s);
+    if (threadIdx.x == 0) ws[MPCGI_DOT_BLOCKS] = s[0];
+}
+
+/* y += a x (24 B per fp64 row) */
+template <typename T>
+static __global__ void axpy_kernel(int64_t n, T a, const T *__restrict__ x, T *__restrict__ y)
+{
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
+        y[i] += a * x[i];
+}
+
+/* y = x + a y (24 B per fp64 row) */
+template <typename T>
+static __global__ void xpay_kernel(int64_t n, const T *__restrict__ x, T a, T *__restrict__ y)
+{
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
+        y[i] = x[i] + a * y[i];
+}
+
+template <typename T>
+static int dot(void *stream, int64_t n, const T *x, const T *y, double *ws)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    unsigned nblocks = grid_for(n, MPCGI_DOT_BLOCKS);
+    dot_partial_kernel<T><<<nblocks, THREADS, 0, s>>>(n, x, y, ws);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return (int)e;
+    dot_final_kernel<<<1, THREADS, 0, s>>>((int)nblocks, ws);
+    return (int)cudaGetLastError();
+}
+
+template <typename T>
+static int axpy(void *stream, int64_t n, T a, const T *x, T *y)
+{
+    axpy_kernel<T><<<grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, a, x, y);
+    return (int)cudaGetLastError();
+}
+
+template <typename T>
+static int xpay(void *stream, int64_t n, const T *x, T a, T *y)
+{
+    xpay_kernel<T><<<grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, x, a, y);
+    return (int)cudaGetLastError();
+}
+
+extern "C" {
+
+int mpcgi_vec_dot_f64(void *stream, int64_t n, const double *x, const double *y, double *ws)
+{
+    return dot<double>(stream, n, x, y, ws);
+}
+
+int mpcgi_vec_dot_f32(void *stream, int64_t n, const float *x, const float *y, double *ws)
+{
+    return dot<float>(stream, n, x, y, ws);
+}
+
+int mpcgi_vec_axpy_f64(void *stream, int64_t n, double a, const double *x, double *y)
+{
+    return axpy<double>(stream, n, a, x, y);
+}
+
+int mpcgi_vec_axpy_f32(void *stream, int64_t n, float a, const float *x, float *y)
+{
+    return axpy<float>(stream, n, a, x, y);
+}
+
+int mpcgi_vec_xpay_f64(void *stream, int64_t n, const double *x, double a, double *y)
+{
+    return xpay<double>(stream, n, x, a, y);
+}
+
+int mpcgi_vec_xpay_f32(void *stream, int64_t n, const float *x, float a, float *y)
+{
+    return xpay<float>(stream, n, x, a, y);
+}
+
+} /* extern "C" */

@@ -1,0 +1,109 @@
+/* io/mm_read.c: reading matrices and vectors from Matrix Market files */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/context.h"
+#include "core/csr.h"
+#include "core/error.h"
+#include "core/matrix.h"
+#include "io/mm.h"
+
+/* The name reports use: the base name without ".mtx", ".mtx.gz" or ".gz". */
+static void base_name(const char *path, char *name, size_t size)
+{
+    const char *s = strrchr(path, '/');
+    s = s ? s + 1 : path;
+    size_t len = strlen(s);
+    if (mpcgi_path_is_gz(s)) len -= 3;
+    if (len > 4 && memcmp(s + len - 4, ".mtx", 4) == 0) len -= 4;
+    if (len >= size) len = size - 1;
+    memcpy(name, s, len);
+    name[len] = '\0';
+}
+
+/* Symmetric storage holds the lower triangle: append A(j, i) = sign * A(i, j) for every stored
+ * off-diagonal entry (sign = -1 for skew-symmetric). */
+static mpcg_status expand(const mpcg_context *ctx, mpcgi_coo *c, double sign)
+{
+    int64_t stored = c->nnz, off = 0;
+    for (int64_t k = 0; k < stored; k++)
+        off += c->ri[k] != c->ci[k];
+    MPCG_CHECK(ctx, mpcgi_coo_reserve(ctx, c, stored + off, stored + off));
+    int64_t m = stored;
+    for (int64_t k = 0; k < stored; k++) {
+        if (c->ri[k] == c->ci[k]) continue;
+        c->ri[m] = c->ci[k];
+        c->ci[m] = c->ri[k];
+        c->v[m] = sign * c->v[k];
+        m++;
+    }
+    c->nnz = m;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_matrix_read_mm(mpcg_context *ctx, const char *path, mpcg_matrix **out)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    mpcgi_lines r = {0};
+    mpcgi_coo c = {0};
+    mpcgi_csr csr = {0};
+    mpcgi_mm_header h;
+    char name[sizeof((mpcg_matrix *)0)->name];
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    MPCG_ENSURE(ctx, out, MPCG_ERR_INVALID_ARG, "out must not be NULL");
+    *out = NULL;
+    MPCG_ENSURE(ctx, path, MPCG_ERR_INVALID_ARG, "path must not be NULL");
+
+    MPCG_TRY(ctx, st, mpcgi_lines_open(ctx, path, &r));
+    MPCG_TRY(ctx, st, mpcgi_mm_read_header(&r, MPCGI_MM_WANT_MATRIX, &h));
+    MPCG_TRY(ctx, st, mpcgi_mm_read_coo(&r, &h, &c));
+    mpcgi_lines_close(&r);
+    if (h.symmetry != MPCGI_MM_GENERAL)
+        MPCG_TRY(ctx, st, expand(ctx, &c, h.symmetry == MPCGI_MM_SKEW ? -1.0 : 1.0));
+    MPCG_TRY(ctx, st, mpcgi_csr_from_coo(ctx, h.rows, c.nnz, c.ri, c.ci, c.v, &csr));
+    mpcgi_coo_free(&c);
+    base_name(path, name, sizeof name);
+    MPCG_TRY(ctx, st, mpcgi_matrix_wrap(ctx, &csr, name, out));
+done:
+    mpcgi_lines_close(&r);
+    mpcgi_coo_free(&c);
+    mpcgi_csr_free(&csr);
+    return st;
+}
+
+mpcg_status mpcg_vector_read_mm(mpcg_context *ctx, const char *path, int64_t *n, double **x)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    mpcgi_lines r = {0};
+    mpcgi_coo c = {0};
+    mpcgi_mm_header h;
+    double *xv = NULL;
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    MPCG_ENSURE(ctx, n && x, MPCG_ERR_INVALID_ARG, "n and x must not be NULL");
+    *n = 0;
+    *x = NULL;
+    MPCG_ENSURE(ctx, path, MPCG_ERR_INVALID_ARG, "path must not be NULL");
+
+    MPCG_TRY(ctx, st, mpcgi_lines_open(ctx, path, &r));
+    MPCG_TRY(ctx, st, mpcgi_mm_read_header(&r, MPCGI_MM_WANT_VECTOR, &h));
+    int64_t len = h.rows * h.cols; /* one of them is 1 */
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)len, sizeof *xv, &xv));
+    if (h.format == MPCGI_MM_ARRAY) {
+        MPCG_TRY(ctx, st, mpcgi_mm_read_dense(&r, &h, xv));
+    } else {
+        /* missing entries are zero, duplicates are summed; one of ri, ci is 0 */
+        MPCG_TRY(ctx, st, mpcgi_mm_read_coo(&r, &h, &c));
+        for (int64_t k = 0; k < c.nnz; k++)
+            xv[(int64_t)c.ri[k] + c.ci[k]] += c.v[k];
+    }
+    *n = len;
+    *x = xv;
+    xv = NULL;
+done:
+    mpcgi_lines_close(&r);
+    mpcgi_coo_free(&c);
+    mpcgi_host_free(xv);
+    return st;
+}

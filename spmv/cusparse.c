@@ -1,0 +1,243 @@
+/* spmv/cusparse.c: the cusparse backend: cusparseSpMV on 32-bit-index CSR, and its CPU emulation */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdint.h>
+
+#include "core/alloc.h"
+#include "core/device.h"
+#include "core/device_cuda.h"
+#include "spmv/spmv.h"
+
+/*
+ * Layout: the host CSR with its int64 row pointers narrowed to int32 (nnz <= 2^31 - 1; cuSPARSE
+ * rejects 64-bit row offsets with 32-bit column indices, so larger matrices would need 64-bit
+ * column indices too and are refused instead), the int32 sorted column indices, and fp64 and/or
+ * fp32 values. Both precisions share the device index arrays.
+ *
+ * Bytes per SpMV: 12 per nonzero (8 value + 4 column) + 4 per row pointer with fp64 values; 8 per
+ * nonzero + 4 per row with fp32 values; plus x gathered and 8 (4) per row for y.
+ *
+ * cuSPARSE's sequence is bufferSize -> preprocess -> compute. upload creates the descriptors and
+ * asks bufferSize for each precision; the dispatcher then allocates the workspace once. Preprocess
+ * needs that workspace, so it runs on the first apply of each precision after upload or after a
+ * value update (one extra analysis in that SpMV, none in later ones). Each precision owns its
+ * region of the workspace because preprocess leaves its analysis there for the later SpMVs.
+ */
+
+/* The algorithm: ALG1, cuSPARSE's CSR default (docs/gpu.md: choice and determinism). */
+#define SPMV_ALG CUSPARSE_SPMV_CSR_ALG1
+/* Workspace regions start on this boundary (cudaMalloc's alignment). */
+#define WS_ALIGN 256
+
+/* One value precision on the device. */
+typedef struct side {
+    int used;                   /* this precision was asked for */
+    cudaDataType type;          /* CUDA_R_64F or CUDA_R_32F, also the compute type */
+    size_t val_size;            /* bytes per value */
+    void *val;                  /* device values, nnz */
+    cusparseSpMatDescr_t mat;
+    cusparseDnVecDescr_t x, y;  /* created at upload, re-pointed at each apply */
+    size_t ws_offset, ws_bytes; /* its region of the workspace */
+    int preprocessed;           /* preprocess has run on the current values */
+} side;
+
+typedef struct cusparse_plan {
+    const mpcgi_csr *A;
+    int32_t *row_ptr; /* host int32 row pointers, n + 1 */
+    float *val32;     /* host fp32 values, if fp32 was asked for */
+    int32_t *d_row_ptr, *d_col_idx;
+    side sides[2];    /* [0] fp64, [1] fp32 */
+} cusparse_plan;
+
+/* y = 1 A x + 0 y: alpha and beta in the compute type of side k (host pointers, cuSPARSE's
+ * default pointer mode). */
+static const double one64 = 1.0, zero64 = 0.0;
+static const float one32 = 1.0f, zero32 = 0.0f;
+static const void *alpha_of(int k) { return k == 0 ? (const void *)&one64 : (const void *)&one32; }
+static const void *beta_of(int k) { return k == 0 ? (const void *)&zero64 : (const void *)&zero32; }
+
+static void fill_val32(cusparse_plan *p)
+{
+    for (int64_t k = 0; k < p->A->nnz; k++) p->val32[k] = (float)p->A->val[k];
+}
+
+static void cusparse_destroy(mpcg_context *ctx, void *impl)
+{
+    cusparse_plan *p = impl;
+    for (int k = 0; k < 2; k++) {
+        side *sd = &p->sides[k];
+        /* teardown cannot report failures: destroying valid descriptors does not fail */
+        if (sd->mat) (void)cusparseDestroySpMat(sd->mat);
+        if (sd->x) (void)cusparseDestroyDnVec(sd->x);
+        if (sd->y) (void)cusparseDestroyDnVec(sd->y);
+        mpcgi_device_free(ctx, sd->val);
+    }
+    mpcgi_device_free(ctx, p->d_row_ptr);
+    mpcgi_device_free(ctx, p->d_col_idx);
+    mpcgi_host_free(p->row_ptr);
+    mpcgi_host_free(p->val32);
+    mpcgi_host_free(p);
+}
+
+static mpcg_status cusparse_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
+                                    void **impl, mpcgi_spmv_sizes *sizes)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    cusparse_plan *p = NULL;
+    MPCG_ENSURE(ctx, A->nnz <= INT32_MAX, MPCG_ERR_NOT_SUPPORTED,
+                "backend cusparse: %lld nonzeros exceed its 32-bit indices (at most %d)",
+                (long long)A->nnz, INT32_MAX);
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *p, &p));
+    p->A = A;
+    p->sides[0] = (side){.used = (precisions & MPCG_CAP_FP64) != 0, .type = CUDA_R_64F,
+                         .val_size = sizeof(double)};
+    p->sides[1] = (side){.used = (precisions & MPCG_CAP_FP32) != 0, .type = CUDA_R_32F,
+                         .val_size = sizeof(float)};
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)A->n + 1, sizeof *p->row_ptr,
+                                             &p->row_ptr));
+    /* 0 <= row_ptr[i] <= nnz <= INT32_MAX, checked above: the narrowing is exact */
+    for (int64_t i = 0; i <= A->n; i++) p->row_ptr[i] = (int32_t)A->row_ptr[i];
+    if (p->sides[1].used) {
+        MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)A->nnz, sizeof *p->val32,
+                                                 &p->val32));
+        fill_val32(p);
+    }
+    size_t val_size = p->sides[0].used ? sizeof(double) : sizeof(float);
+    sizes->bytes_matrix = (size_t)A->nnz * (val_size + 4) + ((size_t)A->n + 1) * 4;
+    sizes->bytes_workspace = 0; /* known at upload (cusparseSpMV_bufferSize) */
+    sizes->padding_ratio = 1.0;
+    *impl = p;
+done:
+    if (st != MPCG_SUCCESS && p) cusparse_destroy(ctx, p);
+    return st;
+}
+
+/* Host values of one precision. */
+static const void *host_values(const cusparse_plan *p, int k)
+{
+    return k == 0 ? (const void *)p->A->val : (const void *)p->val32;
+}
+
+/* Device values, matrix and vector descriptors of one precision; its workspace size. */
+static mpcg_status side_upload(mpcg_context *ctx, cusparse_plan *p, int k)
+{
+    struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    const mpcgi_csr *A = p->A;
+    side *sd = &p->sides[k];
+    size_t bytes = (size_t)A->nnz * sd->val_size;
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &sd->val));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, sd->val, host_values(p, k), bytes, MPCGI_H2D));
+    MPCG_CUSPARSE(ctx, cusparseCreateCsr(&sd->mat, A->n, A->n, A->nnz, p->d_row_ptr,
+                                         p->d_col_idx, sd->val, CUSPARSE_INDEX_32I,
+                                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, sd->type));
+    /* the values array is a placeholder of the right type: apply re-points x and y before
+     * every use, and bufferSize reads only sizes and types */
+    MPCG_CUSPARSE(ctx, cusparseCreateDnVec(&sd->x, A->n, sd->val, sd->type));
+    MPCG_CUSPARSE(ctx, cusparseCreateDnVec(&sd->y, A->n, sd->val, sd->type));
+    MPCG_CUSPARSE(ctx, cusparseSpMV_bufferSize(g->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                               alpha_of(k), sd->mat, sd->x, beta_of(k), sd->y,
+                                               sd->type, SPMV_ALG, &sd->ws_bytes));
+    return MPCG_SUCCESS;
+}
+
+/* On failure the dispatcher destroys the plan, which releases what was created here. */
+static mpcg_status cusparse_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes)
+{
+    cusparse_plan *p = impl;
+    const mpcgi_csr *A = p->A;
+    size_t rp_bytes = ((size_t)A->n + 1) * sizeof *p->d_row_ptr;
+    size_t ci_bytes = (size_t)A->nnz * sizeof *p->d_col_idx;
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, rp_bytes, &p->d_row_ptr));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ci_bytes, &p->d_col_idx));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, p->row_ptr, rp_bytes, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_col_idx, A->col_idx, ci_bytes, MPCGI_H2D));
+    size_t total = 0;
+    for (int k = 0; k < 2; k++) {
+        side *sd = &p->sides[k];
+        if (!sd->used) continue;
+        MPCG_CHECK(ctx, side_upload(ctx, p, k));
+        sd->ws_offset = total;
+        total += (sd->ws_bytes + WS_ALIGN - 1) / WS_ALIGN * WS_ALIGN;
+    }
+    sizes->bytes_workspace = total;
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status cusparse_update_values(mpcg_context *ctx, void *impl, const mpcgi_csr *A)
+{
+    cusparse_plan *p = impl;
+    p->A = A;
+    if (p->val32) fill_val32(p);
+    for (int k = 0; k < 2; k++) {
+        side *sd = &p->sides[k];
+        if (!sd->val) continue; /* not uploaded: a CPU emulation plan */
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, sd->val, host_values(p, k),
+                                          (size_t)A->nnz * sd->val_size, MPCGI_H2D));
+        sd->preprocessed = 0;
+    }
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status cusparse_apply(mpcg_context *ctx, void *impl, mpcg_precision prec,
+                                  const void *x, void *y, void *ws)
+{
+    cusparse_plan *p = impl;
+    struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    int k = prec == MPCG_PRECISION_FP64 ? 0 : 1;
+    side *sd = &p->sides[k];
+    const void *alpha = alpha_of(k), *beta = beta_of(k);
+    void *buf = sd->ws_bytes ? (char *)ws + sd->ws_offset : NULL;
+    MPCG_CUSPARSE(ctx, cusparseDnVecSetValues(sd->x, (void *)x)); /* x is only read */
+    MPCG_CUSPARSE(ctx, cusparseDnVecSetValues(sd->y, y));
+    if (!sd->preprocessed) {
+        MPCG_CUSPARSE(ctx, cusparseSpMV_preprocess(g->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                   alpha, sd->mat, sd->x, beta, sd->y, sd->type,
+                                                   SPMV_ALG, buf));
+        sd->preprocessed = 1;
+    }
+    MPCG_CUSPARSE(ctx, cusparseSpMV(g->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, sd->mat,
+                                    sd->x, beta, sd->y, sd->type, SPMV_ALG, buf)); /* y = A x */
+    return MPCG_SUCCESS;
+}
+
+/* The CPU emulation: the same arrays (int32 row pointers, sorted int32 columns, fp64 or fp32
+ * values), each row summed sequentially in column order in the value precision. */
+static mpcg_status cusparse_apply_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
+                                       const void *xv, void *yv)
+{
+    (void)ctx;
+    const cusparse_plan *p = impl;
+    const int32_t *rp = p->row_ptr, *ci = p->A->col_idx;
+    int64_t n = p->A->n;
+    if (prec == MPCG_PRECISION_FP64) {
+        const double *val = p->A->val, *x = xv;
+        double *y = yv;
+#pragma omp parallel for schedule(static) if (p->A->nnz > 65536)
+        for (int64_t i = 0; i < n; i++) {
+            double s = 0.0;
+            for (int32_t k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[ci[k]];
+            y[i] = s;
+        }
+    } else {
+        const float *val = p->val32, *x = xv;
+        float *y = yv;
+#pragma omp parallel for schedule(static) if (p->A->nnz > 65536)
+        for (int64_t i = 0; i < n; i++) {
+            float s = 0.0f;
+            for (int32_t k = rp[i]; k < rp[i + 1]; k++) s += val[k] * x[ci[k]];
+            y[i] = s;
+        }
+    }
+    return MPCG_SUCCESS;
+}
+
+const struct mpcgi_spmv_ops mpcgi_spmv_cusparse = {
+    .name = "cusparse",
+    .description = "cuSPARSE CSR SpMV (ALG1, 32-bit indices), the vendor baseline",
+    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE | MPCG_CAP_CPU_EMULATION,
+    .analyze = cusparse_analyze,
+    .update_values = cusparse_update_values,
+    .upload = cusparse_upload,
+    .apply = cusparse_apply,
+    .apply_host = cusparse_apply_host,
+    .destroy = cusparse_destroy,
+};

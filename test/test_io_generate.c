@@ -1,0 +1,247 @@
+/* test/test_io_generate.c: generated matrices (poisson2d, poisson3d, poisson3d27) and their specs
+ */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdlib.h>
+
+#include "core/alloc.h"
+#include "core/matrix.h"
+#include "test/testutil.h"
+
+static mpcg_context *ctx;
+
+typedef struct family {
+    const char *name;
+    int dims; /* 2 or 3 */
+    int full; /* 27-point: every neighbour with |dx|, |dy|, |dz| <= 1 */
+    double diag;
+} family;
+
+static const family families[] = {
+    {"poisson2d", 2, 0, 4},
+    {"poisson3d", 3, 0, 6},
+    {"poisson3d27", 3, 1, 26},
+};
+
+/* The nnz formulas of the brief, counted from the grid independently of the generator. */
+static int64_t expected_nnz(const family *f, int64_t N)
+{
+    if (f->dims == 2) return 5 * N * N - 4 * N;
+    if (!f->full) return 7 * N * N * N - 6 * N * N;
+    return 27 * N * N * N - 54 * N * N + 36 * N - 8;
+}
+
+/* A(i, j) of the stencil on the grid, from the coordinates of both points. */
+static double stencil_entry(const family *f, int64_t N, int64_t i, int64_t j)
+{
+    int64_t d[3], far = 0, moved = 0;
+    for (int a = 0; a < 3; a++) {
+        d[a] = llabs(i % N - j % N);
+        i /= N, j /= N;
+        far |= d[a] > 1;
+        moved += d[a] != 0;
+    }
+    if (far) return 0.0;
+    if (moved == 0) return f->diag;
+    return f->full || moved == 1 ? -1.0 : 0.0;
+}
+
+/* Every entry of the dense n x n matrix against the CSR (small N only), plus the structure. */
+static void check_family(const family *f, int64_t N)
+{
+    char spec[64];
+    mpcg_matrix *A = NULL;
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    snprintf(spec, sizeof spec, "%s:%lld", f->name, (long long)N);
+    int64_t n = f->dims == 2 ? N * N : N * N * N;
+
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, spec, &A));
+
+    if (!A) return;
+    CHECK(strcmp(A->name, spec) == 0);
+    CHECK(mpcg_matrix_n(A) == n);
+    CHECK(mpcg_matrix_nnz(A) == expected_nnz(f, N));
+    CHECK_OK(ctx, mpcgi_csr_check_symmetric(ctx, &A->csr));
+    mpcg_matrix_csr(A, &rp, &ci, &v);
+    for (int64_t i = 0; i < n; i++) {
+        double sum = 0.0;
+        int boundary = 0;
+        for (int64_t x = i, a = 0; a < f->dims; a++, x /= N)
+            boundary |= x % N == 0 || x % N == N - 1;
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+            CHECK(k == rp[i] || ci[k] > ci[k - 1]); /* sorted, no duplicates */
+            sum += v[k];
+        }
+        CHECK(boundary ? sum > 0 : sum == 0);
+        for (int64_t j = 0, k = rp[i]; j < n; j++) {
+            double aij = k < rp[i + 1] && ci[k] == j ? v[k++] : 0.0;
+            CHECK(aij == stencil_entry(f, N, i, j));
+        }
+    }
+    mpcg_matrix_destroy(A);
+}
+
+static void test_small_grids(void)
+{
+    for (size_t t = 0; t < sizeof families / sizeof families[0]; t++)
+        for (int64_t N = 1; N <= 6; N++) {
+            int before = test_failures;
+            check_family(&families[t], N);
+            if (test_failures != before)
+                fprintf(stderr, "  while checking %s:%lld\n", families[t].name, (long long)N);
+        }
+}
+
+/* poisson2d:2 by hand: grid points 0 = (0,0), 1 = (1,0), 2 = (0,1), 3 = (1,1). */
+static void test_poisson2d_2(void)
+{
+    static const int64_t row_ptr[] = {0, 3, 6, 9, 12};
+    static const int32_t col_idx[] = {0, 1, 2, 0, 1, 3, 0, 2, 3, 1, 2, 3};
+    static const double val[] = {4, -1, -1, -1, 4, -1, -1, 4, -1, -1, -1, 4};
+    mpcg_matrix *A = NULL;
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson2d:2", &A));
+
+    CHECK(mpcg_matrix_n(A) == 4 && mpcg_matrix_nnz(A) == 12);
+    if (mpcg_matrix_nnz(A) != 12) goto done;
+    mpcg_matrix_csr(A, &rp, &ci, &v);
+    CHECK(memcmp(rp, row_ptr, sizeof row_ptr) == 0);
+    CHECK(memcmp(ci, col_idx, sizeof col_idx) == 0);
+    CHECK(memcmp(v, val, sizeof val) == 0);
+done:
+    mpcg_matrix_destroy(A);
+}
+
+/* N = 1 is a 1 x 1 matrix holding the diagonal. */
+static void test_one_point(void)
+{
+    for (size_t t = 0; t < sizeof families / sizeof families[0]; t++) {
+        char spec[64];
+        mpcg_matrix *A = NULL;
+        const double *v;
+        snprintf(spec, sizeof spec, "%s:1", families[t].name);
+
+        CHECK_OK(ctx, mpcg_matrix_generate(ctx, spec, &A));
+
+        CHECK(mpcg_matrix_n(A) == 1 && mpcg_matrix_nnz(A) == 1);
+        CHECK(mpcg_matrix_csr(A, NULL, NULL, &v) == MPCG_SUCCESS && v[0] == families[t].diag);
+        mpcg_matrix_destroy(A);
+    }
+}
+
+/* Larger grids: only the counts (the dense check above is O(n^2)). */
+static void test_counts(void)
+{
+    static const int64_t sizes[] = {17, 40};
+    for (size_t t = 0; t < sizeof families / sizeof families[0]; t++)
+        for (size_t s = 0; s < 2; s++) {
+            char spec[64];
+            mpcg_matrix *A = NULL;
+            int64_t N = sizes[s];
+            snprintf(spec, sizeof spec, "%s:%lld", families[t].name, (long long)N);
+
+            CHECK_OK(ctx, mpcg_matrix_generate(ctx, spec, &A));
+
+            CHECK(mpcg_matrix_nnz(A) == expected_nnz(&families[t], N));
+            CHECK(A && mpcgi_csr_check_symmetric(ctx, &A->csr) == MPCG_SUCCESS);
+            mpcg_matrix_destroy(A);
+        }
+}
+
+static void test_malformed_specs(void)
+{
+    static const char *const bad[] = {"",
+                                      "poisson",
+                                      "poisson2d",
+                                      "poisson2d:",
+                                      "poisson2d:0",
+                                      "poisson2d:-3",
+                                      "poisson2d:x",
+                                      "poisson2d:3x",
+                                      "poisson2d:3:4",
+                                      "poisson2d: 3",
+                                      "Poisson2d:3",
+                                      "laplace:3",
+                                      ":3",
+                                      "poisson3d:99999999999999999999",
+                                      "poisson3d:1291",
+                                      "poisson2d:46341",
+                                      "poisson3d27:2000"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        mpcg_matrix *A = (mpcg_matrix *)&A;
+        int64_t live = mpcgi_alloc_live();
+        mpcg_clear_error(ctx);
+
+        mpcg_status st = mpcg_matrix_generate(ctx, bad[k], &A);
+
+        CHECK_STATUS(ctx, st, MPCG_ERR_INVALID_ARG);
+        CHECK(A == NULL);
+        CHECK(mpcgi_alloc_live() == live);
+        const char *msg = mpcg_last_error(ctx);
+        char quoted[128];
+        snprintf(quoted, sizeof quoted, "'%s'", bad[k]);
+        CHECK(strstr(msg, quoted) != NULL);
+        int too_big = strstr(msg, "exceeds the largest supported size") != NULL;
+        CHECK(too_big || strstr(msg, "poisson2d:N, poisson3d:N, poisson3d27:N") != NULL);
+        if (strstr(msg, quoted) == NULL) fprintf(stderr, "  spec %s: %s\n", bad[k], msg);
+    }
+}
+
+static void test_invalid_arguments(void)
+{
+    mpcg_matrix *A = (mpcg_matrix *)&A;
+
+    CHECK_STATUS(NULL, mpcg_matrix_generate(NULL, "poisson2d:3", &A), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_matrix_generate(ctx, "poisson2d:3", NULL), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_matrix_generate(ctx, NULL, &A), MPCG_ERR_INVALID_ARG);
+
+    CHECK(A == NULL);
+}
+
+/* Fail allocation 0, 1, 2, ... until generating succeeds; no failure may leak. */
+static void test_allocation_failures(void)
+{
+    int64_t k = 0;
+    for (;; k++) {
+        mpcg_matrix *A = NULL;
+        int64_t live = mpcgi_alloc_live();
+        mpcg_clear_error(ctx);
+        mpcgi_alloc_fail_at(k);
+
+        mpcg_status st = mpcg_matrix_generate(ctx, "poisson3d27:4", &A);
+
+        mpcgi_alloc_fail_at(-1);
+        mpcg_matrix_destroy(A);
+        CHECK(mpcgi_alloc_live() == live);
+        if (st == MPCG_SUCCESS || k > 50) break;
+        CHECK_STATUS(ctx, st, MPCG_ERR_HOST_ALLOC);
+        CHECK(A == NULL);
+    }
+    CHECK(k >= 1 && k <= 50);
+}
+
+int main(void)
+{
+    test_init_seed("test_io_generate");
+    if (mpcg_context_create("cpu", &ctx) != MPCG_SUCCESS) {
+        fprintf(stderr, "test_io_generate: %s\n", mpcg_last_error(NULL));
+        return 1;
+    }
+    int64_t live = mpcgi_alloc_live();
+
+    test_small_grids();
+    test_poisson2d_2();
+    test_one_point();
+    test_counts();
+    test_malformed_specs();
+    test_invalid_arguments();
+    test_allocation_failures();
+
+    CHECK(mpcgi_alloc_live() == live);
+    mpcg_context_destroy(ctx);
+    return test_finish("test_io_generate");
+}

@@ -1,0 +1,640 @@
+/* test/test_io_mm.c: Matrix Market reading and writing: every variant, mangled files, round trips
+ */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, setrlimit, stat */
+#include <float.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/matrix.h"
+#include "io/mm_num.h"
+#include "test/testutil.h"
+
+static mpcg_context *ctx;
+static char tmp_path[4096]; /* a temporary file for the round trips */
+
+/* ---------------------------------------------------------------- valid files */
+
+typedef struct expected {
+    const char *file;
+    int64_t n, nnz;
+    int64_t row_ptr[8];
+    int32_t col_idx[16];
+    double val[16];
+} expected;
+
+/* [4 -1 0; -1 4 -2; 0 -2 5] */
+#define A3                                                                                         \
+    3, 7, {0, 2, 5, 7}, {0, 1, 0, 1, 2, 1, 2},                                                     \
+    {                                                                                              \
+        4, -1, -1, 4, -2, -2, 5                                                                    \
+    }
+/* [0 -1 2; 1 0 -3; -2 3 0] from its strict lower triangle 1, -2, 3 */
+#define S3                                                                                         \
+    3, 6, {0, 2, 4, 6}, {1, 2, 0, 2, 0, 1},                                                        \
+    {                                                                                              \
+        -1, 2, 1, -3, -2, 3                                                                        \
+    }
+/* pattern (1,1) (1,3) (2,1) (3,3) */
+#define P3                                                                                         \
+    3, 4, {0, 2, 3, 4}, {0, 2, 0, 2},                                                              \
+    {                                                                                              \
+        1, 1, 1, 1                                                                                 \
+    }
+/* symmetric pattern (1,1) (2,1) (3,2) (3,3) and the mirrors (1,2) (2,3) */
+#define PS3                                                                                        \
+    3, 6, {0, 2, 4, 6}, {0, 1, 0, 2, 1, 2},                                                        \
+    {                                                                                              \
+        1, 1, 1, 1, 1, 1                                                                           \
+    }
+
+static const expected valid[] = {
+    {"coord_real_general.mtx", A3},
+    {"coord_real_symmetric.mtx", A3},
+    {"coord_integer_general.mtx", A3},
+    {"coord_integer_symmetric.mtx", A3},
+    {"coord_real_skew.mtx", S3},
+    {"coord_integer_skew.mtx", S3},
+    {"coord_pattern_general.mtx", P3},
+    {"coord_pattern_symmetric.mtx", PS3},
+    {"array_real_general.mtx", A3},
+    {"array_integer_general.mtx", A3},
+    {"array_real_symmetric.mtx", A3},
+    {"array_integer_symmetric.mtx", A3},
+    {"array_real_skew.mtx", S3},
+    {"array_integer_skew.mtx", S3},
+    {"layout_comments_blank.mtx", A3},
+    {"layout_crlf.mtx", A3},
+    {"layout_tabs.mtx", A3},
+    {"layout_case.mtx", A3},
+    {"layout_no_final_newline.mtx", A3},
+    {"coord_real_general.mtx.gz", A3},
+    {"array_real_symmetric.mtx.gz", A3},
+    /* (1,1): 1.5 + 2.5; (2,1): -1 + 0.25; an explicit zero entry is kept */
+    {"duplicates.mtx", 2, 4, {0, 2, 4}, {0, 1, 0, 1}, {4, 0, -0.75, 2}},
+    /* (2,1) 1 + 2, mirrored after summing */
+    {"duplicates_symmetric.mtx", 2, 4, {0, 2, 4}, {0, 1, 0, 1}, {1, 3, 3, 3}},
+    {"numbers.mtx", 6, 6, {0, 1, 2, 3, 4, 5, 6}, {0, 1, 2, 3, 4, 5}, {1, 0.5, 5, 2, -2.5, 1.5e-3}},
+    {"empty_entries.mtx", 2, 0, {0, 0, 0}, {0}, {0}},
+    {"one.mtx", 1, 1, {0, 1}, {0}, {7}},
+};
+
+static void check_csr(const mpcg_matrix *A, const expected *e)
+{
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
+    CHECK(mpcg_matrix_n(A) == e->n);
+    CHECK(mpcg_matrix_nnz(A) == e->nnz);
+    if (mpcg_matrix_n(A) != e->n || mpcg_matrix_nnz(A) != e->nnz) return;
+    CHECK_OK(ctx, mpcg_matrix_csr(A, &rp, &ci, &v));
+    for (int64_t i = 0; i <= e->n; i++)
+        CHECK(rp[i] == e->row_ptr[i]);
+    for (int64_t k = 0; k < e->nnz; k++)
+        CHECK(ci[k] == e->col_idx[k] && v[k] == e->val[k]);
+}
+
+static void test_valid_files(void)
+{
+    for (size_t t = 0; t < sizeof valid / sizeof valid[0]; t++) {
+        char path[512];
+        snprintf(path, sizeof path, "mm/%s", valid[t].file);
+        mpcg_matrix *A = NULL;
+        int before = test_failures;
+
+        CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data(path), &A));
+
+        if (A) check_csr(A, &valid[t]);
+        if (test_failures != before) fprintf(stderr, "  while reading %s\n", path);
+        mpcg_matrix_destroy(A);
+    }
+}
+
+static void test_matrix_name(void)
+{
+    mpcg_matrix *A = NULL, *B = NULL;
+
+    CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data("mm/coord_real_general.mtx.gz"), &A));
+    CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data("mm/one.mtx"), &B));
+
+    CHECK(A && strcmp(A->name, "coord_real_general") == 0);
+    CHECK(B && strcmp(B->name, "one") == 0);
+    mpcg_matrix_destroy(A);
+    mpcg_matrix_destroy(B);
+}
+
+static void test_valid_vectors(void)
+{
+    static const struct {
+        const char *file;
+        int64_t n;
+        double x[4];
+    } cases[] = {
+        {"mm/vec_array.mtx", 3, {1.5, -2, 0}},
+        {"mm/vec_array_row.mtx", 3, {4, 5, 6}},
+        {"mm/vec_coord.mtx", 4, {-1, 0, 3, 0}}, /* (3): 2.5 + 0.5, missing entries 0 */
+        {"mm/vec_coord_row.mtx", 3, {0, 7, 0}},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        int64_t n = -1;
+        double *x = NULL;
+
+        CHECK_OK(ctx, mpcg_vector_read_mm(ctx, test_data(cases[t].file), &n, &x));
+
+        CHECK(n == cases[t].n && x);
+        for (int64_t k = 0; x && k < n && k < 4; k++)
+            CHECK(x[k] == cases[t].x[k]);
+        mpcg_free(x);
+    }
+}
+
+/* ---------------------------------------------------------------- mangled files */
+
+typedef struct mangled {
+    const char *file; /* under test/data/mm */
+    int vector;       /* read with mpcg_vector_read_mm */
+    mpcg_status status;
+    int line;         /* the message must contain "FILE:LINE:" */
+    const char *text; /* and this */
+} mangled;
+
+static const mangled mangled_files[] = {
+    {"bad_empty.mtx", 0, MPCG_ERR_PARSE, 1, "empty file"},
+    {"bad_banner_typo.mtx", 0, MPCG_ERR_PARSE, 1, "missing banner"},
+    {"bad_no_banner.mtx", 0, MPCG_ERR_PARSE, 1, "missing banner"},
+    {"bad_gzip_content.mtx", 0, MPCG_ERR_PARSE, 1, "missing banner"},
+    {"bad_banner_short.mtx", 0, MPCG_ERR_PARSE, 1, "banner has 4 words"},
+    {"bad_banner_long.mtx", 0, MPCG_ERR_PARSE, 1, "banner has 6 words"},
+    {"bad_object.mtx", 0, MPCG_ERR_PARSE, 1, "unknown object 'tensor'"},
+    {"bad_vector_object.mtx", 0, MPCG_ERR_PARSE, 1, "object 'vector' is not supported"},
+    {"bad_vector_object.mtx", 1, MPCG_ERR_PARSE, 1, "object 'vector' is not supported"},
+    {"bad_format.mtx", 0, MPCG_ERR_PARSE, 1, "unknown format 'sparse'"},
+    {"bad_field.mtx", 0, MPCG_ERR_PARSE, 1, "unknown field 'double'"},
+    {"bad_symmetry.mtx", 0, MPCG_ERR_PARSE, 1, "unknown symmetry 'lower'"},
+    {"bad_complex.mtx", 0, MPCG_ERR_PARSE, 1, "complex matrices are not supported"},
+    {"bad_hermitian.mtx", 0, MPCG_ERR_PARSE, 1, "hermitian matrices are not supported"},
+    {"bad_pattern_array.mtx", 0, MPCG_ERR_PARSE, 1, "pattern field is not allowed"},
+    {"bad_pattern_skew.mtx", 0, MPCG_ERR_PARSE, 1, "cannot be skew-symmetric"},
+    {"bad_header_only.mtx", 0, MPCG_ERR_PARSE, 4, "missing the size line"},
+    {"bad_size_few.mtx", 0, MPCG_ERR_PARSE, 3, "has 2 fields, expected 3"},
+    {"bad_size_many.mtx", 0, MPCG_ERR_PARSE, 2, "has 4 fields, expected 3"},
+    {"bad_size_float.mtx", 0, MPCG_ERR_PARSE, 2, "columns '3.0' is not an integer"},
+    {"bad_size_negative.mtx", 0, MPCG_ERR_PARSE, 2, "rows = -3 out of range"},
+    {"bad_size_zero.mtx", 0, MPCG_ERR_PARSE, 2, "rows = 0 out of range"},
+    {"bad_size_int32.mtx", 0, MPCG_ERR_PARSE, 2, "rows = 3000000000 out of range [1, 2147483647]"},
+    {"bad_size_int64.mtx", 0, MPCG_ERR_PARSE, 2, "rows = 99999999999999999999 out of range"},
+    {"bad_nnz_negative.mtx", 0, MPCG_ERR_PARSE, 2, "entries = -1 out of range"},
+    {"bad_not_square.mtx", 0, MPCG_ERR_PARSE, 2, "not square: 3 rows, 4 columns"},
+    {"vec_array.mtx", 0, MPCG_ERR_PARSE, 2, "not square: 3 rows, 1 column"},
+    {"bad_array_size.mtx", 0, MPCG_ERR_PARSE, 2, "has 3 fields, expected 2"},
+    {"bad_too_few.mtx", 0, MPCG_ERR_PARSE, 6, "unexpected end of file: 3 of 4 entries"},
+    {"bad_too_few_huge.mtx", 0, MPCG_ERR_PARSE, 5, "2 of 1000000000000 entries"},
+    {"bad_too_many.mtx", 0, MPCG_ERR_PARSE, 5, "more entries than the 2 declared"},
+    {"bad_array_too_few.mtx", 0, MPCG_ERR_PARSE, 6, "3 of 4 values"},
+    {"bad_array_too_many.mtx", 0, MPCG_ERR_PARSE, 7, "more values than the 4"},
+    {"bad_row_zero.mtx", 0, MPCG_ERR_PARSE, 4, "row index 0 out of range [1, 5]"},
+    {"bad_row_big.mtx", 0, MPCG_ERR_PARSE, 7, "row index 9 out of range [1, 5]"},
+    {"bad_row_big.mtx.gz", 0, MPCG_ERR_PARSE, 7, "row index 9 out of range [1, 5]"},
+    {"bad_crlf_row.mtx", 0, MPCG_ERR_PARSE, 5, "row index 6 out of range [1, 5]"},
+    {"bad_col_big.mtx", 0, MPCG_ERR_PARSE, 3, "column index 6 out of range [1, 5]"},
+    {"bad_index_negative.mtx", 0, MPCG_ERR_PARSE, 3, "row index -1 out of range"},
+    {"bad_index_overflow.mtx", 0, MPCG_ERR_PARSE, 3, "row index 99999999999999999999 out of"},
+    {"bad_index_float.mtx", 0, MPCG_ERR_PARSE, 3, "row index '1.0' is not an integer"},
+    {"bad_column_missing.mtx", 0, MPCG_ERR_PARSE, 3, "missing column index"},
+    {"bad_value_missing.mtx", 0, MPCG_ERR_PARSE, 3, "missing value"},
+    {"bad_value_garbage.mtx", 0, MPCG_ERR_PARSE, 3, "value '1.0abc' is not a number"},
+    {"bad_value_nan.mtx", 0, MPCG_ERR_PARSE, 3, "value 'nan' is not a number"},
+    {"bad_value_inf.mtx", 0, MPCG_ERR_PARSE, 3, "value '-inf' is not a number"},
+    {"bad_value_dot.mtx", 0, MPCG_ERR_PARSE, 3, "value '.' is not a number"},
+    {"bad_value_hex.mtx", 0, MPCG_ERR_PARSE, 3, "value '0x10' is not a number"},
+    {"bad_value_overflow.mtx", 0, MPCG_ERR_PARSE, 3, "value 1e400 is not a finite double"},
+    {"bad_nul_byte.mtx", 0, MPCG_ERR_PARSE, 3, "value '1?' is not a number"},
+    {"bad_extra_token.mtx", 0, MPCG_ERR_PARSE, 3, "unexpected text '7' after the entry"},
+    {"bad_pattern_extra.mtx", 0, MPCG_ERR_PARSE, 3, "unexpected text '1.0' after the entry"},
+    {"bad_integer_float.mtx", 0, MPCG_ERR_PARSE, 3, "value '2.5' is not an integer"},
+    {"bad_integer_overflow.mtx", 0, MPCG_ERR_PARSE, 3, "out of range of a 64-bit integer"},
+    {"bad_symmetric_upper.mtx", 0, MPCG_ERR_PARSE, 4,
+     "entry (1, 2) above the diagonal in a symmetric file"},
+    {"bad_skew_upper.mtx", 0, MPCG_ERR_PARSE, 3,
+     "entry (1, 3) above the diagonal in a skew-symmetric file"},
+    {"bad_skew_diagonal.mtx", 0, MPCG_ERR_PARSE, 3, "diagonal entry (2, 2) in a skew-symmetric"},
+    {"bad_array_value.mtx", 0, MPCG_ERR_PARSE, 4, "value 'abc' is not a number"},
+    {"bad_array_two_values.mtx", 0, MPCG_ERR_PARSE, 3, "one value per line"},
+    {"bad_truncated.mtx.gz", 0, MPCG_ERR_IO, 1, "truncated gzip data"},
+    {"bad_vec_shape.mtx", 1, MPCG_ERR_PARSE, 2,
+     "a vector must have 1 column (or 1 row), not 3 x 2"},
+    {"coord_real_general.mtx", 1, MPCG_ERR_PARSE, 2, "a vector must have 1 column"},
+    {"bad_vec_symmetric.mtx", 1, MPCG_ERR_PARSE, 1, "a vector file must be general, not symmetric"},
+    {"bad_vec_pattern.mtx", 1, MPCG_ERR_PARSE, 1, "pattern files are not vectors"},
+    {"bad_vec_too_few.mtx", 1, MPCG_ERR_PARSE, 5, "2 of 3 values"},
+};
+
+/* Read path as a matrix or vector; nothing may come back and nothing may leak. */
+static mpcg_status read_any(const char *path, int vector)
+{
+    int64_t live = mpcgi_alloc_live(), n = -1;
+    mpcg_matrix *A = NULL;
+    double *x = NULL;
+    mpcg_clear_error(ctx);
+    mpcg_status st =
+        vector ? mpcg_vector_read_mm(ctx, path, &n, &x) : mpcg_matrix_read_mm(ctx, path, &A);
+    CHECK(st == MPCG_SUCCESS ? (vector ? x != NULL : A != NULL) : !A && !x && (!vector || !n));
+    mpcg_matrix_destroy(A);
+    mpcg_free(x);
+    CHECK(mpcgi_alloc_live() == live);
+    return st;
+}
+
+static void check_message(const char *file, int line, const char *text)
+{
+    char where[512];
+    const char *msg = mpcg_last_error(ctx);
+    snprintf(where, sizeof where, "%s:%d: ", file, line);
+    if (!strstr(msg, where) || !strstr(msg, text)) {
+        fprintf(stderr, "message of %s lacks \"%s\" or \"%s\":\n  %s\n", file, where, text, msg);
+        test_failures++;
+    }
+}
+
+static void test_mangled_files(void)
+{
+    for (size_t t = 0; t < sizeof mangled_files / sizeof mangled_files[0]; t++) {
+        const mangled *m = &mangled_files[t];
+        char path[512];
+        snprintf(path, sizeof path, "mm/%s", m->file);
+
+        mpcg_status st = read_any(test_data(path), m->vector);
+
+        CHECK_STATUS(ctx, st, m->status);
+        check_message(m->file, m->line, m->text);
+    }
+}
+
+/* A line longer than the reader's limit (16 MiB) is an error, not an endless allocation. */
+static void test_overlong_line(void)
+{
+    FILE *f = fopen(tmp_path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("%%MatrixMarket matrix coordinate real general\n% ", f);
+    for (int k = 0; k < (17 << 20) / 64; k++)
+        fputs("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", f);
+    fputs("\n3 3 0\n", f);
+    fclose(f);
+
+    mpcg_status st = read_any(tmp_path, 0);
+
+    CHECK_STATUS(ctx, st, MPCG_ERR_PARSE);
+    check_message(tmp_path, 2, "line longer than 16777216 bytes");
+}
+
+/* ---------------------------------------------------------------- I/O errors and arguments */
+
+static void test_io_errors(void)
+{
+    mpcg_matrix *A = NULL;
+    double x[2] = {1, 2};
+    struct stat sb;
+    CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data("mm/one.mtx"), &A));
+
+    CHECK_STATUS(ctx, read_any(test_data("mm/no_such_file.mtx"), 0), MPCG_ERR_IO);
+    CHECK(strstr(mpcg_last_error(ctx), "cannot open") != NULL);
+    CHECK_STATUS(ctx, read_any(test_data("mm/no_such_file.mtx.gz"), 1), MPCG_ERR_IO);
+    CHECK_STATUS(ctx, read_any(test_data("mm"), 0), MPCG_ERR_IO); /* a directory */
+    CHECK(strstr(mpcg_last_error(ctx), "cannot read") != NULL);
+    mpcg_clear_error(ctx);
+    CHECK_STATUS(ctx, mpcg_matrix_write_mm(A, "/nonexistent-mpcg-dir/a.mtx"), MPCG_ERR_IO);
+    CHECK(strstr(mpcg_last_error(ctx), "cannot create /nonexistent-mpcg-dir/a.mtx") != NULL);
+    CHECK_STATUS(ctx, mpcg_vector_write_mm(ctx, test_data("mm"), 2, x), MPCG_ERR_IO);
+    if (stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode)) {
+        CHECK_STATUS(ctx, mpcg_matrix_write_mm(A, "/dev/full"), MPCG_ERR_IO);
+        CHECK(stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode)); /* never removed */
+    }
+    char gz[4200];
+    snprintf(gz, sizeof gz, "%s.gz", tmp_path);
+    CHECK_STATUS(ctx, mpcg_matrix_write_mm(A, gz), MPCG_ERR_NOT_SUPPORTED);
+    CHECK(stat(gz, &sb) != 0);
+
+    mpcg_matrix_destroy(A);
+}
+
+static void test_invalid_arguments(void)
+{
+    mpcg_matrix *A = (mpcg_matrix *)&A;
+    int64_t n;
+    double *x = NULL, v[2] = {1, NAN};
+    const char *path = test_data("mm/one.mtx");
+
+    CHECK_STATUS(NULL, mpcg_matrix_read_mm(NULL, path, &A), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_matrix_read_mm(ctx, path, NULL), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_matrix_read_mm(ctx, NULL, &A), MPCG_ERR_INVALID_ARG);
+    CHECK(A == NULL);
+    CHECK_STATUS(ctx, mpcg_vector_read_mm(ctx, path, NULL, &x), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_vector_read_mm(ctx, NULL, &n, &x), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_matrix_write_mm(NULL, tmp_path), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_vector_write_mm(NULL, tmp_path, 1, v), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_vector_write_mm(ctx, NULL, 1, v), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_vector_write_mm(ctx, tmp_path, 0, v), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_vector_write_mm(ctx, tmp_path, 2, v), MPCG_ERR_INVALID_ARG);
+    CHECK(x == NULL);
+}
+
+/* A write that fails half-way (here: the file size limit) leaves no partial file behind. */
+static void test_failed_write_removes_file(void)
+{
+    mpcg_matrix *A = NULL;
+    struct rlimit old, lim;
+    struct stat sb;
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson2d:60", &A));
+    if (getrlimit(RLIMIT_FSIZE, &old) != 0) goto done;
+    lim = old;
+    lim.rlim_cur = 4096;
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &lim) != 0) goto done;
+
+    mpcg_clear_error(ctx);
+    mpcg_status st = mpcg_matrix_write_mm(A, tmp_path);
+    setrlimit(RLIMIT_FSIZE, &old);
+
+    CHECK_STATUS(ctx, st, MPCG_ERR_IO);
+    CHECK(strstr(mpcg_last_error(ctx), tmp_path) != NULL);
+    CHECK(stat(tmp_path, &sb) != 0);
+done:
+    mpcg_matrix_destroy(A);
+}
+
+/* ---------------------------------------------------------------- exact round trips */
+
+/* Values that stress the decimal conversion both ways. */
+static double test_value(mpcgi_rng *g)
+{
+    static const double special[] = {0.1,           1e-300,
+                                     -3.5e300,      DBL_TRUE_MIN,
+                                     -DBL_TRUE_MIN, 0x1.fffffffffffffp-1023,
+                                     DBL_MIN,       DBL_MAX,
+                                     -DBL_MAX,      1.0 / 3.0,
+                                     -0.0,          0.0,
+                                     1.0,           -1.0,
+                                     0x1p53,        0x1p53 + 2,
+                                     1e22,          1e23,
+                                     2.5e-310,      0.30000000000000004,
+                                     123456.789};
+    switch (mpcgi_rng_below(g, 4)) {
+    case 0: return special[mpcgi_rng_below(g, sizeof special / sizeof special[0])];
+    case 1: {
+        uint64_t bits = mpcgi_rng_u64(g);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        return isfinite(v) ? v : 0.5;
+    }
+    case 2: return (mpcgi_rng_uniform(g) - 0.5) * pow(10.0, (double)mpcgi_rng_below(g, 40) - 20);
+    default: return (double)mpcgi_rng_below(g, 2001) - 1000.0;
+    }
+}
+
+/* Read path back and compare with A bit for bit. */
+static void check_same_matrix(const mpcg_matrix *A, const char *path)
+{
+    mpcg_matrix *B = NULL;
+    const int64_t *rpa, *rpb;
+    const int32_t *cia, *cib;
+    const double *va, *vb;
+    CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, path, &B));
+    if (!B) return;
+    int64_t n = mpcg_matrix_n(A), nnz = mpcg_matrix_nnz(A);
+    CHECK(mpcg_matrix_n(B) == n && mpcg_matrix_nnz(B) == nnz);
+    if (mpcg_matrix_n(B) == n && mpcg_matrix_nnz(B) == nnz) {
+        mpcg_matrix_csr(A, &rpa, &cia, &va);
+        mpcg_matrix_csr(B, &rpb, &cib, &vb);
+        CHECK(memcmp(rpa, rpb, (size_t)(n + 1) * sizeof *rpa) == 0);
+        CHECK(memcmp(cia, cib, (size_t)nnz * sizeof *cia) == 0);
+        CHECK(memcmp(va, vb, (size_t)nnz * sizeof *va) == 0);
+    }
+    mpcg_matrix_destroy(B);
+}
+
+static void test_round_trip_random(void)
+{
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed);
+    for (int trial = 0; trial < 30; trial++) {
+        int64_t n = 1 + (int64_t)mpcgi_rng_below(&g, 60), nnz = 0;
+        int64_t *rp = calloc((size_t)n + 1, sizeof *rp);
+        int32_t *ci = malloc((size_t)(n * n) * sizeof *ci);
+        double *v = malloc((size_t)(n * n) * sizeof *v);
+        mpcg_matrix *A = NULL;
+        for (int64_t i = 0; i < n; i++) {
+            for (int64_t j = 0; j < n; j++)
+                if (mpcgi_rng_below(&g, 5) == 0) ci[nnz] = (int32_t)j, v[nnz++] = test_value(&g);
+            rp[i + 1] = nnz;
+        }
+        CHECK_OK(ctx, mpcg_matrix_create_csr(ctx, n, rp, ci, v, &A));
+
+        CHECK_OK(ctx, mpcg_matrix_write_mm(A, tmp_path));
+
+        check_same_matrix(A, tmp_path);
+        mpcg_matrix_destroy(A);
+        free(rp);
+        free(ci);
+        free(v);
+    }
+}
+
+/* A generated matrix large enough that the reader grows its triplet arrays. */
+static void test_round_trip_generated(void)
+{
+    mpcg_matrix *A = NULL;
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson3d:40", &A));
+
+    CHECK_OK(ctx, mpcg_matrix_write_mm(A, tmp_path));
+
+    check_same_matrix(A, tmp_path);
+    mpcg_matrix_destroy(A);
+}
+
+static void test_round_trip_vector(void)
+{
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed + 1);
+    for (int trial = 0; trial < 10; trial++) {
+        int64_t n = 1 + (int64_t)mpcgi_rng_below(&g, 300), m = -1;
+        double *x = malloc((size_t)n * sizeof *x), *y = NULL;
+        for (int64_t k = 0; k < n; k++)
+            x[k] = test_value(&g);
+
+        CHECK_OK(ctx, mpcg_vector_write_mm(ctx, tmp_path, n, x));
+        CHECK_OK(ctx, mpcg_vector_read_mm(ctx, tmp_path, &m, &y));
+
+        CHECK(m == n && y && memcmp(x, y, (size_t)n * sizeof *x) == 0);
+        mpcg_free(y);
+        free(x);
+    }
+}
+
+/* ---------------------------------------------------------------- number parsing */
+
+/* Compare with strtod bit for bit; what strtod overflows to infinity must be MPCGI_NUM_RANGE. */
+static void check_parse(const char *s)
+{
+    double want = strtod(s, NULL), got = 0.0;
+
+    int rc = mpcgi_parse_double(s, s + strlen(s), &got);
+
+    if (!isfinite(want)) {
+        CHECK(rc == MPCGI_NUM_RANGE);
+        return;
+    }
+    CHECK(rc == MPCGI_NUM_OK && memcmp(&got, &want, sizeof got) == 0);
+    if (rc != MPCGI_NUM_OK || memcmp(&got, &want, sizeof got) != 0)
+        fprintf(stderr, "  parsing \"%s\": got %.17g, strtod %.17g\n", s, got, want);
+}
+
+static void test_parse_double(void)
+{
+    /* fast path, its edges (2^53 + 1, 10^22, 10^23, 12e35) and strtod's cases, space-separated */
+    static const char fixed[] = "0 -0 1 +1 0.1 .5 5. 1.5e-3 1e22 1e23 1e37 12e35 9007199254740993 "
+                                "123456789012345678901 100000000000000000000000 1e-400 "
+                                "4.9406564584124654e-324 2.2250738585072011e-308 "
+                                "1.7976931348623157e308 0.000000000000000000000000000123 "
+                                "3.14159265358979323846264338327950288";
+    static const char *const bad[] = {"",    "-",   "+",     ".",   "e5",  "1e",  "1e+",   "1.2.3",
+                                      "nan", "inf", "0x1p3", "1,5", "1d5", "--1", "1e5.5", " 1"};
+    mpcgi_rng g;
+    char s[64];
+    double v;
+    mpcgi_rng_seed(&g, test_seed + 2);
+    for (const char *p = fixed; *p; p += strspn(p, " ")) {
+        size_t len = strcspn(p, " ");
+        snprintf(s, sizeof s, "%.*s", (int)len, p);
+        check_parse(s);
+        p += len;
+    }
+    for (int k = 0; k < 20000; k++) {
+        int digits = 1 + (int)mpcgi_rng_below(&g, 22), point = (int)mpcgi_rng_below(&g, 24);
+        int len = 0;
+        for (int d = 0; d < digits; d++) {
+            if (d == point) s[len++] = '.';
+            s[len++] = (char)('0' + mpcgi_rng_below(&g, 10));
+        }
+        if (mpcgi_rng_below(&g, 2))
+            len +=
+                snprintf(s + len, sizeof s - (size_t)len, "e%d", (int)mpcgi_rng_below(&g, 80) - 40);
+        s[len] = '\0';
+        check_parse(s);
+    }
+    for (int k = 0; k < 20000; k++) {
+        static const char *const fmt[] = {"%.17g", "%.16g", "%.15g", "%.6g", "%.3e"};
+        snprintf(s, sizeof s, fmt[k % 5], test_value(&g));
+        check_parse(s);
+    }
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        CHECK(mpcgi_parse_double(bad[k], bad[k] + strlen(bad[k]), &v) == MPCGI_NUM_BAD);
+    CHECK(mpcgi_parse_double("1e400", "1e400" + 5, &v) == MPCGI_NUM_RANGE);
+    CHECK(mpcgi_parse_double("-1e99999999999", "-1e99999999999" + 14, &v) == MPCGI_NUM_RANGE);
+}
+
+static void test_parse_i64(void)
+{
+    static const char *const ok[] = {"0", "-0", "+5", "9223372036854775807",
+                                     "-9223372036854775808"};
+    static const int64_t ok_value[] = {0, 0, 5, INT64_MAX, INT64_MIN};
+    static const char *const range[] = {"9223372036854775808", "-9223372036854775809",
+                                        "18446744073709551617", "99999999999999999999999999"};
+    static const char *const bad[] = {"", "-", "1a", "1.0"};
+    int64_t v;
+    for (size_t k = 0; k < 5; k++)
+        CHECK(mpcgi_parse_i64(ok[k], ok[k] + strlen(ok[k]), &v) == MPCGI_NUM_OK &&
+              v == ok_value[k]);
+    for (size_t k = 0; k < 4; k++) {
+        CHECK(mpcgi_parse_i64(range[k], range[k] + strlen(range[k]), &v) == MPCGI_NUM_RANGE);
+        CHECK(mpcgi_parse_i64(bad[k], bad[k] + strlen(bad[k]), &v) == MPCGI_NUM_BAD);
+    }
+}
+
+/* ---------------------------------------------------------------- allocation failures */
+
+static mpcg_matrix *sweep_matrix; /* what the write sweeps write */
+
+enum { READ_MATRIX, READ_VECTOR, WRITE_MATRIX, WRITE_VECTOR };
+
+static mpcg_status call(int what, const char *path)
+{
+    static const double x[3] = {1, -0.5, 1e-300};
+    switch (what) {
+    case WRITE_MATRIX: return mpcg_matrix_write_mm(sweep_matrix, path);
+    case WRITE_VECTOR: return mpcg_vector_write_mm(ctx, path, 3, x);
+    default: return read_any(path, what == READ_VECTOR);
+    }
+}
+
+/* Fail allocation 0, 1, 2, ... of call(path) until it succeeds: every failure must report
+ * MPCG_ERR_HOST_ALLOC and leave no block allocated. */
+static void sweep(int what, const char *path)
+{
+    int64_t k = 0;
+    for (;; k++) {
+        int64_t live = mpcgi_alloc_live();
+        mpcg_clear_error(ctx);
+        mpcgi_alloc_fail_at(k);
+
+        mpcg_status st = call(what, path);
+
+        mpcgi_alloc_fail_at(-1);
+        CHECK(mpcgi_alloc_live() == live);
+        if (st == MPCG_SUCCESS || k > 200) break;
+        CHECK_STATUS(ctx, st, MPCG_ERR_HOST_ALLOC);
+    }
+    CHECK(k >= 1 && k <= 200);
+}
+
+static void test_allocation_failures(void)
+{
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson2d:200", &sweep_matrix));
+
+    sweep(READ_MATRIX, test_data("mm/coord_real_symmetric.mtx"));
+    sweep(READ_MATRIX, test_data("mm/array_real_symmetric.mtx.gz"));
+    sweep(READ_VECTOR, test_data("mm/vec_array.mtx"));
+    sweep(READ_VECTOR, test_data("mm/vec_coord.mtx"));
+    sweep(WRITE_VECTOR, tmp_path);
+    sweep(WRITE_MATRIX, tmp_path);
+    sweep(READ_MATRIX, tmp_path); /* 199200 entries: the triplet arrays grow */
+
+    mpcg_matrix_destroy(sweep_matrix);
+}
+
+int main(void)
+{
+    test_init_seed("test_io_mm");
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp_path, sizeof tmp_path, "%s/test_io_mm-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp_path);
+    if (fd < 0 || mpcg_context_create("cpu", &ctx) != MPCG_SUCCESS) {
+        fprintf(stderr, "test_io_mm: cannot set up (%s)\n", mpcg_last_error(NULL));
+        return 1;
+    }
+    close(fd);
+    int64_t live = mpcgi_alloc_live();
+
+    test_valid_files();
+    test_matrix_name();
+    test_valid_vectors();
+    test_mangled_files();
+    test_overlong_line();
+    test_io_errors();
+    test_invalid_arguments();
+    test_failed_write_removes_file();
+    test_round_trip_random();
+    test_round_trip_generated();
+    test_round_trip_vector();
+    test_parse_double();
+    test_parse_i64();
+    test_allocation_failures();
+
+    CHECK(mpcgi_alloc_live() == live);
+    mpcg_context_destroy(ctx);
+    remove(tmp_path);
+    return test_finish("test_io_mm");
+}
