@@ -7,12 +7,13 @@
 #include "core/csr.h"
 #include "core/error.h"
 #include "core/matrix.h"
+#include "io/generate.h"
 #include "io/mm_num.h"
 
 /*
- * A generator turns the arguments after "NAME:" into a CSR matrix. To add one (for example
- * "replicate:FILE:K" or "powerlaw:N:DEG"), write its build function and add a row to the table
- * at the end of this file; the error messages list the table's usage strings.
+ * A generator turns the arguments after "NAME:" into a CSR matrix. To add one, write its build
+ * function (io/generate_graph.c holds replicate and powerlaw) and add a row to the table at the
+ * end of this file; the error messages list the table's usage strings.
  */
 typedef mpcg_status (*build_fn)(mpcg_context *ctx, const char *spec, const char *args,
                                 const void *param, mpcgi_csr *out);
@@ -126,6 +127,8 @@ static const generator *generators(int *count)
         {"poisson2d", "poisson2d:N", build_stencil, &five_point},
         {"poisson3d", "poisson3d:N", build_stencil, &seven_point},
         {"poisson3d27", "poisson3d27:N", build_stencil, &twenty_seven_point},
+        {"replicate", "replicate:FILE:K[:perm]", mpcgi_gen_replicate, NULL},
+        {"powerlaw", "powerlaw:N:DEG", mpcgi_gen_powerlaw, NULL},
     };
     *count = (int)(sizeof table / sizeof table[0]);
     return table;

@@ -1,6 +1,5 @@
 /* io/mm_read.c: reading matrices and vectors from Matrix Market files */
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"

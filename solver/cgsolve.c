@@ -304,7 +304,12 @@ static int run(const options *o)
         rc = EXIT_FAILURE_OTHER;
         goto done;
     }
-    if (o->out_file && (st = mpcg_vector_write_mm(ctx, o->out_file, n, x)) != MPCG_SUCCESS) {
+    int64_t bad = 0;
+    while (o->out_file && bad < n && isfinite(x[bad])) bad++;
+    if (o->out_file && bad < n) {
+        /* a NaN iterate cannot be written (Matrix Market has no NaN); say so, keep status 1 */
+        fprintf(stderr, "cgsolve: not writing %s: the iterate holds NaN or Inf\n", o->out_file);
+    } else if (o->out_file && (st = mpcg_vector_write_mm(ctx, o->out_file, n, x))) {
         rc = fail(ctx, st, o->out_file);
         goto done;
     }

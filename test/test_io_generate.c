@@ -1,5 +1,4 @@
-/* test/test_io_generate.c: generated matrices (poisson2d, poisson3d, poisson3d27) and their specs
- */
+/* test/test_io_generate.c: generated matrices (stencils, replicate, powerlaw) and their specs */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdlib.h>
 
@@ -224,6 +223,110 @@ static void test_allocation_failures(void)
     CHECK(k >= 1 && k <= 50);
 }
 
+/* Sorted row lengths of a CSR (for comparing permuted matrices). */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int64_t *sorted_lengths(const mpcgi_csr *A)
+{
+    int64_t *len = malloc((size_t)A->n * sizeof *len);
+    for (int64_t i = 0; i < A->n; i++)
+        len[i] = A->row_ptr[i + 1] - A->row_ptr[i];
+    qsort(len, (size_t)A->n, sizeof *len, cmp_i64);
+    return len;
+}
+
+static void test_replicate(void)
+{
+    char spec[4200], specp[4200];
+    mpcg_matrix *base, *B, *P;
+    CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data("nos4.mtx"), &base));
+    snprintf(spec, sizeof spec, "replicate:%s:3", test_data("nos4.mtx"));
+    snprintf(specp, sizeof specp, "replicate:%s:3:perm", test_data("nos4.mtx"));
+
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, spec, &B));
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, specp, &P));
+
+    const mpcgi_csr *A = &base->csr, *b = &B->csr, *p = &P->csr;
+    CHECK(b->n == 3 * A->n && b->nnz == 3 * A->nnz && p->n == b->n && p->nnz == b->nnz);
+    int same = 1; /* block k of B is A shifted by k n */
+    for (int64_t k = 0; k < 3; k++)
+        for (int64_t i = 0; i < A->n; i++)
+            for (int64_t t = 0; t < A->row_ptr[i + 1] - A->row_ptr[i]; t++) {
+                int64_t kb = b->row_ptr[k * A->n + i] + t, ka = A->row_ptr[i] + t;
+                same &= b->col_idx[kb] == A->col_idx[ka] + k * A->n && b->val[kb] == A->val[ka];
+            }
+    CHECK(same);
+    CHECK_OK(ctx, mpcgi_csr_check_symmetric(ctx, p)); /* P B P^T stays symmetric */
+    int64_t *lb = sorted_lengths(b), *lp = sorted_lengths(p);
+    CHECK(memcmp(lb, lp, (size_t)b->n * sizeof *lb) == 0);
+    double sb = 0, sp = 0, tb = 0, tp = 0; /* same values and same trace */
+    for (int64_t k = 0; k < b->nnz; k++)
+        sb += b->val[k], sp += p->val[k];
+    mpcgi_diag_stats db, dp;
+    mpcgi_csr_diag_stats(b, &db), mpcgi_csr_diag_stats(p, &dp);
+    for (int64_t i = 0; i < b->n; i++)
+        for (int64_t k = b->row_ptr[i]; k < b->row_ptr[i + 1]; k++)
+            tb += b->col_idx[k] == i ? b->val[k] : 0;
+    for (int64_t i = 0; i < p->n; i++)
+        for (int64_t k = p->row_ptr[i]; k < p->row_ptr[i + 1]; k++)
+            tp += p->col_idx[k] == i ? p->val[k] : 0;
+    CHECK(test_close(sb, sp, 1e-12, 1e-300) && test_close(tb, tp, 1e-12, 1e-300));
+    CHECK(db.missing == 0 && dp.missing == 0);
+    int moved = 0; /* the permutation really moves rows */
+    for (int64_t i = 0; i < b->n; i++)
+        moved += b->row_ptr[i + 1] != p->row_ptr[i + 1];
+    CHECK(moved > 0);
+    free(lb), free(lp);
+    mpcg_matrix_destroy(base), mpcg_matrix_destroy(B), mpcg_matrix_destroy(P);
+
+    const char *bad[] = {"replicate:x", "replicate:nos4.mtx", "replicate::3", "replicate:f:0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mpcg_matrix *M = (mpcg_matrix *)1;
+        CHECK_STATUS(ctx, mpcg_matrix_generate(ctx, bad[i], &M), MPCG_ERR_INVALID_ARG);
+        CHECK(M == NULL);
+        mpcg_clear_error(ctx);
+    }
+    mpcg_matrix *M;
+    CHECK_STATUS(ctx, mpcg_matrix_generate(ctx, "replicate:/nonexistent.mtx:2", &M), MPCG_ERR_IO);
+    mpcg_clear_error(ctx);
+}
+
+static void test_powerlaw(void)
+{
+    mpcg_matrix *M, *M2;
+
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "powerlaw:50000:16", &M));
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "powerlaw:50000:16", &M2));
+
+    const mpcgi_csr *A = &M->csr;
+    CHECK_OK(ctx, mpcgi_csr_check_symmetric(ctx, A));
+    int64_t maxlen = 0, dominant = 1;
+    for (int64_t i = 0; i < A->n; i++) {
+        double diag = 0, off = 0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            if (A->col_idx[k] == i)
+                diag = A->val[k];
+            else
+                off += fabs(A->val[k]), dominant &= A->val[k] < 0;
+        }
+        dominant &= diag >= off + 0.5 && diag < off + 1.5; /* SPD: strictly dominant */
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > maxlen) maxlen = A->row_ptr[i + 1] - A->row_ptr[i];
+    }
+    double mean = (double)A->nnz / (double)A->n;
+    CHECK(dominant);
+    CHECK(mean > 12 && mean < 20); /* about DEG nonzeros per row */
+    CHECK(maxlen > 20 * mean);     /* heavily skewed rows */
+    CHECK(M2->csr.nnz == A->nnz && memcmp(M2->csr.col_idx, A->col_idx, (size_t)A->nnz * 4) == 0);
+    mpcg_matrix_destroy(M), mpcg_matrix_destroy(M2);
+    CHECK_STATUS(ctx, mpcg_matrix_generate(ctx, "powerlaw:1:4", &M), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_matrix_generate(ctx, "powerlaw:100", &M), MPCG_ERR_INVALID_ARG);
+    mpcg_clear_error(ctx);
+}
+
 int main(void)
 {
     test_init_seed("test_io_generate");
@@ -240,6 +343,8 @@ int main(void)
     test_malformed_specs();
     test_invalid_arguments();
     test_allocation_failures();
+    test_replicate();
+    test_powerlaw();
 
     CHECK(mpcgi_alloc_live() == live);
     mpcg_context_destroy(ctx);

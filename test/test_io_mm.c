@@ -8,10 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "core/alloc.h"
 #include "core/matrix.h"
 #include "io/mm_num.h"
 #include "test/testutil.h"
+
+#ifndef MPCG_HAVE_ZLIB
+#define MPCG_HAVE_ZLIB 0
+#endif
 
 static mpcg_context *ctx;
 static char tmp_path[4096]; /* a temporary file for the round trips */
@@ -82,6 +87,13 @@ static const expected valid[] = {
     {"one.mtx", 1, 1, {0, 1}, {0}, {7}},
 };
 
+/* 1 if this build refuses path (a ".gz" without zlib: MPCG_ERR_NOT_SUPPORTED). */
+static int no_gz(const char *path)
+{
+    size_t len = strlen(path);
+    return !MPCG_HAVE_ZLIB && len >= 3 && strcmp(path + len - 3, ".gz") == 0;
+}
+
 static void check_csr(const mpcg_matrix *A, const expected *e)
 {
     const int64_t *rp;
@@ -105,8 +117,9 @@ static void test_valid_files(void)
         mpcg_matrix *A = NULL;
         int before = test_failures;
 
-        CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data(path), &A));
+        mpcg_status st = mpcg_matrix_read_mm(ctx, test_data(path), &A);
 
+        CHECK_STATUS(ctx, st, no_gz(path) ? MPCG_ERR_NOT_SUPPORTED : MPCG_SUCCESS);
         if (A) check_csr(A, &valid[t]);
         if (test_failures != before) fprintf(stderr, "  while reading %s\n", path);
         mpcg_matrix_destroy(A);
@@ -117,10 +130,10 @@ static void test_matrix_name(void)
 {
     mpcg_matrix *A = NULL, *B = NULL;
 
-    CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data("mm/coord_real_general.mtx.gz"), &A));
+    mpcg_matrix_read_mm(ctx, test_data("mm/coord_real_general.mtx.gz"), &A);
     CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data("mm/one.mtx"), &B));
 
-    CHECK(A && strcmp(A->name, "coord_real_general") == 0);
+    CHECK(no_gz(".gz") || (A && strcmp(A->name, "coord_real_general") == 0));
     CHECK(B && strcmp(B->name, "one") == 0);
     mpcg_matrix_destroy(A);
     mpcg_matrix_destroy(B);
@@ -268,8 +281,8 @@ static void test_mangled_files(void)
 
         mpcg_status st = read_any(test_data(path), m->vector);
 
-        CHECK_STATUS(ctx, st, m->status);
-        check_message(m->file, m->line, m->text);
+        CHECK_STATUS(ctx, st, no_gz(m->file) ? MPCG_ERR_NOT_SUPPORTED : m->status);
+        if (!no_gz(m->file)) check_message(m->file, m->line, m->text);
     }
 }
 
@@ -279,9 +292,11 @@ static void test_overlong_line(void)
     FILE *f = fopen(tmp_path, "w");
     CHECK(f != NULL);
     if (!f) return;
+    static char chunk[1 << 16];
+    memset(chunk, 'a', sizeof chunk);
     fputs("%%MatrixMarket matrix coordinate real general\n% ", f);
-    for (int k = 0; k < (17 << 20) / 64; k++)
-        fputs("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", f);
+    for (int k = 0; k < 17 * 16; k++) /* a comment line of 17 MiB */
+        fwrite(chunk, 1, sizeof chunk, f);
     fputs("\n3 3 0\n", f);
     fclose(f);
 
@@ -302,7 +317,8 @@ static void test_io_errors(void)
 
     CHECK_STATUS(ctx, read_any(test_data("mm/no_such_file.mtx"), 0), MPCG_ERR_IO);
     CHECK(strstr(mpcg_last_error(ctx), "cannot open") != NULL);
-    CHECK_STATUS(ctx, read_any(test_data("mm/no_such_file.mtx.gz"), 1), MPCG_ERR_IO);
+    CHECK_STATUS(ctx, read_any(test_data("mm/no_such_file.mtx.gz"), 1),
+                 no_gz(".gz") ? MPCG_ERR_NOT_SUPPORTED : MPCG_ERR_IO);
     CHECK_STATUS(ctx, read_any(test_data("mm"), 0), MPCG_ERR_IO); /* a directory */
     CHECK(strstr(mpcg_last_error(ctx), "cannot read") != NULL);
     mpcg_clear_error(ctx);
@@ -595,7 +611,7 @@ static void test_allocation_failures(void)
     CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson2d:200", &sweep_matrix));
 
     sweep(READ_MATRIX, test_data("mm/coord_real_symmetric.mtx"));
-    sweep(READ_MATRIX, test_data("mm/array_real_symmetric.mtx.gz"));
+    if (!no_gz(".gz")) sweep(READ_MATRIX, test_data("mm/array_real_symmetric.mtx.gz"));
     sweep(READ_VECTOR, test_data("mm/vec_array.mtx"));
     sweep(READ_VECTOR, test_data("mm/vec_coord.mtx"));
     sweep(WRITE_VECTOR, tmp_path);
