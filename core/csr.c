@@ -98,8 +98,7 @@ done:
     return st;
 }
 
-/* Insertion sort of one row by column (rows handed in by users are short or already sorted). */
-static void sort_row(int32_t *col, double *val, int64_t len)
+void mpcgi_csr_sort_row(int32_t *col, double *val, int64_t len)
 {
     for (int64_t k = 1; k < len; k++) {
         int32_t c = col[k];
@@ -145,7 +144,7 @@ mpcg_status mpcgi_csr_from_user(const mpcg_context *ctx, int64_t n, const int64_
     memcpy(A.val, val, (size_t)nnz * sizeof *val);
     for (int64_t i = 0; i < n; i++) {
         int64_t b = A.row_ptr[i], e = A.row_ptr[i + 1];
-        sort_row(A.col_idx + b, A.val + b, e - b);
+        mpcgi_csr_sort_row(A.col_idx + b, A.val + b, e - b);
         for (int64_t k = b + 1; k < e; k++)
             MPCG_ENSURE_GOTO(ctx, st, A.col_idx[k] != A.col_idx[k - 1], MPCG_ERR_INVALID_ARG,
                              "row %lld has column %d twice (duplicates are not allowed)",

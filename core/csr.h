@@ -39,6 +39,9 @@ mpcg_status mpcgi_csr_from_coo(const mpcg_context *ctx, int64_t n, int64_t nnz, 
 mpcg_status mpcgi_csr_from_user(const mpcg_context *ctx, int64_t n, const int64_t *row_ptr,
                                 const int32_t *col_idx, const double *val, mpcgi_csr *out);
 
+/* Sort one row by column, values following (insertion sort: rows are short or nearly sorted). */
+void mpcgi_csr_sort_row(int32_t *col, double *val, int64_t len);
+
 /* MPCG_ERR_INVALID_ARG naming the first non-finite value. */
 mpcg_status mpcgi_csr_check_finite(const mpcg_context *ctx, const mpcgi_csr *A);
 /* MPCG_ERR_INVALID_ARG naming the first entry with A(i,j) != A(j,i) (exact comparison). */

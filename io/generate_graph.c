@@ -55,18 +55,6 @@ static mpcg_status random_permutation(const mpcg_context *ctx, int64_t n, int32_
     return MPCG_SUCCESS;
 }
 
-/* Insertion sort of one row by column (rows of real matrices are short). */
-static void sort_row(int32_t *col, double *val, int64_t len)
-{
-    for (int64_t k = 1; k < len; k++) {
-        int32_t c = col[k];
-        double v = val[k];
-        int64_t m = k - 1;
-        for (; m >= 0 && col[m] > c; m--) col[m + 1] = col[m], val[m + 1] = val[m];
-        col[m + 1] = c, val[m + 1] = v;
-    }
-}
-
 /*
  * B = K diagonal copies of A; with perm, B = P B P^T for a random permutation P, which keeps B
  * SPD and its row lengths but destroys the locality of x accesses. Row r of B is row inv[r] of the
@@ -101,7 +89,8 @@ static mpcg_status replicate(mpcg_context *ctx, const mpcgi_csr *A, int64_t K, i
             B.col_idx[w] = perm ? p[c] : (int32_t)c;
             B.val[w] = A->val[k];
         }
-        if (perm) sort_row(B.col_idx + B.row_ptr[r], B.val + B.row_ptr[r], w - B.row_ptr[r]);
+        int64_t b0 = B.row_ptr[r];
+        if (perm) mpcgi_csr_sort_row(B.col_idx + b0, B.val + b0, w - b0);
     }
     *out = B;
 done:

@@ -104,6 +104,25 @@ mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_prec
     return MPCG_SUCCESS;
 }
 
+int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan)
+{
+    return plan && plan->on_device && plan->ops->apply_dot != NULL;
+}
+
+mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const double *x,
+                                 double *y, double *dot_dev, const int *skip_dev)
+{
+    MPCG_ENSURE(ctx, plan && plan->impl, MPCG_ERR_INVALID_STATE, "SpMV plan is not set up");
+    MPCG_ENSURE(ctx, mpcgi_spmv_has_apply_dot(plan), MPCG_ERR_NOT_SUPPORTED,
+                "backend %s has no fused SpMV + dot on the device", plan->ops->name);
+    MPCG_ENSURE(ctx, plan->precisions & MPCG_CAP_FP64, MPCG_ERR_NOT_SUPPORTED,
+                "backend %s was not set up for precision fp64", plan->ops->name);
+    MPCG_ENSURE(ctx, plan->n == 0 || (x && y && dot_dev), MPCG_ERR_INVALID_ARG,
+                "x, y and dot_dev must not be NULL");
+    MPCG_CHECK(ctx, plan->ops->apply_dot(ctx, plan->impl, x, y, dot_dev, skip_dev, plan->ws));
+    return MPCG_SUCCESS;
+}
+
 void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan)
 {
     if (!plan) return;

@@ -42,6 +42,13 @@ struct mpcgi_spmv_ops {
     mpcg_status (*apply_host)(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
                               void *y);
     void (*destroy)(mpcg_context *ctx, void *impl);
+    /* Optional (fused CG): y = A x and *dot_dev = x^T y in one pass over the matrix, on the
+     * device, fp64 only. dot_dev is a device double; the reduction is deterministic (fixed order,
+     * no floating-point atomics). The partials live in ws (counted in bytes_workspace). When
+     * `skip_dev` is not NULL and *skip_dev != 0 (a device int), nothing is computed: the fused
+     * CG sets it once it has stopped, so queued iterations leave y and *dot_dev untouched. */
+    mpcg_status (*apply_dot)(mpcg_context *ctx, void *impl, const double *x, double *y,
+                             double *dot_dev, const int *skip_dev, void *ws);
 };
 
 /* A backend bound to one matrix, on the host or on the device. */
@@ -72,6 +79,12 @@ mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *pl
 mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
                              const void *x, void *y);
 void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan);
+/* 1 if the plan runs on the device and its backend fuses the dot (apply_dot). */
+int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan);
+/* y = A x and *dot_dev = x^T y on the device (fp64), see apply_dot; MPCG_ERR_NOT_SUPPORTED if
+ * the backend has no apply_dot (the caller then runs apply and a separate dot). */
+mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const double *x,
+                                 double *y, double *dot_dev, const int *skip_dev);
 
 /* The tables. */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_cpu;

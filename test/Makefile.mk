@@ -16,7 +16,7 @@ check-local: $(check_PROGRAMS)
 CLEANFILES += test/*.log
 
 MPCG_C_TESTS = test/test_core test/test_csr test/test_spmv_cpu test/test_solver_cg \
-	test/test_io_mm test/test_io_generate
+	test/test_io_mm test/test_io_num test/test_io_generate
 check_PROGRAMS += $(MPCG_C_TESTS)
 MPCG_TESTS += $(MPCG_C_TESTS)
 test_test_core_SOURCES = test/test_core.c
@@ -29,6 +29,8 @@ test_test_solver_cg_SOURCES = test/test_solver_cg.c
 test_test_solver_cg_LDADD = $(TEST_LDADD)
 test_test_io_mm_SOURCES = test/test_io_mm.c
 test_test_io_mm_LDADD = $(TEST_LDADD)
+test_test_io_num_SOURCES = test/test_io_num.c
+test_test_io_num_LDADD = $(TEST_LDADD)
 test_test_io_generate_SOURCES = test/test_io_generate.c
 test_test_io_generate_LDADD = $(TEST_LDADD)
 

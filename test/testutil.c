@@ -1,5 +1,6 @@
 /* test/testutil.c: random test matrices */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <float.h>
 #include <time.h>
 
 #include "core/alloc.h"
@@ -51,4 +52,31 @@ mpcg_matrix *test_random_spd(mpcg_context *ctx, int64_t n, uint64_t seed)
     if (mpcg_matrix_create_csr(ctx, n, C.row_ptr, C.col_idx, C.val, &A) != MPCG_SUCCESS) A = NULL;
     mpcgi_csr_free(&C);
     return A;
+}
+
+/* Values that stress the decimal conversion both ways. */
+double test_stress_value(mpcgi_rng *g)
+{
+    static const double special[] = {0.1,           1e-300,
+                                     -3.5e300,      DBL_TRUE_MIN,
+                                     -DBL_TRUE_MIN, 0x1.fffffffffffffp-1023,
+                                     DBL_MIN,       DBL_MAX,
+                                     -DBL_MAX,      1.0 / 3.0,
+                                     -0.0,          0.0,
+                                     1.0,           -1.0,
+                                     0x1p53,        0x1p53 + 2,
+                                     1e22,          1e23,
+                                     2.5e-310,      0.30000000000000004,
+                                     123456.789};
+    switch (mpcgi_rng_below(g, 4)) {
+    case 0: return special[mpcgi_rng_below(g, sizeof special / sizeof special[0])];
+    case 1: {
+        uint64_t bits = mpcgi_rng_u64(g);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        return isfinite(v) ? v : 0.5;
+    }
+    case 2: return (mpcgi_rng_uniform(g) - 0.5) * pow(10.0, (double)mpcgi_rng_below(g, 40) - 20);
+    default: return (double)mpcgi_rng_below(g, 2001) - 1000.0;
+    }
 }

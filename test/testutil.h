@@ -93,4 +93,8 @@ int test_random_csr(mpcgi_rng *g, int64_t n, int per_row, int empty_rows, mpcgi_
  * and no empty rows, the same matrix for the same seed. NULL on failure. */
 mpcg_matrix *test_random_spd(mpcg_context *ctx, int64_t n, uint64_t seed);
 
+/* A random double that stresses decimal conversion both ways: specials (subnormals, DBL_MAX,
+ * 0.1, -0.0, ...), random bit patterns, random magnitudes and small integers; always finite. */
+double test_stress_value(mpcgi_rng *g);
+
 #endif /* MPCG_TEST_TESTUTIL_H */
