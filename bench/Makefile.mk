@@ -4,3 +4,15 @@
 noinst_PROGRAMS += mmbench
 mmbench_SOURCES = bench/mmbench.c
 mmbench_LDADD = libmpcgi.la $(LIBS)
+
+# spmvbench, cgbench: GPU SpMV and CG timings beside cuSPARSE and the copy bandwidth
+# (docs/benchmarks.md); bench/run.sh runs the standard set and writes bench/results/
+if MPCG_HAVE_CUDA
+noinst_PROGRAMS += spmvbench cgbench
+spmvbench_SOURCES = bench/spmvbench.c bench/common.c bench/common.h
+spmvbench_LDADD = libmpcgi.la $(LIBS)
+cgbench_SOURCES = bench/cgbench.c bench/cg_baseline.c bench/cg_baseline.h bench/common.c \
+	bench/common.h
+cgbench_LDADD = libmpcgi.la $(LIBS)
+endif
+EXTRA_DIST += bench/run.sh bench/results/README.md

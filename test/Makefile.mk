@@ -58,4 +58,7 @@ test_test_solver_cg_gpu_LDADD = $(TEST_LDADD)
 test_test_device_SOURCES = test/test_device.c
 test_test_device_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_device_LDADD = $(TEST_LDADD)
+# the benchmark programs' command line; a small measured run where a GPU is usable
+MPCG_TESTS += test/test_bench_cli.sh
 endif
+EXTRA_DIST += test/test_bench_cli.sh

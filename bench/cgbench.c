@@ -1,0 +1,334 @@
+/* bench/cgbench.c: CG time per iteration of each GPU backend beside a plain cuSPARSE loop */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/cg_baseline.h"
+#include "bench/common.h"
+#include "core/alloc.h"
+#include "core/device.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "solver/solver.h"
+
+/* Most timed solves per backend. */
+#define MAX_SOLVES 100
+/* Bytes per row of the vector traffic of one CG iteration (ref/anchors-performance.md §7):
+ * three fused kernels, and the unfused loop. */
+#define FUSED_VECTOR_BYTES 88.0
+#define UNFUSED_VECTOR_BYTES 112.0
+/* Rows of the report: every backend and the baseline. */
+#define MAX_ROWS (BENCH_MAX_BACKENDS + 1)
+
+static const char usage_text[] =
+    "usage: cgbench [options] MATRIX.mtx\n"
+    "       cgbench [options] --generate=SPEC\n"
+    "Solve A x = ones with mpcg's CG on the GPU (b and x in device memory) for each GPU SpMV\n"
+    "backend, beside a plain cuSPARSE + cuBLAS CG loop run for the same number of iterations,\n"
+    "and compare the time per iteration with the fused roofline (matrix bytes + 88 n) / copy\n"
+    "bandwidth measured in the same run. Protocol and output: docs/benchmarks.md.\n"
+    "\n"
+    "  --generate=SPEC     a generated matrix (poisson3d:N, poisson3d27:N, replicate:FILE:K,\n"
+    "                      powerlaw:N:DEG, ...: see cgsolve --help)\n"
+    "  --spmv=LIST         comma-separated backends (default: every GPU backend)\n"
+    "  --tol=T             relative tolerance (default 1e-8)\n"
+    "  --maxit=N           iteration cap (default: the library's, max(100, 10 n))\n"
+    "  --runs=N            timed solves after one warm-up solve, median reported (default 3,\n"
+    "                      at most 100)\n"
+    "  --json FILE         write the records as a JSON list, appending to a list already there\n"
+    "  --device=cuda:N     the GPU (default cuda, GPU 0)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "A solve that stops without converging (iteration cap, indefinite matrix, ...) is reported\n"
+    "with its reason and is not an error.\n"
+    "exit status: 0 all measured, 1 a measurement failed, 2 bad usage, 77 no usable CUDA GPU.\n";
+
+typedef struct cg_opts {
+    bench_opts c;
+    double tol;
+    long maxit; /* -1: the library's default */
+} cg_opts;
+
+/* One run of cgbench. */
+typedef struct cg_run {
+    mpcg_context *ctx;
+    mpcg_matrix *A;
+    char matrix[256];
+    const struct mpcgi_spmv_ops *ops[BENCH_MAX_BACKENDS];
+    int count;
+    double *b, *x; /* device */
+    bench_device dev;
+    bench_record rows[MAX_ROWS];
+    int nrows;
+    int failed;
+} cg_run;
+
+/* ---------------------------------------------------------------- measurements */
+
+/* The roofline fields of r from its matrix bytes and measured time per iteration. */
+static void roofline(bench_record *r, const bench_device *dev)
+{
+    double n = (double)r->n, bw = dev->copy_gbs * 1e9;
+    r->roofline_ms = (r->bytes_matrix + FUSED_VECTOR_BYTES * n) / bw * 1e3;
+    r->roofline_unfused_ms = (r->bytes_matrix + UNFUSED_VECTOR_BYTES * n) / bw * 1e3;
+    r->roofline_ratio = r->ms_per_iter / r->roofline_ms;
+    r->gbs = r->bytes / (r->ms_per_iter * 1e-3) * 1e-9;
+    r->frac_copy = r->gbs / dev->copy_gbs;
+}
+
+/* Setup, one warm-up solve, o->c.runs timed solves (wall time, median) of one backend. */
+static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spmv_ops *ops,
+                           bench_record *r)
+{
+    mpcg_context *ctx = run->ctx;
+    mpcg_status st = MPCG_SUCCESS;
+    mpcg_solver *s = NULL;
+    mpcg_info info;
+    double t[MAX_SOLVES];
+    int runs = (int)o->c.runs;
+    MPCG_TRY(ctx, st, mpcg_solver_create(ctx, run->A, &s));
+    MPCG_TRY(ctx, st, mpcg_solver_set_spmv(s, ops->name));
+    MPCG_TRY(ctx, st, mpcg_solver_set_tol(s, o->tol));
+    if (o->maxit >= 0) MPCG_TRY(ctx, st, mpcg_solver_set_maxit(s, o->maxit));
+    double t0 = mpcgi_wtime();
+    MPCG_TRY(ctx, st, mpcg_solver_setup(s));
+    r->setup_ms = (mpcgi_wtime() - t0) * 1e3;
+    MPCG_TRY(ctx, st, mpcg_solve_device(s, run->b, run->x, &info)); /* warm-up */
+    for (int k = 0; k < runs; k++) {
+        t0 = mpcgi_wtime();
+        MPCG_TRY(ctx, st, mpcg_solve_device(s, run->b, run->x, &info));
+        t[k] = (mpcgi_wtime() - t0) * 1e3;
+    }
+    r->ms = bench_median(t, runs); /* sorts t */
+    r->ms_min = t[0];
+    r->ms_max = t[runs - 1];
+    r->iterations = info.iterations;
+    r->ms_per_iter = info.iterations > 0 ? r->ms / (double)info.iterations : NAN;
+    r->true_relres = info.true_relres;
+    snprintf(r->reason, sizeof r->reason, "%s", mpcg_reason_name(info.reason));
+    r->bytes_matrix = (double)s->plan->sizes.bytes_matrix;
+    r->bytes = info.bytes_per_iteration; /* the library's model of its loop */
+    roofline(r, &run->dev);
+done:
+    mpcg_solver_destroy(s);
+    return st;
+}
+
+/* The resolved iteration cap: --maxit, else the library's default max(100, 10 n). */
+static int64_t resolved_maxit(const cg_opts *o, int64_t n)
+{
+    return o->maxit >= 0 ? o->maxit : (n > 10 ? 10 * n : 100);
+}
+
+/* A record of the run's matrix with the options of a CG row. */
+static bench_record *new_row(cg_run *run, const cg_opts *o, const char *backend)
+{
+    bench_record *r = &run->rows[run->nrows++];
+    const mpcgi_csr *A = bench_csr(run->A);
+    bench_record_init(r, "cg", run->matrix, A);
+    snprintf(r->backend, sizeof r->backend, "%s", backend);
+    r->precision = "fp64";
+    r->tol = o->tol;
+    r->maxit = resolved_maxit(o, A->n);
+    r->runs = o->c.runs;
+    return r;
+}
+
+/* The baseline row, for the iteration count of the cusparse row (else the first measured). */
+static void baseline_row(cg_run *run, const cg_opts *o)
+{
+    const bench_record *ref = NULL;
+    for (int k = 0; k < run->nrows; k++)
+        if (strcmp(run->rows[k].status, "ok") == 0 &&
+            (!ref || strcmp(run->rows[k].backend, "cusparse") == 0))
+            ref = &run->rows[k];
+    if (!ref || ref->iterations <= 0) {
+        fprintf(stderr, "cgbench: cusparse-loop not run: no mpcg solve took an iteration\n");
+        return;
+    }
+    bench_cg_result res;
+    bench_record *r = new_row(run, o, "cusparse-loop");
+    r->maxit = ref->iterations;
+    if (bench_cg_baseline(run->ctx, bench_csr(run->A), run->b, o->tol, ref->iterations,
+                          (int)o->c.runs, &res) != MPCG_SUCCESS) {
+        fprintf(stderr, "cgbench: cusparse-loop failed: %s\n", mpcg_last_error(run->ctx));
+        mpcg_clear_error(run->ctx);
+        r->status = "failed";
+        run->failed = 1;
+        return;
+    }
+    r->ms = res.ms;
+    r->ms_min = res.ms_min;
+    r->ms_max = res.ms_max;
+    r->iterations = res.iterations;
+    r->ms_per_iter = res.ms_per_iter;
+    r->true_relres = res.true_relres;
+    snprintf(r->reason, sizeof r->reason, "%s",
+             res.converged ? "recurrence_converged" : "iteration_limit");
+    r->bytes_matrix = res.bytes_matrix;
+    r->bytes = res.bytes_per_iter;
+    roofline(r, &run->dev);
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void print_table(const cg_run *run)
+{
+    printf("| matrix | n | nnz | backend | iterations | result | ms | ms/iter | true relres | "
+           "GB/s | of copy | vs loop | roofline ms/iter | ratio | unfused ms/iter |\n"
+           "|---|--:|--:|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for (int k = 0; k < run->nrows; k++) {
+        const bench_record *r = &run->rows[k];
+        const char *reason = strncmp(r->reason, "MPCG_", 5) == 0 ? r->reason + 5 : r->reason;
+        if (strcmp(r->status, "ok") != 0) reason = "FAILED";
+        printf("| %s | %lld | %lld | %s |", r->matrix, (long long)r->n, (long long)r->nnz,
+               r->backend);
+        bench_print_cells(1, "%.0f", r->iterations >= 0 ? (double)r->iterations : NAN);
+        printf(" %s |", reason);
+        bench_print_cells(9, "%.4g", r->ms, "%.4g", r->ms_per_iter, "%.2e", r->true_relres, "%.1f",
+                          r->gbs, "%.3f", r->frac_copy, "%.2f", r->speedup_vs_cusparse, "%.4g",
+                          r->roofline_ms, "%.2f", r->roofline_ratio, "%.4g",
+                          r->roofline_unfused_ms);
+        printf("\n");
+    }
+}
+
+static void print_protocol(const cg_run *run, const cg_opts *o)
+{
+    printf("solve: b = ones, x0 = 0, both in device memory (mpcg_solve_device), tol %g, maxit "
+           "%lld; one warm-up solve, then %ld timed solves (wall time), median reported\n",
+           o->tol, (long long)resolved_maxit(o, mpcg_matrix_n(run->A)), o->c.runs);
+    printf("cusparse-loop: cusparseSpMV (CSR, ALG_DEFAULT) + cublasDdot/Daxpy/Dscal/Dcopy, host "
+           "pointer mode, stops on the recurrence residual or at the iteration count of the "
+           "cusparse row; one warm-up run, then %ld timed with CUDA events, median reported\n",
+           o->c.runs);
+    printf("roofline: fused (matrix bytes + 88 n) / copy bandwidth per iteration, ratio = "
+           "ms/iter / roofline; unfused model (matrix bytes + 112 n) for reference; GB/s = the "
+           "row's modelled bytes per iteration (mpcg: mpcg_info.bytes_per_iteration; "
+           "cusparse-loop: matrix + 128 n) / ms per iteration; vs loop = cusparse-loop ms/iter "
+           "/ ms/iter\n");
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- the run */
+
+/* b = ones and x on the device. */
+static mpcg_status make_vectors(cg_run *run)
+{
+    mpcg_context *ctx = run->ctx;
+    mpcg_status st = MPCG_SUCCESS;
+    int64_t n = mpcg_matrix_n(run->A);
+    size_t bytes = (size_t)n * sizeof(double);
+    double *ones = NULL;
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)n, sizeof(double), &ones));
+    for (int64_t i = 0; i < n; i++)
+        ones[i] = 1.0;
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, bytes, &run->b));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, bytes, &run->x));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, run->b, ones, bytes, MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx));
+done:
+    mpcgi_host_free(ones);
+    return st;
+}
+
+/* Every backend, then the baseline; speedups against the baseline. */
+static void measure_all(cg_run *run, const cg_opts *o)
+{
+    for (int k = 0; k < run->count; k++) {
+        bench_record *r = new_row(run, o, run->ops[k]->name);
+        printf("solving with %s ...\n", run->ops[k]->name);
+        fflush(stdout);
+        if (cg_case(run, o, run->ops[k], r) != MPCG_SUCCESS) {
+            fprintf(stderr, "cgbench: %s failed: %s\n", run->ops[k]->name,
+                    mpcg_last_error(run->ctx));
+            mpcg_clear_error(run->ctx);
+            r->status = "failed";
+            run->failed = 1;
+        }
+    }
+    printf("solving with cusparse-loop ...\n");
+    fflush(stdout);
+    baseline_row(run, o);
+    double loop = NAN;
+    for (int k = 0; k < run->nrows; k++)
+        if (strcmp(run->rows[k].backend, "cusparse-loop") == 0) loop = run->rows[k].ms_per_iter;
+    for (int k = 0; k < run->nrows; k++)
+        run->rows[k].speedup_vs_cusparse = loop / run->rows[k].ms_per_iter;
+}
+
+/* Open, measure the copy bandwidth, load, measure, print, write the JSON. */
+static int run_all(const cg_opts *o, cg_run *run)
+{
+    int rc = BENCH_EXIT_FAILED;
+    if (bench_open(&o->c, &run->ctx, &run->dev) != MPCG_SUCCESS) return BENCH_EXIT_FAILED;
+    if (bench_copy_bandwidth(run->ctx, &run->dev) != MPCG_SUCCESS) goto fail;
+    bench_print_device(o->c.prog, run->ctx, &run->dev);
+    if (bench_load_matrix(run->ctx, &o->c, &run->A, run->matrix, sizeof run->matrix) !=
+        MPCG_SUCCESS)
+        goto fail;
+    if (bench_backends(run->ctx, o->c.spmv, run->ops, &run->count) != MPCG_SUCCESS) goto fail;
+    if (make_vectors(run) != MPCG_SUCCESS) goto fail;
+    print_protocol(run, o);
+    measure_all(run, o);
+    print_table(run);
+    rc = run->failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
+    bench_records list = {.v = run->rows, .count = run->nrows, .cap = run->nrows};
+    if (o->c.json && bench_json_write(o->c.prog, o->c.json, &list, &run->dev) != 0)
+        rc = BENCH_EXIT_FAILED;
+    goto out;
+fail:
+    fprintf(stderr, "cgbench: %s\n", mpcg_last_error(run->ctx));
+out:
+    mpcgi_device_free(run->ctx, run->b);
+    mpcgi_device_free(run->ctx, run->x);
+    mpcg_matrix_destroy(run->A);
+    mpcg_context_destroy(run->ctx);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+/* -1: go on; otherwise the exit status. */
+static int parse_args(int argc, char **argv, cg_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int r;
+        if (bench_help(&o->c, a)) return BENCH_EXIT_OK;
+        if ((r = bench_option(o->c.prog, argc, argv, &i, "--tol", &v)) != 0) {
+            if (r < 0 || bench_parse_double(o->c.prog, "--tol", v, 0.0, 1.0, &o->tol) != 0)
+                return BENCH_EXIT_USAGE;
+        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--maxit", &v)) != 0) {
+            if (r < 0 || bench_parse_long(o->c.prog, "--maxit", v, 0, 1000000000, &o->maxit))
+                return BENCH_EXIT_USAGE;
+        } else if ((r = bench_parse_common(&o->c, argc, argv, &i)) != 0) {
+            if (r < 0) return BENCH_EXIT_USAGE;
+        } else {
+            return bench_usage_error(o->c.prog, "unknown option ", a);
+        }
+    }
+    if (bench_check_matrix_source(&o->c) != 0) return BENCH_EXIT_USAGE;
+    if (o->c.runs > MAX_SOLVES) return bench_usage_error(o->c.prog, "--runs: at most 100", NULL);
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    cg_opts o = {.c = {.prog = "cgbench", .usage = usage_text, .device = "cuda", .runs = 3},
+                 .tol = 1e-8,
+                 .maxit = -1};
+    cg_run *run = calloc(1, sizeof *run);
+    if (!run) {
+        fprintf(stderr, "cgbench: out of memory\n");
+        return BENCH_EXIT_FAILED;
+    }
+    int rc = parse_args(argc, argv, &o);
+    if (rc < 0) {
+        rc = bench_require_gpu(o.c.prog);
+        if (rc == BENCH_EXIT_OK) rc = run_all(&o, run);
+    }
+    free(run);
+    return rc;
+}

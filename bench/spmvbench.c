@@ -1,0 +1,506 @@
+/* bench/spmvbench.c: SpMV time of each GPU backend beside cuSPARSE and the copy bandwidth */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/common.h"
+#include "core/alloc.h"
+#include "core/device.h"
+#include "core/device_cuda.h"
+#include "core/rng.h"
+#include "core/timer.h"
+
+/* Rotation: copies are cycled while matrix + x + y of one copy fit in L2_MULTIPLE x L2. */
+#define L2_MULTIPLE 4
+#define MAX_ROTATION 1024
+/* Rows of a wrong result printed. */
+#define SHOW_WRONG 5
+
+static const char usage_text[] =
+    "usage: spmvbench [options] MATRIX.mtx\n"
+    "       spmvbench [options] --generate=SPEC\n"
+    "       spmvbench --info [--device=cuda:N]\n"
+    "Time y = A x of each GPU SpMV backend beside cuSPARSE, after measuring the device copy\n"
+    "bandwidth. Every result is checked against a CPU reference first; a wrong one is reported\n"
+    "as WRONG without a time. Protocol and output: docs/benchmarks.md.\n"
+    "\n"
+    "  --generate=SPEC     a generated matrix (poisson3d:N, poisson3d27:N, replicate:FILE:K,\n"
+    "                      powerlaw:N:DEG, ...: see cgsolve --help)\n"
+    "  --spmv=LIST         comma-separated backends (default: every GPU backend); cusparse is\n"
+    "                      always measured as the baseline\n"
+    "  --precision=LIST    fp64,fp32 (default: both, where the backend supports them)\n"
+    "  --runs=N            calls per timed group (default 50)\n"
+    "  --seed=N            seed of x (default: a fresh one, printed)\n"
+    "  --json FILE         write the records as a JSON list, appending to a list already there\n"
+    "  --device=cuda:N     the GPU (default cuda, GPU 0)\n"
+    "  --info              print the device, CUDA versions and copy bandwidth, and exit\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "exit status: 0 all measured and correct, 1 a measurement failed or a result was wrong,\n"
+    "2 bad usage, 77 no usable CUDA GPU.\n";
+
+typedef struct spmv_opts {
+    bench_opts c;
+    const char *precisions;
+    const char *seed;
+    int info_only;
+} spmv_opts;
+
+/* One backend x precision: K plans (each its own device copy of A) with their x and y. */
+typedef struct spmv_case {
+    mpcg_context *ctx;
+    const mpcgi_csr *A;
+    const struct mpcgi_spmv_ops *ops;
+    mpcg_precision prec;
+    size_t vw; /* bytes per vector entry */
+    int64_t k;
+    mpcgi_spmv_plan *plan[MAX_ROTATION];
+    void *x[MAX_ROTATION], *y[MAX_ROTATION];
+} spmv_case;
+
+/* x on the host in the precision, and per row the reference value and its tolerance. */
+typedef struct reference {
+    mpcg_precision prec;
+    void *x;     /* n doubles or floats */
+    double *ref; /* sum_j a_ij x_j from the precision's values of A and x, in long double */
+    double *tol; /* (len + 2) eps sum_j |a_ij x_j| (plus the subnormal spacing per term) */
+} reference;
+
+/* ---------------------------------------------------------------- reference */
+
+static void reference_free(reference *R)
+{
+    mpcgi_host_free(R->x);
+    mpcgi_host_free(R->ref);
+    mpcgi_host_free(R->tol);
+    memset(R, 0, sizeof *R);
+}
+
+/* x uniform in [-1, 1) from seed; the reference computed from the values the backend sees (A's
+ * values and x rounded to fp32 for fp32). */
+static mpcg_status reference_make(mpcg_context *ctx, const mpcgi_csr *A, mpcg_precision prec,
+                                  uint64_t seed, reference *R)
+{
+    int64_t n = A->n;
+    int fp32 = prec == MPCG_PRECISION_FP32;
+    double eps = fp32 ? FLT_EPSILON : DBL_EPSILON, tiny = fp32 ? FLT_TRUE_MIN : DBL_TRUE_MIN;
+    mpcgi_rng g;
+    R->prec = prec;
+    MPCG_CHECK(
+        ctx, mpcgi_host_alloc_array(ctx, (size_t)n, fp32 ? sizeof(float) : sizeof(double), &R->x));
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)n, sizeof(double), &R->ref));
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)n, sizeof(double), &R->tol));
+    mpcgi_rng_seed(&g, seed);
+    for (int64_t i = 0; i < n; i++) {
+        double v = 2.0 * mpcgi_rng_uniform(&g) - 1.0;
+        if (fp32)
+            ((float *)R->x)[i] = (float)v;
+        else
+            ((double *)R->x)[i] = v;
+    }
+    const float *x32 = R->x;
+    const double *x64 = R->x;
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (int64_t i = 0; i < n; i++) {
+        long double s = 0.0L, abs_sum = 0.0L;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            int32_t j = A->col_idx[k];
+            long double t = fp32 ? (long double)(float)A->val[k] * (long double)x32[j]
+                                 : (long double)A->val[k] * (long double)x64[j];
+            s += t;
+            abs_sum += fabsl(t);
+        }
+        double len = (double)(A->row_ptr[i + 1] - A->row_ptr[i]);
+        R->ref[i] = fp32 ? (double)(float)s : (double)s;
+        R->tol[i] = (len + 2.0) * eps * (double)abs_sum + (len + 1.0) * tiny;
+    }
+    return MPCG_SUCCESS;
+}
+
+/* Compare y (host, the precision's type) with the reference; prints the first wrong rows. */
+static int64_t reference_compare(const char *what, const reference *R, const void *y, int64_t n)
+{
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v =
+            R->prec == MPCG_PRECISION_FP32 ? (double)((const float *)y)[i] : ((const double *)y)[i];
+        /* a reference that overflowed (fp32 values past FLT_MAX) must be matched exactly */
+        int ok = isfinite(R->ref[i]) ? fabs(v - R->ref[i]) <= R->tol[i] : v == R->ref[i];
+        if (ok) continue;
+        if (bad++ < SHOW_WRONG)
+            fprintf(stderr,
+                    "spmvbench: %s: row %lld: y = %.17g, reference %.17g, |diff| %.3g > "
+                    "tolerance %.3g\n",
+                    what, (long long)i, v, R->ref[i], fabs(v - R->ref[i]), R->tol[i]);
+    }
+    return bad;
+}
+
+/* ---------------------------------------------------------------- one backend x precision */
+
+static void case_free(spmv_case *c)
+{
+    for (int64_t j = 0; j < c->k; j++) {
+        mpcgi_spmv_plan_destroy(c->ctx, c->plan[j]);
+        mpcgi_device_free(c->ctx, c->x[j]);
+        mpcgi_device_free(c->ctx, c->y[j]);
+    }
+    c->k = 0;
+}
+
+/* One more copy: a plan of its own (analyze + upload; its wall time in *setup_ms, up to the end
+ * of the upload) and its x and y. */
+static mpcg_status case_add_copy(spmv_case *c, const reference *R, double *setup_ms)
+{
+    mpcg_context *ctx = c->ctx;
+    size_t bytes = (size_t)c->A->n * c->vw;
+    unsigned cap = c->prec == MPCG_PRECISION_FP32 ? MPCG_CAP_FP32 : MPCG_CAP_FP64;
+    int64_t j = c->k++;
+    c->plan[j] = NULL;
+    c->x[j] = c->y[j] = NULL;
+    double t0 = mpcgi_wtime();
+    MPCG_CHECK(ctx, mpcgi_spmv_plan_create(ctx, c->ops, c->A, cap, &c->plan[j]));
+    MPCG_CHECK(ctx, mpcgi_device_sync(ctx));
+    *setup_ms = (mpcgi_wtime() - t0) * 1e3;
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &c->x[j]));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &c->y[j]));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, c->x[j], R->x, bytes, MPCGI_H2D));
+    return MPCG_SUCCESS;
+}
+
+/* The first copy (its setup time is reported), then as many more as the rotation needs. */
+static mpcg_status case_build(spmv_case *c, const reference *R, const bench_device *dev,
+                              bench_record *r)
+{
+    mpcg_context *ctx = c->ctx;
+    double unused;
+    MPCG_CHECK(ctx, case_add_copy(c, R, &r->setup_ms));
+    r->bytes_matrix = (double)c->plan[0]->sizes.bytes_matrix;
+    r->bytes = r->bytes_matrix + 2.0 * (double)c->A->n * (double)c->vw;
+    double l2x = (double)L2_MULTIPLE * (double)dev->l2_bytes;
+    int64_t k = r->bytes <= l2x ? (int64_t)ceil(l2x / r->bytes) : 1;
+    if (k > MAX_ROTATION) k = MAX_ROTATION;
+    while (c->k < k)
+        MPCG_CHECK(ctx, case_add_copy(c, R, &unused));
+    r->rotation = k;
+    return MPCG_SUCCESS;
+}
+
+/* Each copy: y poisoned with NaN, one SpMV, checked; the first one timed (first_apply_ms). */
+static mpcg_status case_check(spmv_case *c, const reference *R, void *y_host, int64_t *wrong,
+                              bench_record *r)
+{
+    mpcg_context *ctx = c->ctx;
+    cudaStream_t s = (cudaStream_t)mpcg_context_stream(ctx);
+    size_t bytes = (size_t)c->A->n * c->vw;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s", c->ops->name, r->precision);
+    *wrong = 0;
+    for (int64_t j = 0; j < c->k && *wrong == 0; j++) {
+        MPCG_CUDA(ctx, cudaMemsetAsync(c->y[j], 0xff, bytes, s)); /* all ones: NaN */
+        double t0 = mpcgi_wtime();
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, c->plan[j], c->prec, c->x[j], c->y[j]));
+        MPCG_CHECK(ctx, mpcgi_device_sync(ctx));
+        if (j == 0) r->first_apply_ms = (mpcgi_wtime() - t0) * 1e3;
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, y_host, c->y[j], bytes, MPCGI_D2H));
+        *wrong = reference_compare(what, R, y_host, c->A->n);
+    }
+    return MPCG_SUCCESS;
+}
+
+/* Call i of the protocol: the SpMV of copy i mod K. */
+static mpcg_status call_apply(mpcg_context *ctx, void *arg, int64_t i)
+{
+    spmv_case *c = arg;
+    int64_t j = i % c->k;
+    return mpcgi_spmv_apply(ctx, c->plan[j], c->prec, c->x[j], c->y[j]);
+}
+
+/* Build, check and time one backend x precision into r (status "wrong" without a time). */
+static mpcg_status run_case(spmv_case *c, const reference *R, const bench_device *dev,
+                            int per_group, bench_record *r)
+{
+    mpcg_context *ctx = c->ctx;
+    mpcg_status st = MPCG_SUCCESS;
+    void *y_host = NULL;
+    int64_t wrong = 0;
+    bench_timing t;
+    const bench_protocol p = {.warmup = 100, .groups = 3, .per_group = per_group, .untimed = 10};
+    MPCG_TRY(ctx, st, case_build(c, R, dev, r));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)c->A->n, c->vw, &y_host));
+    MPCG_TRY(ctx, st, case_check(c, R, y_host, &wrong, r));
+    if (wrong) {
+        fprintf(stderr, "spmvbench: %s %s: %lld wrong rows: no time is reported\n", c->ops->name,
+                r->precision, (long long)wrong);
+        r->status = "wrong";
+        goto done;
+    }
+    MPCG_TRY(ctx, st, bench_time_calls(ctx, &p, call_apply, c, &t));
+    r->ms = t.ms;
+    r->ms_min = t.ms_min;
+    r->ms_max = t.ms_max;
+    r->gflops = 2.0 * (double)c->A->nnz / (t.ms * 1e-3) * 1e-9;
+    r->gbs = r->bytes / (t.ms * 1e-3) * 1e-9;
+    r->frac_copy = r->gbs / dev->copy_gbs;
+    r->setup_spmvs = r->setup_ms / t.ms;
+done:
+    mpcgi_host_free(y_host);
+    case_free(c);
+    return st;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void print_header(void)
+{
+    printf("| matrix | n | nnz | backend | precision | ms | GFLOP/s | GB/s | of copy | "
+           "vs cusparse | setup ms | setup SpMVs | rotation |\n"
+           "|---|--:|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+}
+
+static void print_row(const bench_record *r)
+{
+    const char *status = strcmp(r->status, "ok") == 0      ? NULL
+                         : strcmp(r->status, "wrong") == 0 ? "WRONG"
+                                                           : "FAILED";
+    printf("| %s | %lld | %lld | %s | %s |", r->matrix, (long long)r->n, (long long)r->nnz,
+           r->backend, r->precision);
+    if (status)
+        printf(" %s |", status);
+    else
+        bench_print_cells(1, "%.4g", r->ms);
+    bench_print_cells(6, "%.1f", r->gflops, "%.1f", r->gbs, "%.3f", r->frac_copy, "%.2f",
+                      r->speedup_vs_cusparse, "%.2f", r->setup_ms, "%.0f", r->setup_spmvs);
+    printf(" %lld |\n", (long long)(r->rotation > 0 ? r->rotation : 0));
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- the run */
+
+/* Everything one run measures and reports. */
+typedef struct spmv_run {
+    mpcg_context *ctx;
+    const mpcgi_csr *A;
+    char matrix[256];
+    const struct mpcgi_spmv_ops *ops[BENCH_MAX_BACKENDS + 1]; /* cusparse first */
+    int count;
+    mpcg_precision precs[2];
+    int nprec, explicit_precisions;
+    uint64_t seed;
+    int per_group;
+    bench_device dev;
+    bench_records records;
+    int failed; /* a case failed or was wrong */
+} spmv_run;
+
+/* cusparse (the baseline) first, then the backends asked for. */
+static mpcg_status select_backends(spmv_run *run, const char *list)
+{
+    const struct mpcgi_spmv_ops *asked[BENCH_MAX_BACKENDS];
+    int n = 0;
+    MPCG_CHECK(run->ctx, bench_backends(run->ctx, list, asked, &n));
+    MPCG_CHECK(run->ctx, mpcgi_spmv_lookup(run->ctx, "cusparse", &run->ops[0]));
+    run->count = 1;
+    for (int k = 0; k < n; k++)
+        if (asked[k] != run->ops[0]) run->ops[run->count++] = asked[k];
+    return MPCG_SUCCESS;
+}
+
+/* Measure one backend x precision into a record, print its row and keep it. */
+static mpcg_status measure(spmv_run *run, spmv_case *c, const reference *R, double *base_ms)
+{
+    mpcg_context *ctx = run->ctx;
+    bench_record r;
+    bench_record_init(&r, "spmv", run->matrix, run->A);
+    snprintf(r.backend, sizeof r.backend, "%s", c->ops->name);
+    r.precision = c->prec == MPCG_PRECISION_FP32 ? "fp32" : "fp64";
+    r.seed = run->seed;
+    r.seed_set = 1;
+    r.runs = run->per_group;
+    if (run_case(c, R, &run->dev, run->per_group, &r) != MPCG_SUCCESS) {
+        fprintf(stderr, "spmvbench: %s %s failed: %s\n", c->ops->name, r.precision,
+                mpcg_last_error(ctx));
+        mpcg_clear_error(ctx);
+        r.status = "failed";
+    }
+    if (strcmp(r.status, "ok") != 0)
+        run->failed = 1;
+    else if (c->ops == run->ops[0])
+        *base_ms = r.ms;
+    r.speedup_vs_cusparse = *base_ms / r.ms;
+    print_row(&r);
+    MPCG_CHECK(ctx, bench_records_add(ctx, &run->records, &r));
+    return MPCG_SUCCESS;
+}
+
+/* Every backend in one precision: one x, one reference, cusparse first. */
+static mpcg_status run_precision(spmv_run *run, mpcg_precision prec)
+{
+    mpcg_context *ctx = run->ctx;
+    mpcg_status st = MPCG_SUCCESS;
+    reference R;
+    spmv_case *c = NULL;
+    double base_ms = NAN;
+    unsigned cap = prec == MPCG_PRECISION_FP32 ? MPCG_CAP_FP32 : MPCG_CAP_FP64;
+    memset(&R, 0, sizeof R);
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *c, &c));
+    MPCG_TRY(ctx, st, reference_make(ctx, run->A, prec, run->seed, &R));
+    for (int b = 0; b < run->count; b++) {
+        if (!(run->ops[b]->caps & cap)) {
+            if (run->explicit_precisions)
+                fprintf(stderr, "spmvbench: backend %s does not support %s: not measured\n",
+                        run->ops[b]->name, prec == MPCG_PRECISION_FP32 ? "fp32" : "fp64");
+            continue;
+        }
+        c->ctx = ctx;
+        c->A = run->A;
+        c->ops = run->ops[b];
+        c->prec = prec;
+        c->vw = prec == MPCG_PRECISION_FP32 ? sizeof(float) : sizeof(double);
+        c->k = 0;
+        MPCG_TRY(ctx, st, measure(run, c, &R, &base_ms));
+    }
+done:
+    reference_free(&R);
+    mpcgi_host_free(c);
+    return st;
+}
+
+static void print_protocol(const spmv_run *run)
+{
+    printf("x: uniform in [-1, 1), seed %" PRIu64 " (replay with --seed=%" PRIu64 ")\n", run->seed,
+           run->seed);
+    printf("check: y poisoned with NaN, one SpMV, each row within (len + 2) eps sum_j "
+           "|a_ij x_j| of a long double CPU reference; a wrong result gets no time\n");
+    printf("timing: 100 warm-up calls, then 3 groups of %d calls timed with CUDA events, each "
+           "after 10 untimed calls; ms = median group / %d\n",
+           run->per_group, run->per_group);
+    printf("bytes: the plan's matrix bytes + x read once + y written (8 or 4 bytes per entry); "
+           "of copy = GB/s / copy bandwidth; setup = plan analyze + upload\n");
+    printf("rotation: K copies (each its own plan and device matrix, x and y) are cycled when "
+           "one copy fits in %d x L2 = %.1f MiB: K = ceil(%d L2 / bytes), at most %d\n",
+           L2_MULTIPLE, L2_MULTIPLE * (double)run->dev.l2_bytes / 1048576.0, L2_MULTIPLE,
+           MAX_ROTATION);
+}
+
+/* Open, measure the copy bandwidth, load, run every precision, write the JSON. */
+static int run_all(const spmv_opts *o, spmv_run *run)
+{
+    mpcg_matrix *A = NULL;
+    int rc = BENCH_EXIT_FAILED;
+    if (bench_open(&o->c, &run->ctx, &run->dev) != MPCG_SUCCESS) return BENCH_EXIT_FAILED;
+    if (bench_copy_bandwidth(run->ctx, &run->dev) != MPCG_SUCCESS) goto fail;
+    bench_print_device(o->c.prog, run->ctx, &run->dev);
+    if (o->info_only) {
+        printf("device: %s\ncuda: %s\ndriver: %s\ncopy_gbs: %.1f\n", run->dev.name, run->dev.cuda,
+               run->dev.driver, run->dev.copy_gbs);
+        rc = BENCH_EXIT_OK;
+        goto out;
+    }
+    if (bench_load_matrix(run->ctx, &o->c, &A, run->matrix, sizeof run->matrix) != MPCG_SUCCESS)
+        goto fail;
+    run->A = bench_csr(A);
+    if (select_backends(run, o->c.spmv) != MPCG_SUCCESS) goto fail;
+    print_protocol(run);
+    print_header();
+    for (int k = 0; k < run->nprec; k++)
+        if (run_precision(run, run->precs[k]) != MPCG_SUCCESS) goto fail;
+    rc = run->failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
+    if (o->c.json && bench_json_write(o->c.prog, o->c.json, &run->records, &run->dev) != 0)
+        rc = BENCH_EXIT_FAILED;
+    goto out;
+fail:
+    fprintf(stderr, "spmvbench: %s\n", mpcg_last_error(run->ctx));
+out:
+    bench_records_free(&run->records);
+    mpcg_matrix_destroy(A);
+    mpcg_context_destroy(run->ctx);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+/* "fp64,fp32" into run->precs; -1 (message printed) on an unknown or missing name. */
+static int parse_precisions(const char *list, spmv_run *run)
+{
+    run->nprec = 0;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        mpcg_precision prec;
+        if (len == 4 && strncmp(p, "fp64", 4) == 0) {
+            prec = MPCG_PRECISION_FP64;
+        } else if (len == 4 && strncmp(p, "fp32", 4) == 0) {
+            prec = MPCG_PRECISION_FP32;
+        } else {
+            bench_usage_error("spmvbench", "--precision: expected fp64 and/or fp32: ", list);
+            return -1;
+        }
+        int seen = 0;
+        for (int k = 0; k < run->nprec; k++)
+            seen |= run->precs[k] == prec;
+        if (!seen) run->precs[run->nprec++] = prec;
+        p += len + (p[len] == ',');
+    }
+    if (run->nprec > 0) return 0;
+    bench_usage_error("spmvbench", "--precision: expected fp64 and/or fp32", NULL);
+    return -1;
+}
+
+/* -1: go on; otherwise the exit status. */
+static int parse_args(int argc, char **argv, spmv_opts *o, spmv_run *run)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int r;
+        if (bench_help(&o->c, a)) return BENCH_EXIT_OK;
+        if (strcmp(a, "--info") == 0) {
+            o->info_only = 1;
+        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--precision", &v)) != 0) {
+            if (r < 0) return BENCH_EXIT_USAGE;
+            o->precisions = v;
+            run->explicit_precisions = 1;
+        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--seed", &v)) != 0) {
+            char *end;
+            if (r < 0) return BENCH_EXIT_USAGE;
+            run->seed = strtoull(v, &end, 0);
+            if (end == v || *end) return bench_usage_error(o->c.prog, "--seed: not a number: ", v);
+            o->seed = v;
+        } else if ((r = bench_parse_common(&o->c, argc, argv, &i)) != 0) {
+            if (r < 0) return BENCH_EXIT_USAGE;
+        } else {
+            return bench_usage_error(o->c.prog, "unknown option ", a);
+        }
+    }
+    if (parse_precisions(o->precisions, run) != 0) return BENCH_EXIT_USAGE;
+    if (!o->info_only && bench_check_matrix_source(&o->c) != 0) return BENCH_EXIT_USAGE;
+    if (o->c.runs > 100000) return bench_usage_error(o->c.prog, "--runs: at most 100000", NULL);
+    run->per_group = (int)o->c.runs;
+    if (!o->seed) {
+        mpcgi_rng g;
+        mpcgi_rng_seed(&g, (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20));
+        run->seed = mpcgi_rng_u64(&g) >> 16; /* short enough to retype */
+    }
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    spmv_opts o = {.c = {.prog = "spmvbench", .usage = usage_text, .device = "cuda", .runs = 50},
+                   .precisions = "fp64,fp32"};
+    spmv_run *run = calloc(1, sizeof *run);
+    if (!run) {
+        fprintf(stderr, "spmvbench: out of memory\n");
+        return BENCH_EXIT_FAILED;
+    }
+    int rc = parse_args(argc, argv, &o, run);
+    if (rc < 0) {
+        rc = bench_require_gpu(o.c.prog);
+        if (rc == BENCH_EXIT_OK) rc = run_all(&o, run);
+    }
+    free(run);
+    return rc;
+}
