@@ -150,6 +150,13 @@ if [ -d "$mdir" ]; then
     for f in "$mdir"/*.mtx; do
         [ -f "$f" ] || continue
         section "$(basename "$f")"
+        # mpcg solves square systems: a rectangular file is noted, not benchmarked
+        size=$(grep -v '^%' "$f" | awk 'NF { print $1, $2; exit }')
+        if [ "${size% *}" != "${size#* }" ]; then
+            printf '\n%s is %s x %s, not square: skipped (mpcg solves square systems).\n' \
+                "$(basename "$f")" "${size% *}" "${size#* }" >>"$tmp/body.md"
+            continue
+        fi
         bench spmvbench "$f"
         bench cgbench "$f" --maxit=2000
     done
