@@ -16,3 +16,12 @@ cgbench_SOURCES = bench/cgbench.c bench/cg_baseline.c bench/cg_baseline.h bench/
 cgbench_LDADD = libmpcgi.la $(LIBS)
 endif
 EXTRA_DIST += bench/run.sh bench/results/README.md
+
+# adaptive_sweep: the adaptive backend's MPCG_ADAPTIVE_* knobs timed on one matrix beside
+# cusparse; bench/adaptive_experiment.sh runs it with the seed-003 experiment (docs/backends.md)
+if MPCG_HAVE_CUDA
+noinst_PROGRAMS += adaptive_sweep
+adaptive_sweep_SOURCES = bench/adaptive_sweep.c
+adaptive_sweep_LDADD = libmpcgi.la $(LIBS)
+endif
+EXTRA_DIST += bench/adaptive_experiment.sh

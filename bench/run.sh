@@ -112,7 +112,7 @@ find_spd() {
 # ---------------------------------------------------------------- the standard set
 # CG caps: poisson3d:256 at 300 iterations (time), all others at 2000 (ill-conditioned and
 # non-SPD matrices stop there or earlier with their reason).
-for spec in poisson3d:128 poisson3d27:96 poisson3d:256; do
+for spec in poisson3d:128 poisson3d27:96 poisson3d:256 poisson3d:46; do
     section "$spec"
     bench spmvbench --generate=$spec
     maxit=2000

@@ -1,6 +1,7 @@
 /* core/device_cuda.c: the device layer on CUDA: GPU, stream, library handles, memory, vectors */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -70,6 +71,7 @@ static void gpu_release(struct mpcgi_gpu *g)
     if (g->cublas) (void)cublasDestroy(g->cublas);
     if (g->scalar_host) (void)cudaFreeHost(g->scalar_host);
     if (g->own_stream) (void)cudaStreamDestroy(g->own_stream);
+    free(g->blocks);
     mpcgi_host_free(g);
 }
 
@@ -149,24 +151,56 @@ void *mpcgi_device_stream(const mpcg_context *ctx)
 
 /* ---------------------------------------------------------------- memory and copies */
 
+mpcg_status mpcg_context_set_device_memory_limit(mpcg_context *ctx, size_t bytes)
+{
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    if (g) g->mem_limit = bytes; /* a CPU context holds no device memory: nothing to cap */
+    return MPCG_SUCCESS;
+}
+
+/* Room for one more entry in the block table (plain realloc: not an attempt of the failure
+ * hook, and not a live block of the leak checks, since the table outlives the blocks). */
+static mpcg_status reserve_block(mpcg_context *ctx, struct mpcgi_gpu *g)
+{
+    if (g->nblocks < g->cap_blocks) return MPCG_SUCCESS;
+    size_t cap = g->cap_blocks ? 2 * g->cap_blocks : 64;
+    void *t = realloc(g->blocks, cap * sizeof *g->blocks);
+    if (!t)
+        MPCG_FAIL(ctx, MPCG_ERR_HOST_ALLOC, "cannot grow the table of device blocks to %zu "
+                  "entries", cap);
+    g->blocks = t;
+    g->cap_blocks = cap;
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr)
 {
     void **out = (void **)pptr;
     *out = NULL;
-    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
     MPCG_ENSURE(ctx, g, MPCG_ERR_INVALID_STATE, "device memory asked for on context %s",
                 ctx->device_name);
     mpcgi_alloc_count_device();
+    MPCG_CHECK(ctx, reserve_block(ctx, g));
     MPCG_CUDA(ctx, cudaSetDevice(g->id));
     void *p = NULL;
     /* the shared failure hook (core/alloc.h) makes the attempt fail as cudaMalloc would */
-    cudaError_t e = mpcgi_alloc_should_fail() ? cudaErrorMemoryAllocation
-                                              : cudaMalloc(&p, bytes ? bytes : 1);
+    int fail = mpcgi_alloc_should_fail();
+    if (!fail && g->mem_limit && (g->mem_in_use > g->mem_limit ||
+                                  bytes > g->mem_limit - g->mem_in_use))
+        MPCG_FAIL(ctx, MPCG_ERR_DEVICE_ALLOC,
+                  "cannot allocate %zu bytes on cuda:%d: device memory limit of %zu bytes "
+                  "reached (%zu in use; set with mpcg_context_set_device_memory_limit)",
+                  bytes, g->id, g->mem_limit, g->mem_in_use);
+    cudaError_t e = fail ? cudaErrorMemoryAllocation : cudaMalloc(&p, bytes ? bytes : 1);
     if (e != cudaSuccess) {
         char what[96];
         snprintf(what, sizeof what, "cudaMalloc of %zu bytes on cuda:%d", bytes, g->id);
         return mpcgi_cuda_status(ctx, e, what, __FILE__, __LINE__, __func__);
     }
+    g->blocks[g->nblocks++] = (struct mpcgi_gpu_block){p, bytes};
+    g->mem_in_use += bytes;
     mpcgi_alloc_track(+1);
     *out = p;
     return MPCG_SUCCESS;
@@ -175,8 +209,17 @@ mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr)
 void mpcgi_device_free(mpcg_context *ctx, void *p)
 {
     if (!p) return;
-    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
-    if (g) (void)cudaSetDevice(g->id);
+    struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    if (g) {
+        (void)cudaSetDevice(g->id);
+        /* blocks are mostly freed in the reverse order of their allocation: search from the end */
+        for (size_t k = g->nblocks; k-- > 0;)
+            if (g->blocks[k].p == p) {
+                g->mem_in_use -= g->blocks[k].bytes;
+                g->blocks[k] = g->blocks[--g->nblocks];
+                break;
+            }
+    }
     (void)cudaFree(p); /* a failure here could only be a sticky error already reported */
     mpcgi_alloc_track(-1);
 }

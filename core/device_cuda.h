@@ -23,6 +23,15 @@ struct mpcgi_gpu {
     cublasHandle_t cublas;
     cusparseHandle_t cusparse;
     double *scalar_host;        /* pinned host double: dot products land here */
+    /* device memory held through mpcgi_device_alloc, for mpcg_context_set_device_memory_limit;
+     * the block table uses plain malloc, outside the counted allocator of core/alloc.h */
+    size_t mem_limit;           /* 0: no limit */
+    size_t mem_in_use;          /* sum of blocks[].bytes */
+    struct mpcgi_gpu_block {
+        void *p;
+        size_t bytes;
+    } *blocks;
+    size_t nblocks, cap_blocks;
 };
 
 /* The GPU state of a CUDA context (NULL on a CPU context). */

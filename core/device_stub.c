@@ -27,6 +27,13 @@ void *mpcgi_device_stream(const mpcg_context *ctx)
     return NULL;
 }
 
+mpcg_status mpcg_context_set_device_memory_limit(mpcg_context *ctx, size_t bytes)
+{
+    (void)bytes; /* a CPU context holds no device memory: there is nothing to cap */
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr)
 {
     *(void **)pptr = NULL;

@@ -2,30 +2,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <cuda_runtime.h>
 
+#include "core/cuda_reduce.cuh"
 #include "core/vec_cuda.h"
 
-/* Threads per block of every kernel here; the reductions below assume a power of two. */
-#define THREADS 256
+/* Threads per block of every kernel here (core/cuda_reduce.cuh). */
+#define THREADS MPCGI_THREADS
 /* Most blocks of the elementwise kernels; each thread then strides over the rest. */
 #define MAX_GRID 65536
 
-static_assert((THREADS & (THREADS - 1)) == 0, "THREADS must be a power of two");
-
-/* Blocks to cover n entries, at least 1 and at most `most`: a function of n alone. */
-static unsigned grid_for(int64_t n, int64_t most)
-{
-    int64_t b = (n + THREADS - 1) / THREADS;
-    return (unsigned)(b < 1 ? 1 : b > most ? most : b);
-}
-
-/* s[0] = s[0] + ... + s[THREADS - 1], always in the same tree order; valid in thread 0. */
-static __device__ void block_sum(double *s)
-{
-    for (int w = THREADS / 2; w > 0; w /= 2) {
-        __syncthreads();
-        if ((int)threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
-    }
-}
 
 /* partial[b] = sum of x[i] y[i] over i = b THREADS + t + k gridDim THREADS (16 B per fp64 row) */
 template <typename T>
@@ -38,7 +22,7 @@ static __global__ void dot_partial_kernel(int64_t n, const T *__restrict__ x,
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
         acc += (double)x[i] * (double)y[i];
     s[threadIdx.x] = acc;
-    block_sum(s);
+    mpcgi_block_sum(s);
     if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
 
@@ -49,7 +33,7 @@ static __global__ void dot_final_kernel(int nblocks, double *ws)
     double acc = 0.0;
     for (int b = threadIdx.x; b < nblocks; b += THREADS) acc += ws[b];
     s[threadIdx.x] = acc;
-    block_sum(s);
+    mpcgi_block_sum(s);
     if (threadIdx.x == 0) ws[MPCGI_DOT_BLOCKS] = s[0];
 }
 
@@ -75,7 +59,7 @@ template <typename T>
 static int dot(void *stream, int64_t n, const T *x, const T *y, double *ws)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    unsigned nblocks = grid_for(n, MPCGI_DOT_BLOCKS);
+    unsigned nblocks = mpcgi_grid_for(n, MPCGI_DOT_BLOCKS);
     dot_partial_kernel<T><<<nblocks, THREADS, 0, s>>>(n, x, y, ws);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return (int)e;
@@ -86,14 +70,14 @@ static int dot(void *stream, int64_t n, const T *x, const T *y, double *ws)
 template <typename T>
 static int axpy(void *stream, int64_t n, T a, const T *x, T *y)
 {
-    axpy_kernel<T><<<grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, a, x, y);
+    axpy_kernel<T><<<mpcgi_grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, a, x, y);
     return (int)cudaGetLastError();
 }
 
 template <typename T>
 static int xpay(void *stream, int64_t n, const T *x, T a, T *y)
 {
-    xpay_kernel<T><<<grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, x, a, y);
+    xpay_kernel<T><<<mpcgi_grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, x, a, y);
     return (int)cudaGetLastError();
 }
 

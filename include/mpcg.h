@@ -133,7 +133,11 @@ typedef void (*mpcg_monitor_fn)(int64_t iteration, double relres, void *user);
 typedef struct mpcg_info {
     mpcg_reason reason;        /**< why the solve stopped */
     int converged;             /**< 1 if reason > 0 (and so true_relres <= tol), else 0 */
-    int64_t iterations;        /**< CG iterations performed */
+    int64_t iterations;        /**< CG iterations performed: updates of x. Exact on the GPU too:
+                                    the fused loop checks the residual only every K iterations
+                                    (mpcg_solver_set_check_interval), but iterations queued after
+                                    the stopping one do nothing, so x is the iterate of this
+                                    count and is never updated past it */
     double true_relres;        /**< ||b - A x|| / ||b||, recomputed in fp64 at exit (0 if b = 0) */
     double recurrence_relres;  /**< ||r_k|| / ||b|| of the CG recurrence at exit */
     double setup_time_s;       /**< wall time of the most recent mpcg_solver_setup (explicit or
@@ -144,8 +148,10 @@ typedef struct mpcg_info {
     mpcg_precision precision;  /**< precision actually used */
     int64_t residual_replacements; /**< times r was replaced by the true residual b - A x */
     double bytes_per_iteration; /**< memory traffic model of one iteration: the backend's matrix
-                                     bytes + 112 n (SpMV vectors, x gathered once, and the
-                                     vector operations; ref/anchors-performance.md section 7) */
+                                     bytes + 112 n on the CPU (SpMV vectors, x gathered once, and
+                                     the vector operations; ref/anchors-performance.md section
+                                     7); + 88 n in the fused GPU loop (+ 104 n when the backend
+                                     has no fused SpMV + dot) */
 } mpcg_info;
 
 /** Capability bits of an SpMV backend (mpcg_backend_info.caps). */
@@ -216,6 +222,23 @@ MPCG_API mpcg_status mpcg_context_set_stream(mpcg_context *ctx, void *stream);
 MPCG_API void *mpcg_context_stream(const mpcg_context *ctx);
 
 /**
+ * Cap the GPU memory the context's objects may hold at once (matrix layouts, work vectors,
+ * workspaces: every block mpcg allocates on the device; not the memory cuSPARSE, cuBLAS or the
+ * CUDA runtime keep for themselves). An allocation that would take the total past the cap fails
+ * as if the GPU were full: MPCG_ERR_DEVICE_ALLOC, with a message naming the limit. It makes
+ * running out of device memory reproducible (tests, `cgsolve --device-memory-limit`) and keeps
+ * mpcg inside a budget on a shared GPU. Blocks already held are kept even if they exceed a new,
+ * lower cap; only later allocations are refused. A solver whose setup failed this way can set up
+ * and solve again after the cap is raised.
+ * @param[in] bytes  the cap; 0 (the default) means no limit beyond the GPU's own memory.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (invalid ctx). On a CPU context the call succeeds
+ *         and does nothing: it holds no device memory.
+ * Thread safety: not while another call uses the context.
+ * @see mpcg_solver_setup
+ */
+MPCG_API mpcg_status mpcg_context_set_device_memory_limit(mpcg_context *ctx, size_t bytes);
+
+/**
  * Route diagnostics (warnings such as "diagonal entry 3 is negative") to a callback.
  * The library never prints on its own.
  * @param[in] level  messages of this level and more severe are passed.
@@ -247,8 +270,9 @@ MPCG_API void mpcg_clear_error(mpcg_context *ctx);
  * fields; general, symmetric and skew-symmetric storage, expanded to the full matrix (only the
  * lower triangle may be stored; a skew-symmetric file has no diagonal). Duplicate coordinate
  * entries are summed; explicit zeros of a coordinate file are kept, zeros of an array file are
- * not stored. Values must be finite. The matrix is named after the file's base name without
- * ".mtx" / ".mtx.gz". docs/matrix-market.md lists what is accepted and rejected.
+ * not stored. Values must be finite, and so must the sums of duplicates. The matrix is named
+ * after the file's base name without ".mtx" / ".mtx.gz". docs/matrix-market.md lists what is
+ * accepted and rejected.
  * On any malformed input nothing is returned and the error message holds "path:line: what"
  * (1-based line; the line after the last one when the file ends early).
  * @param[in]  ctx   context that will own the matrix.
@@ -404,6 +428,22 @@ MPCG_API mpcg_status mpcg_solver_set_monitor(mpcg_solver *solver, int64_t every,
 
 /** If on, a solve that does not converge returns MPCG_ERR_NOT_CONVERGED (info still filled). */
 MPCG_API mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *solver, int on);
+
+/**
+ * How often the GPU solve reads the residual. On a GPU, CG keeps its scalars on the device and
+ * the host queues K iterations before it waits for the device and checks the stop tests; the
+ * device stops by itself, so results, reasons and info->iterations do not depend on K (only the
+ * time does: up to K - 1 queued iterations run as empty kernels after the stop).
+ * @param[in] K  >= 1: a fixed interval; 0 (default): adaptive (4 at first, doubling up to 64
+ *               while tol is far, then half the iterations the residual's decay rate still
+ *               predicts). With a monitor (mpcg_solver_set_monitor), windows end at the
+ *               monitor's iterations instead. docs/solver.md, "The GPU iteration".
+ * Takes effect at the next setup (the next solve runs it). Ignored on the CPU.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver, K < 0).
+ * Thread safety: not while another call uses the solver.
+ * @see mpcg_solver_set_monitor, mpcg_info
+ */
+MPCG_API mpcg_status mpcg_solver_set_check_interval(mpcg_solver *solver, int64_t K);
 
 /**
  * Analyse the matrix for the chosen backend and allocate all work space. Optional: the first

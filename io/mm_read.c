@@ -1,5 +1,6 @@
 /* io/mm_read.c: reading matrices and vectors from Matrix Market files */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -42,6 +43,59 @@ static mpcg_status expand(const mpcg_context *ctx, mpcgi_coo *c, double sign)
     return MPCG_SUCCESS;
 }
 
+/* The line of coordinate entry k (0-based, in file order), found by reading the file again up to
+ * it; only for the message of the rare error below. 0 if the file no longer reads the same. */
+static int64_t entry_line(const mpcg_context *ctx, const char *path, mpcgi_mm_want want, int64_t k)
+{
+    mpcgi_lines r;
+    mpcgi_mm_header h;
+    int64_t line = 0;
+    if (mpcgi_lines_open(ctx, path, &r) == MPCG_SUCCESS &&
+        mpcgi_mm_read_header(&r, want, &h) == MPCG_SUCCESS) {
+        for (int64_t e = 0; e <= k; e++) {
+            const char *p, *q;
+            if (mpcgi_mm_next_line(&r, &p, &q) != MPCG_SUCCESS || !p) {
+                line = 0;
+                break;
+            }
+            line = r.line;
+        }
+    }
+    mpcgi_lines_close(&r);
+    return line;
+}
+
+/* Every value is finite in the file, but duplicates are summed: a sum that overflows is an error
+ * of the file, reported at the entry where the running sum (in file order, as the summation)
+ * stops being finite. c holds the triplets of the `stored` file entries, then the mirrored
+ * off-diagonal ones of a symmetric file in the same order (see expand). */
+static mpcg_status check_sums(const mpcg_context *ctx, const char *path, const mpcgi_csr *A,
+                              const mpcgi_coo *c, int64_t stored)
+{
+    int64_t bad = -1;
+    for (int64_t k = 0; k < A->nnz && bad < 0; k++)
+        if (!isfinite(A->val[k])) bad = k;
+    if (bad < 0) return MPCG_SUCCESS;
+    int32_t i = 0, j = A->col_idx[bad];
+    while (A->row_ptr[i + 1] <= bad) i++;
+    double sum = 0.0;
+    int64_t k = 0, seen = 0;
+    for (; k < c->nnz; k++)
+        if (c->ri[k] == i && c->ci[k] == j) {
+            sum = seen++ ? sum + c->v[k] : c->v[k];
+            if (!isfinite(sum)) break;
+        }
+    if (k >= stored) { /* a mirrored entry: the off-diagonal file entry it mirrors */
+        int64_t m = k - stored;
+        for (k = 0; k < stored; k++)
+            if (c->ri[k] != c->ci[k] && m-- == 0) break;
+    }
+    mpcgi_lines at = {.ctx = ctx, .path = path};
+    at.line = entry_line(ctx, path, MPCGI_MM_WANT_MATRIX, k);
+    return MPCGI_MM_ERROR(&at, "the duplicate entries of (%d, %d) sum to %g: values must be finite",
+                          i + 1, j + 1, A->val[bad]);
+}
+
 mpcg_status mpcg_matrix_read_mm(mpcg_context *ctx, const char *path, mpcg_matrix **out)
 {
     mpcg_status st = MPCG_SUCCESS;
@@ -59,9 +113,12 @@ mpcg_status mpcg_matrix_read_mm(mpcg_context *ctx, const char *path, mpcg_matrix
     MPCG_TRY(ctx, st, mpcgi_mm_read_header(&r, MPCGI_MM_WANT_MATRIX, &h));
     MPCG_TRY(ctx, st, mpcgi_mm_read_coo(&r, &h, &c));
     mpcgi_lines_close(&r);
+    int64_t stored = c.nnz;
     if (h.symmetry != MPCGI_MM_GENERAL)
         MPCG_TRY(ctx, st, expand(ctx, &c, h.symmetry == MPCGI_MM_SKEW ? -1.0 : 1.0));
     MPCG_TRY(ctx, st, mpcgi_csr_from_coo(ctx, h.rows, c.nnz, c.ri, c.ci, c.v, &csr));
+    if (h.format == MPCGI_MM_COORDINATE) /* an array file has no duplicates */
+        MPCG_TRY(ctx, st, check_sums(ctx, path, &csr, &c, stored));
     mpcgi_coo_free(&c);
     base_name(path, name, sizeof name);
     MPCG_TRY(ctx, st, mpcgi_matrix_wrap(ctx, &csr, name, out));
@@ -94,8 +151,17 @@ mpcg_status mpcg_vector_read_mm(mpcg_context *ctx, const char *path, int64_t *n,
     } else {
         /* missing entries are zero, duplicates are summed; one of ri, ci is 0 */
         MPCG_TRY(ctx, st, mpcgi_mm_read_coo(&r, &h, &c));
-        for (int64_t k = 0; k < c.nnz; k++)
-            xv[(int64_t)c.ri[k] + c.ci[k]] += c.v[k];
+        for (int64_t k = 0; k < c.nnz; k++) {
+            double *e = &xv[(int64_t)c.ri[k] + c.ci[k]];
+            *e += c.v[k];
+            if (!isfinite(*e)) { /* duplicates whose sum overflows (see check_sums) */
+                mpcgi_lines at = {.ctx = ctx, .path = path};
+                at.line = entry_line(ctx, path, MPCGI_MM_WANT_VECTOR, k);
+                st = MPCGI_MM_ERROR(&at, "the duplicate entries of (%d, %d) sum to %g: values "
+                                         "must be finite", c.ri[k] + 1, c.ci[k] + 1, *e);
+                goto done;
+            }
+        }
     }
     *n = len;
     *x = xv;

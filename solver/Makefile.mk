@@ -1,6 +1,15 @@
-# solver/Makefile.mk: the solver object, the CG loop, and the cgsolve command
+# solver/Makefile.mk: the solver object, the CG loops (CPU and fused GPU), and the cgsolve command
 libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c
+# the fused GPU iteration (solver/cg_fused.c), or its stub in a CPU-only build
+if MPCG_HAVE_CUDA
+libmpcgi_la_SOURCES += solver/cg_fused.c
+else
+libmpcgi_la_SOURCES += solver/cg_fused_stub.c
+endif
 
 bin_PROGRAMS += cgsolve
-cgsolve_SOURCES = solver/cgsolve.c solver/cgsolve.h solver/cgsolve_report.c
-cgsolve_LDADD = libmpcg.la
+cgsolve_SOURCES = solver/cgsolve.c solver/cgsolve.h solver/cgsolve_report.c \
+	solver/cgsolve_info.c
+# the internals (not libmpcg.la's public API): --info reads the file's header and runs each
+# backend's analysis
+cgsolve_LDADD = libmpcgi.la $(LIBS)

@@ -24,7 +24,7 @@ static mpcg_status true_residual(mpcg_solver *s, const double *b, const double *
     return MPCG_SUCCESS;
 }
 
-static void monitor(const mpcg_solver *s, int64_t k, double relres)
+void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres)
 {
     if (s->monitor && s->monitor_every > 0 && k % s->monitor_every == 0)
         s->monitor(k, relres, s->monitor_user);
@@ -45,8 +45,8 @@ static mpcg_reason curvature_reason(double pq)
  * from p = r; if the true residual stops improving, the solve is stagnant. Sets *reason
  * (NONE: go on; r, rr and p were reset). r holds the true residual afterwards in every case.
  */
-static mpcg_status check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, double *last_true,
-                              mpcg_info *info, mpcg_reason *reason)
+mpcg_status mpcgi_cg_check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
+                                double *last_true, mpcg_info *info, mpcg_reason *reason)
 {
     mpcg_context *ctx = s->ctx;
     double tnorm;
@@ -65,6 +65,44 @@ static mpcg_status check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr
     return MPCG_SUCCESS;
 }
 
+/* r = b - A x (r = b for a zero guess), rr = r.r, p = r, the monitor at iteration 0, and the
+ * stop tests on the initial residual (reason NONE: iterate). */
+mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, double *last_true,
+                           mpcg_info *info, mpcg_reason *reason)
+{
+    mpcg_context *ctx = s->ctx;
+    const mpcgi_vec_ops *V = s->V;
+    int64_t n = s->A->csr.n;
+    double tnorm;
+    *reason = MPCG_REASON_NONE;
+    *last_true = INFINITY;
+    if (a->x_is_zero) MPCG_CHECK(ctx, V->copy(ctx, n, a->b, s->r));  /* r = b */
+    else MPCG_CHECK(ctx, true_residual(s, a->b, a->x, s->r, &tnorm)); /* r = b - A x */
+    MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr));       /* rr = r.r */
+    MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
+    mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
+    if (!isfinite(*rr)) *reason = MPCG_DIVERGED_NAN;
+    else if (sqrt(*rr) <= s->tol * a->bnorm)
+        MPCG_CHECK(ctx, mpcgi_cg_check_true(s, a, rr, last_true, info, reason));
+    return MPCG_SUCCESS;
+}
+
+/* The end of every CG run: reason (NONE: the limit was reached), residuals and count. */
+mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
+                            mpcg_reason reason, mpcg_info *info)
+{
+    double tnorm;
+    if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
+    info->recurrence_relres = sqrt(rr) / a->bnorm;
+    if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_DIVERGED_STAGNATION) {
+        MPCG_CHECK(s->ctx, true_residual(s, a->b, a->x, s->r, &tnorm)); /* r = b - A x */
+        info->true_relres = tnorm / a->bnorm;
+    }
+    info->reason = reason;
+    info->iterations = k;
+    return MPCG_SUCCESS;
+}
+
 /*
  * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row):
  *   q = A p: A + 16 | p.q: 16 | x += a p: 24 | r -= a q: 24 | r.r: 8 | p = r + b p: 24
@@ -76,18 +114,10 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
     const mpcgi_vec_ops *V = s->V;
     int64_t n = s->A->csr.n, k = 0;
     double *r = s->r, *p = s->p, *q = s->q, *x = a->x;
-    double rr, rr_new, pq, alpha, beta, last_true = INFINITY, tnorm;
-    mpcg_reason reason = MPCG_REASON_NONE;
+    double rr, rr_new, pq, alpha, beta, last_true;
+    mpcg_reason reason;
 
-    if (a->x_is_zero) MPCG_CHECK(ctx, V->copy(ctx, n, a->b, r));    /* r = b */
-    else MPCG_CHECK(ctx, true_residual(s, a->b, x, r, &tnorm));      /* r = b - A x */
-    MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr));           /* rr = r.r */
-    MPCG_CHECK(ctx, V->copy(ctx, n, r, p));                          /* p = r */
-    monitor(s, 0, sqrt(rr) / a->bnorm);
-    if (!isfinite(rr)) reason = MPCG_DIVERGED_NAN;
-    else if (sqrt(rr) <= s->tol * a->bnorm)
-        MPCG_CHECK(ctx, check_true(s, a, &rr, &last_true, info, &reason));
-
+    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &last_true, info, &reason)); /* r, rr, p */
     while (reason == MPCG_REASON_NONE && k < a->maxit) {
         MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, p, q)); /* q = A p */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));                     /* pq = p.q */
@@ -97,27 +127,19 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));               /* r -= alpha q */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new));    /* rr_new = r.r */
         k++;
-        monitor(s, k, sqrt(rr_new) / a->bnorm);
+        mpcgi_cg_monitor(s, k, sqrt(rr_new) / a->bnorm);
         if (!isfinite(rr_new)) {
             reason = MPCG_DIVERGED_NAN;
             break;
         }
         if (sqrt(rr_new) <= s->tol * a->bnorm) {
             rr = rr_new;
-            MPCG_CHECK(ctx, check_true(s, a, &rr, &last_true, info, &reason));
+            MPCG_CHECK(ctx, mpcgi_cg_check_true(s, a, &rr, &last_true, info, &reason));
             continue; /* converged, stagnant, or restarted from the true residual */
         }
         beta = rr_new / rr;
         rr = rr_new;
         MPCG_CHECK(ctx, V->xpay(ctx, n, r, beta, p));                 /* p = r + beta p */
     }
-    if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
-    info->recurrence_relres = sqrt(rr) / a->bnorm;
-    if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_DIVERGED_STAGNATION) {
-        MPCG_CHECK(ctx, true_residual(s, a->b, x, r, &tnorm)); /* r = b - A x */
-        info->true_relres = tnorm / a->bnorm;
-    }
-    info->reason = reason;
-    info->iterations = k;
-    return MPCG_SUCCESS;
+    return mpcgi_cg_finish(s, a, rr, k, reason, info);
 }

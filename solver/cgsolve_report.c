@@ -12,8 +12,7 @@ static const char *precision_name(mpcg_precision p)
     return p == MPCG_PRECISION_FP32 ? "fp32" : p == MPCG_PRECISION_MIXED ? "mixed" : "fp64";
 }
 
-/* The matrix name for reports: the file's base name, or the generator spec. */
-static const char *matrix_label(const options *o)
+const char *cgsolve_matrix_label(const options *o)
 {
     if (o->generate) return o->generate;
     const char *s = strrchr(o->matrix, '/');
@@ -32,7 +31,7 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
 {
     /* with --json - the report owns stdout; the summary goes to stderr */
     FILE *f = o->json_file && strcmp(o->json_file, "-") == 0 ? stderr : stdout;
-    fprintf(f, "matrix      %s: n = %lld, nnz = %lld\n", matrix_label(o),
+    fprintf(f, "matrix      %s: n = %lld, nnz = %lld\n", cgsolve_matrix_label(o),
            (long long)mpcg_matrix_n(A), (long long)mpcg_matrix_nnz(A));
     fprintf(f, "device      %s\n", mpcg_context_device_name(ctx));
     fprintf(f, "solver      cg, spmv %s, precision %s, tol %.3g\n", info->backend,
@@ -52,8 +51,7 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
     fprintf(f, "\n");
 }
 
-/* JSON string with the characters JSON requires escaped. */
-static void json_str(FILE *f, const char *s)
+void cgsolve_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -65,59 +63,79 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A number, or null for NaN/Inf (which JSON cannot hold). */
-static void json_num(FILE *f, double v)
+void cgsolve_json_num(FILE *f, double v)
 {
     if (isfinite(v)) fprintf(f, "%.17g", v);
     else fputs("null", f);
 }
 
-int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                       const mpcg_info *info)
+FILE *cgsolve_json_open(const options *o, const char *mode)
 {
-    int to_stdout = strcmp(o->json_file, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(o->json_file, "w");
+    FILE *f = strcmp(o->json_file, "-") == 0 ? stdout : fopen(o->json_file, "w");
     if (!f) {
         fprintf(stderr, "cgsolve: cannot open %s: %s\n", o->json_file, strerror(errno));
-        return 0;
+        return NULL;
     }
-    fprintf(f, "{\n  \"mpcg_version\": \"%d.%d.%d\",\n", MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR,
-            MPCG_VERSION_PATCH);
+    fprintf(f, "{\n  \"mpcg_version\": \"%d.%d.%d\",\n  \"mode\": \"%s\",\n",
+            MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR, MPCG_VERSION_PATCH, mode);
+    return f;
+}
+
+int cgsolve_json_close(const options *o, FILE *f)
+{
+    fprintf(f, "}\n");
+    int ok = !ferror(f);
+    if (f != stdout && fclose(f) != 0) ok = 0;
+    if (!ok) fprintf(stderr, "cgsolve: error writing %s\n", o->json_file);
+    return ok;
+}
+
+int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
+                       const cgsolve_checks *checks, const mpcg_info *info)
+{
+    FILE *f = cgsolve_json_open(o, "solve");
+    if (!f) return 0;
     fprintf(f, "  \"matrix\": {\"name\": ");
-    json_str(f, matrix_label(o));
-    fprintf(f, ", \"n\": %lld, \"nnz\": %lld},\n", (long long)mpcg_matrix_n(A),
-            (long long)mpcg_matrix_nnz(A));
+    cgsolve_json_str(f, cgsolve_matrix_label(o));
+    fprintf(f, ", \"n\": %lld, \"nnz\": %lld, \"symmetric\": %s},\n",
+            (long long)mpcg_matrix_n(A), (long long)mpcg_matrix_nnz(A),
+            checks->symmetric ? "true" : "false");
     fprintf(f, "  \"solver\": {\"method\": \"cg\", \"backend\": ");
-    json_str(f, info->backend);
+    cgsolve_json_str(f, info->backend);
     fprintf(f, ", \"precision\": \"%s\", \"tol\": ", precision_name(info->precision));
-    json_num(f, o->tol);
+    cgsolve_json_num(f, o->tol);
     fprintf(f, ", \"maxit\": ");
     if (o->maxit >= 0) fprintf(f, "%lld", (long long)o->maxit);
     else fputs("null", f);
     fprintf(f, ", \"initial_guess\": \"%s\"},\n", o->x0_file ? "provided" : "zero");
     fprintf(f, "  \"result\": {\"converged\": %s, \"reason\": ", info->converged ? "true" : "false");
-    json_str(f, mpcg_reason_name(info->reason));
+    cgsolve_json_str(f, mpcg_reason_name(info->reason));
     fprintf(f, ", \"iterations\": %lld, \"true_relres\": ", (long long)info->iterations);
-    json_num(f, info->true_relres);
+    cgsolve_json_num(f, info->true_relres);
     fprintf(f, ", \"recurrence_relres\": ");
-    json_num(f, info->recurrence_relres);
+    cgsolve_json_num(f, info->recurrence_relres);
     fprintf(f, ", \"residual_replacements\": %lld},\n", (long long)info->residual_replacements);
     fprintf(f, "  \"time\": {\"setup_s\": ");
-    json_num(f, info->setup_time_s);
+    cgsolve_json_num(f, info->setup_time_s);
     fprintf(f, ", \"solve_s\": ");
-    json_num(f, info->solve_time_s);
+    cgsolve_json_num(f, info->solve_time_s);
     fprintf(f, ", \"ms_per_iteration\": ");
-    json_num(f, info->iterations > 0 ? 1e3 * info->solve_time_s / (double)info->iterations : NAN);
+    cgsolve_json_num(f, info->iterations > 0 ? 1e3 * info->solve_time_s / (double)info->iterations : NAN);
     fprintf(f, "},\n  \"traffic\": {\"bytes_per_iteration\": ");
-    json_num(f, info->bytes_per_iteration);
+    cgsolve_json_num(f, info->bytes_per_iteration);
     fprintf(f, ", \"achieved_gbs\": ");
-    json_num(f, info->iterations > 0 ? achieved_gbs(info) : NAN);
+    cgsolve_json_num(f, info->iterations > 0 ? achieved_gbs(info) : NAN);
     fprintf(f, "},\n  \"device\": {\"kind\": \"%s\", \"name\": ",
             mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA ? "cuda" : "cpu");
-    json_str(f, mpcg_context_device_name(ctx));
-    fprintf(f, "}\n}\n");
-    int ok = !ferror(f);
-    if (!to_stdout && fclose(f) != 0) ok = 0;
-    if (!ok) fprintf(stderr, "cgsolve: error writing %s\n", o->json_file);
-    return ok;
+    cgsolve_json_str(f, mpcg_context_device_name(ctx));
+    fprintf(f, ", \"memory_limit\": ");
+    if (o->memory_limit_set && o->device_memory_limit &&
+        mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA)
+        fprintf(f, "%zu", o->device_memory_limit);
+    else
+        fputs("null", f);
+    fprintf(f, "},\n  \"warnings\": [");
+    if (checks->warning[0]) cgsolve_json_str(f, checks->warning);
+    fprintf(f, "]\n");
+    return cgsolve_json_close(o, f);
 }

@@ -43,6 +43,7 @@ mpcg_status mpcg_solver_create(mpcg_context *ctx, mpcg_matrix *A, mpcg_solver **
 static void teardown(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
+    mpcgi_cg_fused_teardown(s);
     mpcgi_spmv_plan_destroy(ctx, s->plan);
     s->plan = NULL;
     double **vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev};
@@ -134,6 +135,16 @@ mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *s, int on)
     return MPCG_SUCCESS;
 }
 
+mpcg_status mpcg_solver_set_check_interval(mpcg_solver *s, int64_t K)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx, K >= 0, MPCG_ERR_INVALID_ARG,
+                "check interval K = %lld must be >= 1 (fixed) or 0 (adaptive)", (long long)K);
+    if (K != s->check_interval) s->setup_done = 0; /* a captured graph holds K iterations */
+    s->check_interval = K;
+    return MPCG_SUCCESS;
+}
+
 static mpcg_status alloc_vec(mpcg_solver *s, size_t bytes, void *pptr)
 {
     if (s->on_device) MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, bytes, pptr));
@@ -164,6 +175,7 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     if (s->on_device) {
         MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->b_dev));
         MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->x_dev));
+        MPCG_TRY(ctx, st, mpcgi_cg_fused_setup(s)); /* device scalars, graph */
     }
     s->values_version = s->A->values_version;
     s->setup_done = 1;
@@ -191,8 +203,10 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
     snprintf(info->backend, sizeof info->backend, "%s", s->plan->ops->name);
     info->precision = s->precision;
     info->setup_time_s = s->setup_time_s;
-    /* matrix bytes + 112 n: the SpMV's p and q and the vector operations (solver/cg.c) */
-    info->bytes_per_iteration = (double)s->plan->sizes.bytes_matrix + 112.0 * (double)s->A->csr.n;
+    /* matrix bytes + the vectors: 112 n in solver/cg.c; on a GPU the fused loop's 88 n, or
+     * 104 n when the backend has no apply_dot (solver/cg_fused.c) */
+    double vec = !s->on_device ? 112.0 : mpcgi_spmv_has_apply_dot(s->plan) ? 88.0 : 104.0;
+    info->bytes_per_iteration = (double)s->plan->sizes.bytes_matrix + vec * (double)s->A->csr.n;
 }
 
 /* Set up if needed; re-run the numeric setup after new matrix values. */
@@ -202,6 +216,7 @@ static mpcg_status prepare(mpcg_solver *s)
     if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
     if (s->values_version != s->A->values_version) {
         MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
+        MPCG_CHECK(ctx, mpcgi_cg_fused_refresh(s)); /* the graph holds the plan's launches */
         s->values_version = s->A->values_version;
     }
     return MPCG_SUCCESS;
@@ -222,7 +237,8 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
     mpcgi_cg_args a = {.b = b, .x = x, .bnorm = bnorm, .x_is_zero = s->guess == MPCG_GUESS_ZERO,
                        .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
     if (a.x_is_zero) MPCG_CHECK(ctx, s->V->zero(ctx, n, x));
-    MPCG_CHECK(ctx, mpcgi_cg_run(s, &a, info));
+    if (s->on_device) MPCG_CHECK(ctx, mpcgi_cg_run_fused(s, &a, info));
+    else MPCG_CHECK(ctx, mpcgi_cg_run(s, &a, info));
     return MPCG_SUCCESS;
 }
 

@@ -26,6 +26,7 @@ struct mpcg_solver {
     mpcg_monitor_fn monitor;
     void *monitor_user;
     int error_if_not_converged;
+    int64_t check_interval;  /* fused GPU loop: iterations between host checks; 0: adaptive */
 
     /* setup state */
     int setup_done;          /* cleared by option changes */
@@ -37,6 +38,7 @@ struct mpcg_solver {
     double *r, *p, *q, *t;   /* work vectors where V computes (t: true-residual scratch) */
     double *b_dev, *x_dev;   /* device copies of b and x (device solves only) */
     void *dot_ws;
+    struct mpcgi_cg_fused *fused; /* device scalars, pinned mirror, graph (GPU setups only) */
 };
 
 /* Vectors and scalars one CG run works on; all vectors live where V computes. */
@@ -50,5 +52,34 @@ typedef struct mpcgi_cg_args {
 
 /* The CG iteration (solver/cg.c): fills reason, iterations, residuals of info. */
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
+
+/* The steps solver/cg.c shares with the fused loop, so both stop for the same reasons:
+ * start: r = b - A x, rr = r.r, p = r, monitor at 0, tests on the initial residual;
+ * check_true: the true-residual test, replacement or stagnation once sqrt(rr) <= tol ||b||;
+ * finish: reason (NONE: the limit), residuals and iterations of info; monitor: every K-th. */
+mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, double *last_true,
+                           mpcg_info *info, mpcg_reason *reason);
+mpcg_status mpcgi_cg_check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
+                                double *last_true, mpcg_info *info, mpcg_reason *reason);
+mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
+                            mpcg_reason reason, mpcg_info *info);
+void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres);
+
+/*
+ * The fused CG iteration on the GPU (solver/cg_fused.c; solver/cg_fused_stub.c in CPU-only
+ * builds): three kernels per iteration, scalars on the device, the host reading the state every
+ * few iterations (docs/solver.md, "The GPU iteration"). Same results and reasons as
+ * mpcgi_cg_run; x is never updated past the stopping iteration, so `iterations` is exact.
+ */
+mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
+/* Setup of the fused loop (after the plan and work vectors): device state, partials, pinned
+ * mirror, and for small n the CUDA graph of a window of iterations. */
+mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s);
+/* After the plan's values were updated: re-capture the graph (setup work). */
+mpcg_status mpcgi_cg_fused_refresh(mpcg_solver *s);
+/* Release what mpcgi_cg_fused_setup made; accepts a solver without it. */
+void mpcgi_cg_fused_teardown(mpcg_solver *s);
+/* Iterations one launch of the captured graph runs; 0 when iterations are launched one by one. */
+int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s);
 
 #endif /* MPCG_SOLVER_SOLVER_H */

@@ -12,6 +12,7 @@ static const struct mpcgi_spmv_ops *const backends[] = {
     &mpcgi_spmv_cpu,
 #if MPCG_HAVE_CUDA
     &mpcgi_spmv_cusparse,
+    &mpcgi_spmv_adaptive,
 #endif
 };
 

@@ -89,5 +89,6 @@ mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const
 /* The tables. */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_cpu;
 extern const struct mpcgi_spmv_ops mpcgi_spmv_cusparse; /* CUDA builds only */
+extern const struct mpcgi_spmv_ops mpcgi_spmv_adaptive; /* CUDA builds only */
 
 #endif /* MPCG_SPMV_SPMV_H */

@@ -17,6 +17,13 @@ CLEANFILES += test/*.log
 
 MPCG_C_TESTS = test/test_core test/test_csr test/test_spmv_cpu test/test_solver_cg \
 	test/test_io_mm test/test_io_num test/test_io_generate
+# robustness: the allocation-failure sweep over the whole CPU path; the device memory cap (its
+# GPU part skips without a GPU)
+MPCG_C_TESTS += test/test_alloc_sweep test/test_device_limit
+test_test_alloc_sweep_SOURCES = test/test_alloc_sweep.c
+test_test_alloc_sweep_LDADD = $(TEST_LDADD)
+test_test_device_limit_SOURCES = test/test_device_limit.c
+test_test_device_limit_LDADD = $(TEST_LDADD)
 check_PROGRAMS += $(MPCG_C_TESTS)
 MPCG_TESTS += $(MPCG_C_TESTS)
 test_test_core_SOURCES = test/test_core.c
@@ -35,9 +42,15 @@ test_test_io_generate_SOURCES = test/test_io_generate.c
 test_test_io_generate_LDADD = $(TEST_LDADD)
 
 MPCG_SH_TESTS = test/test_cgsolve.sh test/test_scipy_crosscheck.sh test/test_symbols.sh \
-	test/test_readme_example.sh
+	test/test_readme_example.sh test/test_io_scipy.sh
 MPCG_TESTS += $(MPCG_SH_TESTS)
-EXTRA_DIST += $(MPCG_SH_TESTS) test/data test/scipy_cg.py
+EXTRA_DIST += $(MPCG_SH_TESTS) test/data test/scipy_cg.py test/mm_compare.py test/valgrind.supp
+# test/test_io_scipy.sh: what mpcg read, written back for the comparison with scipy.io.mmread
+check_PROGRAMS += test/mm_dump
+test_mm_dump_SOURCES = test/mm_dump.c
+test_mm_dump_LDADD = $(TEST_LDADD)
+# the reader's fuzzing (docs/reliability.md; .ci/run runs it)
+EXTRA_DIST += fuzz/build.sh fuzz/run.sh fuzz/fuzz_mm_read.c fuzz/mm.dict
 
 # the example runs as a test: every step must converge
 MPCG_TESTS += test/test_example_heat.sh
@@ -46,7 +59,9 @@ EXTRA_DIST += test/test_example_heat.sh
 # GPU tests (CUDA builds): each runs its CPU checks (CPU emulation, error mapping), then exits 77
 # (SKIP) where no GPU is usable
 if MPCG_HAVE_CUDA
-MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_solver_cg_gpu test/test_device
+MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_solver_cg_gpu test/test_device \
+	test/test_spmv_adaptive \
+	test/test_solver_cg_fused
 check_PROGRAMS += $(MPCG_GPU_TESTS)
 MPCG_TESTS += $(MPCG_GPU_TESTS)
 test_test_spmv_cusparse_SOURCES = test/test_spmv_cusparse.c
@@ -55,9 +70,15 @@ test_test_spmv_cusparse_LDADD = $(TEST_LDADD)
 test_test_solver_cg_gpu_SOURCES = test/test_solver_cg_gpu.c
 test_test_solver_cg_gpu_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_solver_cg_gpu_LDADD = $(TEST_LDADD)
+test_test_spmv_adaptive_SOURCES = test/test_spmv_adaptive.c
+test_test_spmv_adaptive_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_spmv_adaptive_LDADD = $(TEST_LDADD)
 test_test_device_SOURCES = test/test_device.c
 test_test_device_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_device_LDADD = $(TEST_LDADD)
+test_test_solver_cg_fused_SOURCES = test/test_solver_cg_fused.c
+test_test_solver_cg_fused_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_solver_cg_fused_LDADD = $(TEST_LDADD)
 # the benchmark programs' command line; a small measured run where a GPU is usable
 MPCG_TESTS += test/test_bench_cli.sh
 endif

@@ -60,6 +60,72 @@ expect 3 'right-hand side .* has 3 entries, but A has 100 rows' -- \
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n1 2 2.0\n' > "$tmp/ns.mtx"
 expect 3 'not symmetric' -- --device=cpu --check-symmetry "$tmp/ns.mtx"
 
+printf '%%%%MatrixMarket matrix array real general\n3 1\n0\n0\n1\n' > "$tmp/x3.mtx"
+expect 3 'initial guess .* has 3 entries, but A has 100 rows' -- \
+    --device=cpu --x0="$tmp/x3.mtx" "$data/nos4.mtx"
+printf '%%%%MatrixMarket matrix array real general\n100 1\n' > "$tmp/bnan.mtx"
+for i in 1 2 3 4 5 6 7 8 9 10; do echo nan; done >> "$tmp/bnan.mtx"
+expect 3 "bnan.mtx:3: value 'nan' is not a number" -- --device=cpu -b "$tmp/bnan.mtx" "$data/nos4.mtx"
+
+# solver robustness through the command: each reason reported, with its exit status
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1.0\n2 2 -2.0\n' > "$tmp/ind.mtx"
+expect 1 'NOT converged \(diverged: p\^T A p < 0, the matrix is not positive definite\)' -- \
+    --device=cpu "$tmp/ind.mtx"
+# indefinite, found at the iteration where p^T A p < 0 shows (3 here, not at the start)
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n5 5 5\n1 1 1\n2 2 2\n3 3 3\n4 4 4\n5 5 -0.05\n' \
+    > "$tmp/ind5.mtx"
+expect 1 'the matrix is not positive definite' -- --device=cpu "$tmp/ind5.mtx"
+expect 1 '^iterations +3$' -- --device=cpu "$tmp/ind5.mtx"
+printf '%%%%MatrixMarket matrix array real general\n2 1\n0\n0\n' > "$tmp/b0.mtx"
+expect 0 'converged \(converged: b = 0, so x = 0\)' -- --device=cpu -b "$tmp/b0.mtx" "$tmp/ind.mtx"
+
+# a non-symmetric A: one warning line on stderr (an error with --check-symmetry, above)
+"$cg" --device=cpu --maxit=5 "$tmp/ns.mtx" >"$tmp/out" 2>"$tmp/err"
+if [ `grep -c 'warning' "$tmp/err"` -ne 1 ] ||
+   ! grep -q '^cgsolve: warning: matrix is not symmetric: A(1, 2) = 2 but A(2, 1) = 0' "$tmp/err"; then
+    echo "FAIL: no single non-symmetry warning on stderr"; cat "$tmp/err"; fail=1
+else
+    echo "ok: a non-symmetric A gets one warning line"
+fi
+"$cg" --device=cpu "$data/nos4.mtx" >"$tmp/out" 2>"$tmp/err"
+if grep -q 'warning' "$tmp/err"; then echo "FAIL: warning for a symmetric A"; cat "$tmp/err"; fail=1; fi
+
+# --device-memory-limit: byte counts with K/M/G; no effect on the CPU (GPU: test_device_limit)
+expect 2 '--device-memory-limit=12X: expected a byte count' -- --device-memory-limit=12X "$data/nos4.mtx"
+expect 2 '--device-memory-limit=-1: expected a byte count' -- --device-memory-limit=-1 "$data/nos4.mtx"
+expect 2 '--device-memory-limit=99999999999G: expected a byte count' -- \
+    --device-memory-limit=99999999999G "$data/nos4.mtx"
+expect 0 'has no effect on the CPU' -- --device=cpu --device-memory-limit=64K "$data/nos4.mtx"
+
+# --info: validates and describes without solving
+expect 0 'symmetry +symmetric$' -- --info "$data/nos4.mtx"
+expect 0 'size +n = 100, nnz = 594 expanded, 347 stored in the file' -- --info "$data/nos4.mtx"
+expect 0 'diagonal +100 positive, 0 missing, 0 zero, 0 negative$' -- --info "$data/nos4.mtx"
+expect 0 'rows +nnz per row: min 2, mean 5.94, max 7, sigma 1.4[0-9]; 0 empty' -- --info "$data/nos4.mtx"
+expect 0 'storage +cpu: CSR' -- --info "$data/nos4.mtx"
+expect 0 'auto: cpu on the CPU' -- --info --generate=poisson2d:8
+expect 0 'Matrix Market coordinate real skew-symmetric' -- --info "$data/mm/coord_real_skew.mtx"
+expect 0 'diagonal +0 positive, 3 missing \(first: row 1\)' -- --info "$data/mm/coord_real_skew.mtx"
+expect 0 'symmetry +not symmetric: 1 entry differs' -- --info "$tmp/ns.mtx"
+expect 3 'not symmetric' -- --info --check-symmetry "$tmp/ns.mtx"
+expect 2 '--info solves nothing' -- --info -o "$tmp/x.mtx" "$data/nos4.mtx"
+"$cg" --info --quiet "$data/nos4.mtx" >"$tmp/out" 2>&1 || { echo "FAIL: --info --quiet"; fail=1; }
+if [ -s "$tmp/out" ]; then echo "FAIL: --info --quiet printed something"; cat "$tmp/out"; fail=1; fi
+# every malformed file of the corpus: exit 3 and "file:line: reason"
+for f in "$data"/mm/bad_*; do
+    b=`basename "$f"`
+    "$cg" --info "$f" >"$tmp/out" 2>&1
+    rc=$?
+    if [ $rc -eq 3 ] && { grep -Eq "$b:[0-9]+: [a-z]" "$tmp/out" ||
+                          grep -q 'reading .gz needs zlib' "$tmp/out"; }; then
+        nbad=$((${nbad:-0} + 1))
+    else
+        echo "FAIL: cgsolve --info $b exited $rc, expected 3 and '$b:LINE: reason'"
+        cat "$tmp/out"; fail=1
+    fi
+done
+echo "ok: cgsolve --info rejects all ${nbad:-0} malformed files with file:line: reason"
+
 # -o, -b and --x0 round trip: solving again from the solution takes no iteration
 expect 0 'converged' -- --device=cpu --tol=1e-12 --rhs=random -o "$tmp/x.mtx" "$data/Trefethen_500.mtx"
 "$cg" --device=cpu --quiet --rhs=random -o "$tmp/x.mtx" --tol=1e-12 "$data/Trefethen_500.mtx"
@@ -77,10 +143,49 @@ need = {"matrix": ["name", "n", "nnz"], "solver": ["backend", "precision", "tol"
         "time": ["setup_s", "solve_s"], "device": ["kind", "name"]}
 missing = [f"{k}.{f}" for k, fs in need.items() for f in fs if f not in r.get(k, {})]
 assert not missing, f"missing JSON fields: {missing}"
-assert r["matrix"] == {"name": "gr_30_30.mtx", "n": 900, "nnz": 7744}, r["matrix"]
+assert {k: r["matrix"][k] for k in ("name", "n", "nnz")} == \
+    {"name": "gr_30_30.mtx", "n": 900, "nnz": 7744}, r["matrix"]
 assert r["result"]["converged"] is True and r["result"]["true_relres"] <= 1e-8
 assert r["result"]["reason"] == "MPCG_CONVERGED_RTOL"
+assert r["mode"] == "solve" and r["warnings"] == [] and r["matrix"]["symmetric"] is True
 print("ok: JSON report has every field")
+PYEOF
+    # the non-symmetry warning is in the report too
+    "$cg" --device=cpu --quiet --maxit=5 --json "$tmp/ns.json" "$tmp/ns.mtx" 2>/dev/null
+    python3 - "$tmp/ns.json" <<'PYEOF' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["matrix"]["symmetric"] is False, r["matrix"]
+assert len(r["warnings"]) == 1 and "not symmetric" in r["warnings"][0], r["warnings"]
+print("ok: JSON report carries the non-symmetry warning")
+PYEOF
+    # --info --json: the facts of a valid file, the error of a malformed one
+    "$cg" --info --quiet --json "$tmp/i.json" "$data/mm/coord_real_skew.mtx" || fail=1
+    "$cg" --info --json - "$data/mm/bad_row_big.mtx" >"$tmp/e.json" 2>/dev/null
+    [ $? -eq 3 ] || { echo "FAIL: --info --json on a bad file: exit status"; fail=1; }
+    python3 - "$tmp/i.json" "$tmp/e.json" <<'PYEOF' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["mode"] == "info" and r["valid"] is True
+m = r["matrix"]
+assert (m["name"], m["n"], m["nnz"], m["nnz_stored"]) == ("coord_real_skew.mtx", 3, 6, 3), m
+assert (m["format"], m["field"], m["declared_symmetry"]) == ("coordinate", "real", "skew-symmetric")
+assert m["symmetric"] is False and m["skew_symmetric"] is True and m["structurally_symmetric"] is True
+assert m["asymmetric_entries"] == 6 and m["first_asymmetric"] == [1, 2], m
+assert m["diagonal"] == {"positive": 0, "missing": 3, "zero": 0, "negative": 0,
+                         "first_missing": 1, "first_zero": None, "first_negative": None}, m
+assert m["row_nnz"] == {"min": 2, "mean": 2, "max": 2, "stddev": 0, "empty": 0}, m["row_nnz"]
+names = [b["name"] for b in r["backends"]]
+assert "cpu" in names, names
+for b in r["backends"]:
+    assert b["status"] == "MPCG_SUCCESS" and b["storage"] and b["bytes_matrix"] > 0, b
+assert r["auto_backend"]["cpu"] == "cpu" and isinstance(r["gpus"], int)
+assert len(r["warnings"]) == 2, r["warnings"]
+e = json.load(open(sys.argv[2]))
+assert e["mode"] == "info" and e["valid"] is False and e["matrix"]["name"] == "bad_row_big.mtx"
+assert e["error"]["status"] == "MPCG_ERR_PARSE", e
+assert "bad_row_big.mtx:7: row index 9 out of range [1, 5]" in e["error"]["message"], e
+print("ok: --info JSON reports of a valid and a malformed file")
 PYEOF
 fi
 

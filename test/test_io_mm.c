@@ -240,6 +240,28 @@ static const mangled mangled_files[] = {
     {"bad_vec_symmetric.mtx", 1, MPCG_ERR_PARSE, 1, "a vector file must be general, not symmetric"},
     {"bad_vec_pattern.mtx", 1, MPCG_ERR_PARSE, 1, "pattern files are not vectors"},
     {"bad_vec_too_few.mtx", 1, MPCG_ERR_PARSE, 5, "2 of 3 values"},
+    /* more kinds (docs/reliability.md): trailing text, sizes and counts out of range, a byte
+     * order mark, Fortran exponents, old Mac line ends, huge declared sizes with few entries */
+    {"bad_trailing_garbage.mtx", 0, MPCG_ERR_PARSE, 6, "more entries than the 3 declared"},
+    {"bad_nnz_int64.mtx", 0, MPCG_ERR_PARSE, 2, "entries = 99999999999999999999 out of range"},
+    {"bad_bom.mtx", 0, MPCG_ERR_PARSE, 1, "missing banner"},
+    {"bad_value_fortran.mtx", 0, MPCG_ERR_PARSE, 3, "value '1.0D+00' is not a number"},
+    {"bad_array_sym_too_many.mtx", 0, MPCG_ERR_PARSE, 9, "more values than the 6 of a 3 x 3"},
+    {"bad_cr_only.mtx", 0, MPCG_ERR_PARSE, 1, "the banner has 14 words, expected 5"},
+    {"bad_col_zero.mtx", 0, MPCG_ERR_PARSE, 4, "column index 0 out of range [1, 3]"},
+    {"bad_array_not_square.mtx", 0, MPCG_ERR_PARSE, 2, "not square: 3 rows, 2 columns"},
+    {"bad_array_huge.mtx", 0, MPCG_ERR_PARSE, 5, "2 of 4611686014132420609 values"},
+    {"bad_coord_huge.mtx", 0, MPCG_ERR_PARSE, 4, "1 of 4611686018427387903 entries"},
+    {"bad_symmetric_upper_last.mtx", 0, MPCG_ERR_PARSE, 6, "entry (1, 3) above the diagonal"},
+    {"bad_value_truncated_line.mtx", 0, MPCG_ERR_PARSE, 4, "missing value"},
+    /* finite values whose duplicates sum to an infinity (found by fuzz/run.sh: the raw find is
+     * bad_fuzz_duplicate_sum.mtx) */
+    {"bad_fuzz_duplicate_sum.mtx", 0, MPCG_ERR_PARSE, 10,
+     "the duplicate entries of (4, 4) sum to inf: values must be finite"},
+    {"bad_duplicates_overflow.mtx", 0, MPCG_ERR_PARSE, 6, "entries of (2, 2) sum to inf"},
+    {"bad_duplicates_overflow_symmetric.mtx", 0, MPCG_ERR_PARSE, 6,
+     "entries of (1, 3) sum to -inf"},
+    {"bad_vec_duplicates_overflow.mtx", 1, MPCG_ERR_PARSE, 5, "entries of (2, 1) sum to inf"},
 };
 
 /* Read path as a matrix or vector; nothing may come back and nothing may leak. */

@@ -1,6 +1,5 @@
 /* test/test_solver_cg_gpu.c: fp64 CG on the GPU against CG on the CPU, real and generated */
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <dirent.h>
 #include <float.h>
 
 #include "core/alloc.h"
@@ -12,28 +11,10 @@
 static mpcg_context *cpu, *gpu;
 static const double tol = 1e-8; /* the solver's default */
 
-/* ||b - A x|| / ||b|| on the host in long double; *scale = || |A| |x| || / ||b||, the size of
- * the rounding error of computing that residual in fp64 (a bound for the difference between
- * this value and the one the solver computed on the device, in units of eps). */
-static double host_relres(const mpcgi_csr *A, const double *b, const double *x, double *scale)
-{
-    long double rr = 0, bb = 0, ss = 0;
-    for (int64_t i = 0; i < A->n; i++) {
-        long double r = b[i], s = fabs(b[i]);
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            r -= (long double)A->val[k] * x[A->col_idx[k]];
-            s += fabsl((long double)A->val[k] * x[A->col_idx[k]]);
-        }
-        rr += r * r, bb += (long double)b[i] * b[i], ss += s * s;
-    }
-    *scale = (double)sqrtl(ss / bb);
-    return (double)sqrtl(rr / bb);
-}
-
-/* The GPU's x meets tol, up to the rounding of the residual itself. */
+/* The GPU's x meets tol, up to the rounding of the residual itself (test_relres). */
 static int residual_ok(const mpcgi_csr *A, const double *b, const double *x)
 {
-    double scale, r = host_relres(A, b, x, &scale);
+    double scale, r = test_relres(A, b, x, &scale);
     return r <= tol + 16 * DBL_EPSILON * scale;
 }
 
@@ -84,7 +65,7 @@ static void check_guess(mpcg_solver *S, const mpcgi_csr *A, const double *b, con
     CHECK_OK(gpu, mpcg_solve(S, b, x, &info));
 
     CHECK(info.iterations == 0 && info.reason == MPCG_DIVERGED_MAX_ITER);
-    CHECK(test_close(info.true_relres, host_relres(A, b, x0, &scale), 1e-6, 1e-12));
+    CHECK(test_close(info.true_relres, test_relres(A, b, x0, &scale), 1e-6, 1e-12));
     CHECK(memcmp(x, x0, (size_t)n * sizeof *x) == 0);
     CHECK_OK(gpu, mpcg_solver_set_maxit(S, 10 * n > 100 ? 10 * n : 100));
     CHECK_OK(gpu, mpcg_solve(S, b, x, &info));
@@ -172,30 +153,20 @@ static void compare_random(int64_t n)
     mpcg_matrix_destroy(Ac), mpcg_matrix_destroy(Ag);
 }
 
-/* Every symmetric .mtx file of test/data (all bundled ones are SPD). */
-static void compare_files(void)
+/* A symmetric .mtx file of test/data (all bundled ones are SPD). */
+static void compare_file(const char *name, const char *path, void *user)
 {
-    const char *dir = getenv("MPCG_TEST_DATA") ? getenv("MPCG_TEST_DATA") : "test/data";
-    DIR *d = opendir(dir);
-    CHECK(d != NULL);
-    if (!d) return;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0) continue;
-        mpcg_matrix *Ac = NULL, *Ag = NULL;
-        char path[4096];
-        snprintf(path, sizeof path, "%s", test_data(e->d_name));
-        CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, path, &Ac));
-        CHECK_OK(gpu, mpcg_matrix_read_mm(gpu, path, &Ag));
-        if (Ac && mpcg_matrix_check(Ac, MPCG_CHECK_SYMMETRY) != MPCG_SUCCESS) {
-            printf("  %-20s not symmetric: skipped\n", e->d_name);
-            mpcg_clear_error(cpu);
-        } else if (Ac && Ag) {
-            compare(e->d_name, Ac, Ag);
-        }
-        mpcg_matrix_destroy(Ac), mpcg_matrix_destroy(Ag);
+    mpcg_matrix *Ac = NULL, *Ag = NULL;
+    (void)user;
+    CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, path, &Ac));
+    CHECK_OK(gpu, mpcg_matrix_read_mm(gpu, path, &Ag));
+    if (Ac && mpcg_matrix_check(Ac, MPCG_CHECK_SYMMETRY) != MPCG_SUCCESS) {
+        printf("  %-20s not symmetric: skipped\n", name);
+        mpcg_clear_error(cpu);
+    } else if (Ac && Ag) {
+        compare(name, Ac, Ag);
     }
-    closedir(d);
+    mpcg_matrix_destroy(Ac), mpcg_matrix_destroy(Ag);
 }
 
 /* On the CPU the cusparse backend runs its emulation, which traverses rows as the cpu backend
@@ -241,7 +212,7 @@ int main(void)
     printf("test_solver_cg_gpu: %s\n", mpcg_context_device_name(gpu));
     compare_generated("poisson3d:24");
     compare_random(10007);
-    compare_files();
+    CHECK(test_each_mtx(compare_file, NULL) == 0);
     mpcg_context_destroy(cpu);
     mpcg_context_destroy(gpu);
     return test_finish("test_solver_cg_gpu");

@@ -1,5 +1,6 @@
-/* test/testutil.c: random test matrices */
+/* test/testutil.c: random test matrices, the test data files, a host residual */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
 #include <float.h>
 #include <time.h>
 
@@ -52,6 +53,37 @@ mpcg_matrix *test_random_spd(mpcg_context *ctx, int64_t n, uint64_t seed)
     if (mpcg_matrix_create_csr(ctx, n, C.row_ptr, C.col_idx, C.val, &A) != MPCG_SUCCESS) A = NULL;
     mpcgi_csr_free(&C);
     return A;
+}
+
+int test_each_mtx(void (*fn)(const char *name, const char *path, void *user), void *user)
+{
+    const char *dir = getenv("MPCG_TEST_DATA") ? getenv("MPCG_TEST_DATA") : "test/data";
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        char path[4096];
+        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        fn(e->d_name, path, user);
+    }
+    closedir(d);
+    return 0;
+}
+
+double test_relres(const mpcgi_csr *A, const double *b, const double *x, double *scale)
+{
+    long double rr = 0, bb = 0, ss = 0;
+    for (int64_t i = 0; i < A->n; i++) {
+        long double r = b[i], s = fabs(b[i]);
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
+            r -= (long double)A->val[k] * x[A->col_idx[k]];
+            s += fabsl((long double)A->val[k] * x[A->col_idx[k]]);
+        }
+        rr += r * r, bb += (long double)b[i] * b[i], ss += s * s;
+    }
+    *scale = (double)sqrtl(ss / bb);
+    return (double)sqrtl(rr / bb);
 }
 
 /* Values that stress the decimal conversion both ways. */

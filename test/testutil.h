@@ -97,4 +97,13 @@ mpcg_matrix *test_random_spd(mpcg_context *ctx, int64_t n, uint64_t seed);
  * 0.1, -0.0, ...), random bit patterns, random magnitudes and small integers; always finite. */
 double test_stress_value(mpcgi_rng *g);
 
+/* fn(name, path, user) for every .mtx file of the test data (MPCG_TEST_DATA, else test/data);
+ * 0, or -1 if the directory cannot be read. */
+int test_each_mtx(void (*fn)(const char *name, const char *path, void *user), void *user);
+
+/* ||b - A x|| / ||b|| on the host in long double; *scale = || |A| |x| || / ||b||, the size of
+ * the rounding error of computing that residual in fp64 (a bound for the difference between
+ * this value and the one a solver computed, in units of eps). */
+double test_relres(const mpcgi_csr *A, const double *b, const double *x, double *scale);
+
 #endif /* MPCG_TEST_TESTUTIL_H */

@@ -1,0 +1,151 @@
+/* core/cg_kernels.cu: the fused CG vector kernels (x, r update with r.r; p update; p.q) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <cuda_runtime.h>
+
+#include "core/cg_kernels.h"
+#include "core/cuda_reduce.cuh"
+
+/* Threads per block (core/cuda_reduce.cuh). */
+#define THREADS MPCGI_THREADS
+/* Most blocks of the elementwise p update; each thread then strides over the rest. */
+#define MAX_GRID 65536
+
+static_assert(sizeof(mpcgi_cg_state) % sizeof(double) == 0, "the partials follow the state");
+
+/*
+ * The grid-wide sum of every thread's acc, in a fixed order: each block stores its tree sum in
+ * partial[blockIdx.x]; the block that arrives last (an integer counter, after a fence) adds the
+ * partials in a fixed tree and resets the counter. Returns true in that block only, with the
+ * total in *total in thread 0. Which block is last varies; the order of the sums does not.
+ */
+static __device__ bool grid_sum(double acc, double *partial, unsigned *arrived, double *total)
+{
+    __shared__ double s[THREADS];
+    __shared__ bool last;
+    s[threadIdx.x] = acc;
+    mpcgi_block_sum(s);
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = s[0];
+        __threadfence(); /* the partial is visible before the count says so */
+        last = atomicAdd(arrived, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return false;
+    __threadfence(); /* the other blocks' partials are read after their counts */
+    double a = 0.0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS) a += __ldcg(&partial[b]);
+    s[threadIdx.x] = a;
+    mpcgi_block_sum(s);
+    if (threadIdx.x == 0) {
+        *total = s[0];
+        *arrived = 0; /* ready for the next reduction (kernels on the stream run in order) */
+    }
+    return true;
+}
+
+/* The stop code for p.q (solver/cg.c's curvature_reason), or 0. */
+static __device__ int curvature_stop(double pq)
+{
+    if (!isfinite(pq)) return MPCGI_CG_STOP_NAN;
+    if (pq < 0.0) return MPCGI_CG_STOP_INDEFINITE;
+    if (pq == 0.0) return MPCGI_CG_STOP_BREAKDOWN;
+    return MPCGI_CG_RUNNING;
+}
+
+/* st->pq = p.q (16 B per row) */
+static __global__ void __launch_bounds__(THREADS, 8)
+    dot_pq_kernel(int64_t n, const double *__restrict__ p, const double *__restrict__ q,
+                  mpcgi_cg_state *st, double *partial)
+{
+    if (st->stop) return;
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    double acc = 0.0;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
+        acc += p[i] * q[i];
+    double pq;
+    if (grid_sum(acc, partial, &st->arrived, &pq) && threadIdx.x == 0) st->pq = pq;
+}
+
+/* The end of an update, in one thread after r.r is known: solver/cg.c's order of tests. */
+static __device__ void finish_update(mpcgi_cg_state *st, double rr_new)
+{
+    const int64_t k = st->k + 1;
+    st->k = k;
+    st->rr_new = rr_new;
+    if (!isfinite(rr_new)) {
+        st->stop = MPCGI_CG_STOP_NAN; /* rr keeps its last finite value, as in solver/cg.c */
+        return;
+    }
+    st->beta = rr_new / st->rr;
+    st->rr = rr_new;
+    if (sqrt(rr_new) <= st->threshold) st->stop = MPCGI_CG_STOP_CONVERGED;
+    else if (k >= st->kmax) st->stop = MPCGI_CG_STOP_MAX_ITER;
+}
+
+/* x += alpha p, r -= alpha q, rr_new = r.r (48 B per row). At most 32 registers, so that 8
+ * blocks fit an SM and the MPCGI_CG_BLOCKS blocks run in one wave on an H100 (132 SMs). */
+static __global__ void __launch_bounds__(THREADS, 8)
+    update_xr_kernel(int64_t n, const double *__restrict__ p, const double *__restrict__ q,
+                     double *__restrict__ r, mpcgi_cg_state *st, double *partial)
+{
+    if (st->stop) return;
+    /* every thread takes the same decision from the same scalar, so no thread touches x when
+     * one would stop; the one write of `stop` below can only turn other blocks back earlier */
+    const double pq = st->pq;
+    const int bad = curvature_stop(pq);
+    if (bad) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) st->stop = bad;
+        return;
+    }
+    const double alpha = st->rr / pq;
+    double *__restrict__ x = st->x;
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    double acc = 0.0;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
+        x[i] += alpha * p[i];
+        const double ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        acc += ri * ri;
+    }
+    double rr_new;
+    if (grid_sum(acc, partial, &st->arrived, &rr_new) && threadIdx.x == 0)
+        finish_update(st, rr_new);
+}
+
+/* p = r + beta p (24 B per row) */
+static __global__ void update_p_kernel(int64_t n, const double *__restrict__ r,
+                                       double *__restrict__ p, const mpcgi_cg_state *st)
+{
+    if (st->stop) return;
+    const double beta = st->beta;
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
+        p[i] = r[i] + beta * p[i];
+}
+
+extern "C" {
+
+int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q,
+                    mpcgi_cg_state *st, double *partial)
+{
+    dot_pq_kernel<<<mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS, 0, (cudaStream_t)stream>>>(
+        n, p, q, st, partial);
+    return (int)cudaGetLastError();
+}
+
+int mpcgi_cg_update_xr(void *stream, int64_t n, const double *p, const double *q, double *r,
+                       mpcgi_cg_state *st, double *partial)
+{
+    update_xr_kernel<<<mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS, 0, (cudaStream_t)stream>>>(
+        n, p, q, r, st, partial);
+    return (int)cudaGetLastError();
+}
+
+int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
+                      const mpcgi_cg_state *st)
+{
+    update_p_kernel<<<mpcgi_grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, r, p, st);
+    return (int)cudaGetLastError();
+}
+
+} /* extern "C" */

@@ -1,0 +1,73 @@
+/* core/cg_kernels.h: the fused CG iteration's device kernels and state (plain C, no CUDA types) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_CORE_CG_KERNELS_H
+#define MPCG_CORE_CG_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The scalars of a CG solve live on the device (solver/cg_fused.c), so iterations can be queued
+ * without the host reading alpha or beta. Every kernel here first reads `stop` and does nothing
+ * once it is set: iterations queued past the stopping one leave x, r, p and the scalars alone.
+ *
+ * Reductions are deterministic: a grid that depends only on n (at most MPCGI_CG_BLOCKS blocks of
+ * 256 threads, each summing a fixed strided subset in a fixed tree), per-block partials, then
+ * one pass over the partials in a fixed tree by the block that finishes last (an integer counter
+ * finds it; no floating-point atomics). The same input gives bit-identical scalars on every run.
+ */
+#define MPCGI_CG_BLOCKS 1024
+
+/* Why the device stopped (`stop`); 0 while running. */
+enum {
+    MPCGI_CG_RUNNING = 0,
+    MPCGI_CG_STOP_CONVERGED = 1,  /* sqrt(rr) <= tol ||b||: the host checks the true residual */
+    MPCGI_CG_STOP_MAX_ITER = 2,   /* k reached kmax */
+    MPCGI_CG_STOP_NAN = 3,        /* p.q or r.r not finite */
+    MPCGI_CG_STOP_INDEFINITE = 4, /* p.q < 0 */
+    MPCGI_CG_STOP_BREAKDOWN = 5   /* p.q = 0 */
+};
+
+/* The device scalars of one solve (one device block, mirrored in pinned host memory). */
+typedef struct mpcgi_cg_state {
+    double *x;         /* the iterate, set per solve: a captured graph serves any x */
+    double rr;         /* r.r of the current residual (alpha = rr / pq) */
+    double rr_new;     /* r.r after the last update (the monitor's value; NaN stays here) */
+    double pq;         /* p.q of the current direction */
+    double beta;       /* rr_new / rr of the last update */
+    double threshold;  /* tol ||b||: stop when sqrt(rr_new) <= threshold */
+    int64_t k;         /* iterations done: updates of x */
+    int64_t kmax;      /* iteration limit */
+    int stop;          /* MPCGI_CG_RUNNING or a MPCGI_CG_STOP_* code (apply_dot's skip flag) */
+    unsigned arrived;  /* blocks done in the running reduction; 0 between kernels */
+} mpcgi_cg_state;
+
+/*
+ * Launchers: `stream` is the context's cudaStream_t, st the device state, partial a device array
+ * of MPCGI_CG_BLOCKS doubles. Each queues one kernel, never synchronises and returns
+ * cudaGetLastError() (callers wrap it in MPCG_LAUNCH).
+ */
+
+/* st->pq = p.q (reads 16 B per row): the dot of a backend without a fused apply_dot. */
+int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q,
+                    mpcgi_cg_state *st, double *partial);
+
+/* alpha = rr / pq after the curvature test (pq <= 0 or not finite: stop before touching x);
+ * x += alpha p; r -= alpha q; rr_new = r.r; k += 1; then the stop tests of solver/cg.c
+ * (rr_new not finite, sqrt(rr_new) <= threshold, k = kmax), beta = rr_new / rr, rr = rr_new.
+ * Reads x, p, r, q and writes x, r: 48 B per row. */
+int mpcgi_cg_update_xr(void *stream, int64_t n, const double *p, const double *q, double *r,
+                       mpcgi_cg_state *st, double *partial);
+
+/* p = r + beta p (reads 16 B, writes 8 B per row). */
+int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
+                      const mpcgi_cg_state *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPCG_CORE_CG_KERNELS_H */

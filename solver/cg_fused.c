@@ -1,0 +1,317 @@
+/* solver/cg_fused.c: CG on the GPU in three fused kernels per iteration, scalars on the device */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/cg_kernels.h"
+#include "core/context.h"
+#include "core/device.h"
+#include "core/device_cuda.h"
+#include "core/error.h"
+#include "core/matrix.h"
+#include "solver/solver.h"
+
+/*
+ * The host queues a window of K iterations without waiting, then reads the device state once
+ * (docs/solver.md, "The GPU iteration"). Kernels do nothing once the device has stopped, so x is
+ * never updated past the stopping iteration and the iteration count is exact.
+ */
+
+/* Largest n whose window runs as a CUDA graph (latency-bound sizes); MPCG_CG_GRAPH=0/1 at setup
+ * turns the graph off, or on for any n. */
+#define GRAPH_MAX_N 200000
+/* Iterations per graph launch when K is adaptive or above K_MAX. */
+#define GRAPH_ITERS 8
+/* The adaptive K: first window, and the largest. */
+#define K_FIRST 4
+#define K_MAX 64
+
+struct mpcgi_cg_fused {
+    mpcgi_cg_state *st;     /* device state, followed by the partials */
+    double *partial;        /* MPCGI_CG_BLOCKS doubles on the device */
+    mpcgi_cg_state *mirror; /* pinned host copy of *st as of the last check */
+    int fused_dot;          /* the backend has apply_dot */
+    cudaGraphExec_t graph;  /* graph_iters iterations, or NULL */
+    int64_t graph_iters;
+};
+
+/* The adaptive window: K, and the residual at the previous check for the decay rate. */
+typedef struct window {
+    int64_t K;
+    int64_t k_last;
+    double log_r_last; /* log ||r|| */
+} window;
+
+/* ---------------------------------------------------------------- one iteration */
+
+/* q = A p and p.q, the x and r update with r.r, the p update: three kernels (four without a
+ * fused apply_dot), queued on the context's stream. */
+static mpcg_status iteration(mpcg_solver *s)
+{
+    mpcg_context *ctx = s->ctx;
+    struct mpcgi_cg_fused *f = s->fused;
+    void *stream = mpcgi_device_stream(ctx);
+    int64_t n = s->A->csr.n;
+    double *p = s->p, *q = s->q, *r = s->r;
+    if (f->fused_dot) {
+        MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
+    } else {
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, p, q)); /* q = A p */
+        MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq(stream, n, p, q, f->st, f->partial));     /* pq = p.q */
+    }
+    MPCG_LAUNCH(ctx, mpcgi_cg_update_xr(stream, n, p, q, r, f->st, f->partial)); /* x, r, rr */
+    MPCG_LAUNCH(ctx, mpcgi_cg_update_p(stream, n, r, p, f->st));                 /* p = r + b p */
+    return MPCG_SUCCESS;
+}
+
+/* Queue `iters` iterations: whole graph launches first, the rest one by one. */
+static mpcg_status enqueue(mpcg_solver *s, int64_t iters)
+{
+    struct mpcgi_cg_fused *f = s->fused;
+    cudaStream_t stream = mpcgi_gpu_of(s->ctx)->stream;
+    for (; f->graph && iters >= f->graph_iters; iters -= f->graph_iters)
+        MPCG_CUDA(s->ctx, cudaGraphLaunch(f->graph, stream));
+    for (; iters > 0; iters--) MPCG_CHECK(s->ctx, iteration(s));
+    return MPCG_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the device state */
+
+/* Start a solve: x, rr = r.r, the stop threshold tol ||b||, k = 0, the limit (no wait). */
+static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr)
+{
+    struct mpcgi_cg_fused *f = s->fused;
+    *f->mirror = (mpcgi_cg_state){.x = a->x, .rr = rr, .rr_new = rr,
+                                  .threshold = s->tol * a->bnorm, .kmax = a->maxit};
+    MPCG_CUDA(s->ctx, cudaMemcpyAsync(f->st, f->mirror, sizeof *f->st, cudaMemcpyHostToDevice,
+                                      mpcgi_gpu_of(s->ctx)->stream));
+    return MPCG_SUCCESS;
+}
+
+/* Go on after a residual replacement: rr of the true residual, running again (no wait). */
+static mpcg_status state_restart(mpcg_solver *s, double rr)
+{
+    struct mpcgi_cg_fused *f = s->fused;
+    f->mirror->rr = rr;
+    f->mirror->stop = MPCGI_CG_RUNNING;
+    MPCG_CUDA(s->ctx, cudaMemcpyAsync(f->st, f->mirror, sizeof *f->st, cudaMemcpyHostToDevice,
+                                      mpcgi_gpu_of(s->ctx)->stream));
+    return MPCG_SUCCESS;
+}
+
+/* Wait for the queued iterations and read the state: the one round trip of a window. */
+static mpcg_status state_get(mpcg_solver *s)
+{
+    struct mpcgi_cg_fused *f = s->fused;
+    cudaStream_t stream = mpcgi_gpu_of(s->ctx)->stream;
+    MPCG_CUDA(s->ctx, cudaMemcpyAsync(f->mirror, f->st, sizeof *f->st, cudaMemcpyDeviceToHost,
+                                      stream));
+    MPCG_CUDA(s->ctx, cudaStreamSynchronize(stream));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_reason stop_reason(int stop)
+{
+    switch (stop) {
+    case MPCGI_CG_STOP_MAX_ITER: return MPCG_DIVERGED_MAX_ITER;
+    case MPCGI_CG_STOP_NAN: return MPCG_DIVERGED_NAN;
+    case MPCGI_CG_STOP_INDEFINITE: return MPCG_DIVERGED_INDEFINITE_MATRIX;
+    case MPCGI_CG_STOP_BREAKDOWN: return MPCG_DIVERGED_BREAKDOWN;
+    default: return MPCG_REASON_NONE;
+    }
+}
+
+/* ---------------------------------------------------------------- the check interval */
+
+/* Iterations of the next window: up to the next multiple of the monitor interval when there is
+ * a monitor, else the fixed K or the adaptive one; never past maxit, except that the adaptive K
+ * is rounded up to whole graph launches (the device stops at the limit itself). */
+static int64_t window_size(const mpcg_solver *s, const window *w, int64_t k, int64_t maxit)
+{
+    int64_t G = s->fused->graph_iters;
+    int64_t K = s->monitor              ? s->monitor_every - k % s->monitor_every
+                : s->check_interval > 0 ? s->check_interval
+                                        : w->K;
+    if (G > 0 && !s->monitor && s->check_interval == 0) return (K + G - 1) / G * G;
+    return K < maxit - k ? K : maxit - k;
+}
+
+/* Remember the residual of a check (the start, or a restart from the true residual). */
+static void window_note(window *w, int64_t k, double rr)
+{
+    w->k_last = k;
+    w->log_r_last = 0.5 * log(rr);
+}
+
+/* After a window that did not stop: twice K (at most K_MAX), or less near the end: half the
+ * iterations still needed at the decay rate of the last window (at least 1), so the windows
+ * close in on the stopping iteration and few queued iterations run empty after it. */
+static void window_grow(window *w, int64_t k, double rr, double threshold)
+{
+    double log_r = 0.5 * log(rr);
+    int64_t next = 2 * w->K;
+    if (k > w->k_last && log_r < w->log_r_last) {
+        double rate = (log_r - w->log_r_last) / (double)(k - w->k_last); /* < 0 */
+        double half_left = 0.5 * (log(threshold) - log_r) / rate;
+        if (half_left < (double)next) next = half_left < 1.0 ? 1 : (int64_t)ceil(half_left);
+    }
+    w->K = next < K_MAX ? next : K_MAX;
+    window_note(w, k, rr);
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+/*
+ * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row):
+ *   q = A p, pq = p.q (apply_dot): A + 16 | x += alpha p, r -= alpha q, rr = r.r: 48 |
+ *   p = r + beta p: 24
+ * total A + 88 bytes per row (the 3-kernel fused count of ref/anchors-performance.md section 7);
+ * a backend without apply_dot adds a separate p.q: A + 104.
+ */
+mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
+{
+    mpcg_context *ctx = s->ctx;
+    const mpcgi_cg_state *h = s->fused->mirror; /* the device state at the last check */
+    window w = {.K = K_FIRST};
+    int64_t k = 0;
+    double rr, last_true;
+    mpcg_reason reason;
+
+    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &last_true, info, &reason)); /* r, rr, p = r */
+    MPCG_CHECK(ctx, state_put(s, a, rr));                                  /* scalars to device */
+    window_note(&w, 0, rr);
+    while (reason == MPCG_REASON_NONE && k < a->maxit) {
+        MPCG_CHECK(ctx, enqueue(s, window_size(s, &w, k, a->maxit))); /* K iterations, no wait */
+        MPCG_CHECK(ctx, state_get(s));                                /* wait; read k, rr, stop */
+        if (h->k > k) mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm);
+        k = h->k;
+        rr = h->rr;
+        if (h->stop == MPCGI_CG_RUNNING) {
+            window_grow(&w, k, rr, h->threshold);
+        } else if (h->stop != MPCGI_CG_STOP_CONVERGED) {
+            reason = stop_reason(h->stop); /* max_iter, NaN, indefinite, breakdown */
+        } else {
+            /* the recurrence reached tol: the true residual decides (solver/cg.c) */
+            MPCG_CHECK(ctx, mpcgi_cg_check_true(s, a, &rr, &last_true, info, &reason));
+            if (reason == MPCG_REASON_NONE) {
+                MPCG_CHECK(ctx, state_restart(s, rr)); /* r, p = b - A x; rr = r.r */
+                window_note(&w, k, rr);
+            }
+        }
+    }
+    return mpcgi_cg_finish(s, a, rr, k, reason, info);
+}
+
+/* ---------------------------------------------------------------- setup */
+
+/* Iterations per graph launch, or 0 for no graph: n <= GRAPH_MAX_N unless MPCG_CG_GRAPH says. */
+static int64_t graph_iters_wanted(const mpcg_solver *s)
+{
+    const char *env = getenv("MPCG_CG_GRAPH");
+    int forced = env && strcmp(env, "1") == 0;
+    if ((env && strcmp(env, "0") == 0) || (!forced && s->A->csr.n > GRAPH_MAX_N)) return 0;
+    return s->check_interval > 0 && s->check_interval <= K_MAX ? s->check_interval
+                                                                : GRAPH_ITERS;
+}
+
+/* One SpMV before the capture, so a backend's lazy analysis (cuSPARSE's preprocess) runs
+ * outside the graph. */
+static mpcg_status warm_up(mpcg_solver *s)
+{
+    mpcg_context *ctx = s->ctx;
+    struct mpcgi_cg_fused *f = s->fused;
+    MPCG_CHECK(ctx, s->V->zero(ctx, s->A->csr.n, s->p));
+    if (f->fused_dot)
+        MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, s->p, s->q, &f->st->pq, NULL));
+    else MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, s->p, s->q));
+    return MPCG_SUCCESS;
+}
+
+/* Capture `iters` iterations on the context's stream and instantiate them. */
+static mpcg_status capture(mpcg_solver *s, int64_t iters)
+{
+    mpcg_context *ctx = s->ctx;
+    cudaStream_t stream = mpcgi_gpu_of(ctx)->stream;
+    cudaGraph_t graph = NULL;
+    mpcg_status st = MPCG_SUCCESS;
+    MPCG_CHECK(ctx, warm_up(s));
+    MPCG_CUDA(ctx, cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    st = enqueue(s, iters); /* no graph yet: one by one */
+    cudaError_t e = cudaStreamEndCapture(stream, &graph); /* always leave capture mode */
+    if (st == MPCG_SUCCESS) st = MPCGI_CUDA_STATUS(ctx, e);
+    if (st == MPCG_SUCCESS)
+        st = MPCGI_CUDA_STATUS(ctx, cudaGraphInstantiate(&s->fused->graph, graph, 0));
+    if (graph) (void)cudaGraphDestroy(graph);
+    if (st == MPCG_SUCCESS) s->fused->graph_iters = iters;
+    return st;
+}
+
+/* The graph if wanted. A capture that fails (a backend whose SpMV cannot be captured, a legacy
+ * stream) is not an error: the iterations are launched one by one, with the same results. */
+static void graph_setup(mpcg_solver *s)
+{
+    mpcg_context *ctx = s->ctx;
+    int64_t iters = graph_iters_wanted(s);
+    int had_error = ctx->err_set;
+    if (iters == 0) return;
+    if (capture(s, iters) == MPCG_SUCCESS) {
+        mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: a CUDA graph of %lld iterations (n = %lld)",
+                  (long long)iters, (long long)s->A->csr.n);
+        return;
+    }
+    mpcgi_log(ctx, MPCG_LOG_WARN, "fused CG: no CUDA graph, iterations are launched one by one "
+              "(%s)", ctx->err);
+    if (!had_error) mpcg_clear_error(ctx);
+    (void)cudaGetLastError();
+    s->fused->graph = NULL;
+    s->fused->graph_iters = 0;
+}
+
+mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
+{
+    mpcg_context *ctx = s->ctx;
+    mpcg_status st = MPCG_SUCCESS;
+    struct mpcgi_cg_fused *f;
+    size_t bytes = sizeof *f->st + MPCGI_CG_BLOCKS * sizeof(double);
+    MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, 1, sizeof *f, &f));
+    s->fused = f;
+    f->fused_dot = mpcgi_spmv_has_apply_dot(s->plan);
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, bytes, &f->st));
+    f->partial = (double *)(f->st + 1);
+    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
+    MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&f->mirror, sizeof *f->mirror));
+    graph_setup(s);
+done:
+    if (st != MPCG_SUCCESS) mpcgi_cg_fused_teardown(s);
+    return st;
+}
+
+mpcg_status mpcgi_cg_fused_refresh(mpcg_solver *s)
+{
+    struct mpcgi_cg_fused *f = s->fused;
+    if (!f || !f->graph) return MPCG_SUCCESS;
+    (void)cudaGraphExecDestroy(f->graph);
+    f->graph = NULL;
+    f->graph_iters = 0;
+    graph_setup(s);
+    return MPCG_SUCCESS;
+}
+
+void mpcgi_cg_fused_teardown(mpcg_solver *s)
+{
+    struct mpcgi_cg_fused *f = s->fused;
+    if (!f) return;
+    /* teardown cannot report failures: the calls are unchecked */
+    if (f->graph) (void)cudaGraphExecDestroy(f->graph);
+    if (f->mirror) (void)cudaFreeHost(f->mirror);
+    mpcgi_device_free(s->ctx, f->st);
+    mpcgi_host_free(f);
+    s->fused = NULL;
+}
+
+int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
+{
+    return s->fused ? s->fused->graph_iters : 0;
+}

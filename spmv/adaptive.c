@@ -1,0 +1,580 @@
+/* spmv/adaptive.c: the adaptive backend: CSR-vector with NT threads per row and row binning */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/context.h"
+#include "core/device.h"
+#include "core/device_cuda.h"
+#include "core/error.h"
+#include "spmv/adaptive.h"
+#include "spmv/adaptive_kernels.h"
+#include "spmv/spmv.h"
+
+/*
+ * Seed 003 (Mukunoki & Takahashi): a group of NT lanes per row, NT the power of two >= the mean
+ * row length capped at 32, the lanes striding over the row and reduced by a __shfl_xor_sync
+ * butterfly. Beyond the seed, a group sums R rows at once (more loads in flight), and rows of
+ * very different lengths are binned. Long rows (> long_min nonzeros) are cut into chunks of
+ * `chunk` nonzeros, one block each, the chunk sums added in order by the block that finishes
+ * last. Three paths, one launch each:
+ *   - uniform (the seed's kernel, no indirection): one NT for every row; taken when the longest
+ *     row is at most max_ratio times the mean and at most long_min;
+ *   - split: the long rows' chunks, then every other row in row order with one NT (the seed's
+ *     rule on the mean of the short rows); taken for skewed matrices whose short rows mostly
+ *     (split_pct %) want an NT within a factor 2 of that one;
+ *   - binned: the long rows' chunks, then bins of short rows with NT = 32, 16, ..., 1 (the
+ *     smallest NT with NT * passes >= the row length), through a row list; the other skewed
+ *     matrices.
+ * The row list (rows grouped by bin, ascending within a bin; split: the long rows) and the long
+ * rows' chunk offsets are built on the GPU at upload (count per tile, scan, scatter); a CPU plan
+ * builds the same arrays on the host, and apply_host emulates the kernels' arithmetic operation
+ * by operation. Tuning knobs are environment variables read at analyze (docs/backends.md).
+ */
+
+#define DEFAULT_BLOCK 128
+#define DEFAULT_MAX_RATIO 4.0
+#define DEFAULT_LONG_MIN 1024
+#define DEFAULT_CHUNK 2048
+#define DEFAULT_SPLIT_PCT 90
+
+typedef enum { MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED } adaptive_mode;
+
+typedef struct adaptive_params {
+    adaptive_mode mode;
+    int nt;   /* 0: the seed's rule */
+    int rows; /* R; 0: from n */
+    int block;
+    double max_ratio;
+    int split_pct;
+    mpcgi_adaptive_binning bin;
+    int stream_loads;
+    int grid, dot_grid; /* 0: the defaults */
+} adaptive_params;
+
+typedef struct adaptive_plan {
+    const mpcgi_csr *A;
+    adaptive_params par;
+    int use64, use32;
+    int64_t bin_rows[MPCGI_ADAPTIVE_BINS], max_len;
+    mpcgi_adaptive_launch L; /* the layout; its pointers are device arrays once uploaded */
+    /* CPU plan */
+    int32_t *rows, *long_start;
+    float *val32;
+    double *part; /* chunk partials of the emulation (long_blocks) */
+    /* device plan */
+    int32_t *d_row_ptr, *d_col_idx, *d_rows, *d_long_start;
+    int *d_counters;
+    double *d_val64;
+    float *d_val32;
+    double setup_ms;
+} adaptive_plan;
+
+/* ---------------------------------------------------------------- parameters */
+
+/* Integer knob `name` in [lo, hi] (a power of two if pow2); def when unset. */
+static mpcg_status env_int(const mpcg_context *ctx, const char *name, long lo, long hi, int pow2,
+                           int def, int *out)
+{
+    const char *s = getenv(name);
+    *out = def;
+    if (!s || !*s) return MPCG_SUCCESS;
+    char *end;
+    long v = strtol(s, &end, 10);
+    MPCG_ENSURE(ctx, *end == '\0' && v >= lo && v <= hi && (!pow2 || (v & (v - 1)) == 0),
+                MPCG_ERR_INVALID_ARG, "%s=%s: expected %s in [%ld, %ld]", name, s,
+                pow2 ? "a power of two" : "an integer", lo, hi);
+    *out = (int)v;
+    return MPCG_SUCCESS;
+}
+
+/* One of the words of `choices` (NULL-terminated) for knob `name`: its index; 0 when unset. */
+static mpcg_status env_word(const mpcg_context *ctx, const char *name, const char *const *choices,
+                            int *out)
+{
+    const char *s = getenv(name);
+    *out = 0;
+    if (!s || !*s) return MPCG_SUCCESS;
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(s, choices[i]) == 0) {
+            *out = i;
+            return MPCG_SUCCESS;
+        }
+    char list[128] = "";
+    for (int i = 0; choices[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 choices[i]);
+    MPCG_FAIL(ctx, MPCG_ERR_INVALID_ARG, "%s=%s: expected one of %s", name, s, list);
+}
+
+static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
+{
+    static const char *const modes[] = {"auto", "uniform", "split", "binned", NULL};
+    static const char *const loads[] = {"stream", "cached", NULL};
+    int mode, load, ratio10;
+    MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_MODE", modes, &mode));
+    MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_LOAD", loads, &load));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_NT", 0, 32, 0, 0, &par->nt));
+    MPCG_ENSURE(ctx, (par->nt & (par->nt - 1)) == 0, MPCG_ERR_INVALID_ARG,
+                "MPCG_ADAPTIVE_NT=%d: expected 0 (the mean rule) or 1, 2, 4, 8, 16, 32", par->nt);
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_ROWS", 0, 4, 0, 0, &par->rows));
+    MPCG_ENSURE(ctx, par->rows != 3, MPCG_ERR_INVALID_ARG,
+                "MPCG_ADAPTIVE_ROWS=3: expected 0 (from n) or 1, 2, 4");
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_SPLIT_PCT", 0, 101, 0, DEFAULT_SPLIT_PCT,
+                            &par->split_pct));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_BLOCK", 64, MPCGI_ADAPTIVE_MAX_BLOCK, 1,
+                            DEFAULT_BLOCK, &par->block));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_MAX_RATIO10", 10, 100000, 0,
+                            (int)(10 * DEFAULT_MAX_RATIO), &ratio10));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_PASSES", 1, 32, 1, 1, &par->bin.passes));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_LONG_MIN", 32, 1 << 30, 0, DEFAULT_LONG_MIN,
+                            &par->bin.long_min));
+    MPCG_CHECK(ctx,
+               env_int(ctx, "MPCG_ADAPTIVE_CHUNK", 64, 1 << 24, 0, DEFAULT_CHUNK, &par->bin.chunk));
+    MPCG_ENSURE(ctx, par->bin.chunk % par->block == 0, MPCG_ERR_INVALID_ARG,
+                "MPCG_ADAPTIVE_CHUNK=%d must be a multiple of the block size %d", par->bin.chunk,
+                par->block);
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_GRID", 0, 1 << 30, 0, 0, &par->grid));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_DOT_GRID", 0, 1 << 20, 0, 0, &par->dot_grid));
+    par->mode = (adaptive_mode)mode;
+    par->stream_loads = load == 0;
+    par->max_ratio = ratio10 / 10.0;
+    return MPCG_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the plan's layout */
+
+/* The seed's rule in integers: the smallest power of two NT >= nnz / n, at most 32. */
+static int seed_nt(int64_t n, int64_t nnz)
+{
+    int nt = 1;
+    while (nt < 32 && (int64_t)nt * n < nnz)
+        nt <<= 1;
+    return nt;
+}
+
+/* R, rows a group sums at once: 4 from 2^19 rows, 2 from 2^16, else 1 (small matrices need
+ * the blocks more than the loads in flight). */
+static int rows_per_group(const adaptive_params *par, int64_t n)
+{
+    return par->rows ? par->rows : n >= (1 << 19) ? 4 : n >= (1 << 16) ? 2 : 1;
+}
+
+/* The path (the rule of docs/backends.md). counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
+static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const int64_t *counts,
+                       int64_t max_len, int *nt)
+{
+    int64_t n_short = n - counts[MPCGI_ADAPTIVE_LONG];
+    *nt = par->nt ? par->nt : seed_nt(n_short, nnz - counts[MPCGI_ADAPTIVE_LONG_NNZ]);
+    int skewed = n > 0 && (max_len > par->bin.long_min ||
+                           (double)max_len > par->max_ratio * ((double)nnz / (double)n));
+    if (par->mode == MODE_UNIFORM || (par->mode == MODE_AUTO && !skewed)) {
+        *nt = par->nt ? par->nt : seed_nt(n, nnz);
+        return MPCGI_ADAPTIVE_UNIFORM;
+    }
+    if (par->mode != MODE_AUTO)
+        return par->mode == MODE_SPLIT ? MPCGI_ADAPTIVE_SPLIT : MPCGI_ADAPTIVE_BINNED;
+    int64_t near = 0; /* short rows whose own NT is within a factor 2 of nt */
+    for (int b = 1; b < MPCGI_ADAPTIVE_BINS; b++) {
+        int nt_b = mpcgi_adaptive_bin_nt(b);
+        if (2 * nt_b >= *nt && nt_b <= 2 * *nt) near += counts[b];
+    }
+    return 100 * near >= (int64_t)par->split_pct * n_short ? MPCGI_ADAPTIVE_SPLIT
+                                                           : MPCGI_ADAPTIVE_BINNED;
+}
+
+/* The path, then the virtual blocks of one SpMV. counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
+static void plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len)
+{
+    const adaptive_params *par = &p->par;
+    mpcgi_adaptive_launch *L = &p->L;
+    int64_t n = p->A->n;
+    memcpy(p->bin_rows, counts, sizeof p->bin_rows);
+    p->max_len = max_len;
+    L->n = n;
+    L->block = par->block;
+    L->chunk = par->bin.chunk;
+    L->grid = par->grid;
+    L->stream_loads = par->stream_loads;
+    L->rows_per_group = rows_per_group(par, n);
+    L->path = choose_path(par, n, p->A->nnz, counts, max_len, &L->nt);
+    L->skip_len = INT64_MAX;
+    L->n_long = L->long_blocks = 0;
+    if (L->path != MPCGI_ADAPTIVE_UNIFORM) {
+        L->n_long = (int)counts[MPCGI_ADAPTIVE_LONG];
+        L->long_blocks = (int)counts[MPCGI_ADAPTIVE_CHUNKS];
+    }
+    L->row_start[0] = 0;
+    L->row_count[0] = L->n_long;
+    L->vb_start[0] = L->long_blocks;
+    if (L->path != MPCGI_ADAPTIVE_BINNED) {
+        int64_t per = (int64_t)L->rows_per_group * (par->block / L->nt);
+        if (L->path == MPCGI_ADAPTIVE_SPLIT) L->skip_len = par->bin.long_min;
+        L->vblocks = L->long_blocks + (n + per - 1) / per;
+        return;
+    }
+    for (int b = 1; b < MPCGI_ADAPTIVE_BINS; b++) {
+        int64_t per = (int64_t)L->rows_per_group * (par->block / mpcgi_adaptive_bin_nt(b));
+        L->row_start[b] = L->row_start[b - 1] + L->row_count[b - 1];
+        L->row_count[b] = counts[b];
+        L->vb_start[b] = L->vb_start[b - 1] + (counts[b] + per - 1) / per;
+    }
+    L->vblocks = L->vb_start[MPCGI_ADAPTIVE_SHORT_BINS];
+}
+
+/* Entries of the row list: every row (binned), the long rows (split), none (uniform). */
+static int64_t list_length(const mpcgi_adaptive_launch *L)
+{
+    return L->path == MPCGI_ADAPTIVE_BINNED ? L->n : L->n_long;
+}
+
+/* Bytes one SpMV reads of the matrix: values and columns, row pointers, and off the uniform
+ * path the row list and the long rows' chunk offsets. */
+static size_t bytes_matrix(const adaptive_plan *p)
+{
+    size_t n = (size_t)p->A->n, vsize = p->use64 ? sizeof(double) : sizeof(float);
+    size_t b = (size_t)p->A->nnz * (vsize + 4) + (n + 1) * 4;
+    if (p->L.path != MPCGI_ADAPTIVE_UNIFORM)
+        b += (size_t)list_length(&p->L) * 4 + ((size_t)p->L.n_long + 1) * 4;
+    return b;
+}
+
+/* The CPU plan: statistics, layout, row list and chunk offsets on the host. */
+static mpcg_status host_binning(mpcg_context *ctx, adaptive_plan *p)
+{
+    const mpcgi_csr *A = p->A;
+    int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0}, max_len = 0;
+    for (int64_t r = 0; r < A->n; r++) {
+        int64_t len = A->row_ptr[r + 1] - A->row_ptr[r];
+        int b = mpcgi_adaptive_bin_of(len, p->par.bin);
+        counts[b]++;
+        if (b == MPCGI_ADAPTIVE_LONG) {
+            counts[MPCGI_ADAPTIVE_CHUNKS] += mpcgi_adaptive_chunks(len, p->par.bin);
+            counts[MPCGI_ADAPTIVE_LONG_NNZ] += len;
+        }
+        if (len > max_len) max_len = len;
+    }
+    plan_layout(p, counts, max_len);
+    const mpcgi_adaptive_launch *L = &p->L;
+    if (L->path == MPCGI_ADAPTIVE_UNIFORM) return MPCG_SUCCESS;
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)list_length(L), sizeof *p->rows, &p->rows));
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)L->n_long + 1, sizeof *p->long_start,
+                                           &p->long_start));
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)L->long_blocks, sizeof *p->part, &p->part));
+    int64_t next[MPCGI_ADAPTIVE_BINS];
+    int32_t chunks = 0;
+    for (int b = 0; b < MPCGI_ADAPTIVE_BINS; b++)
+        next[b] = L->row_start[b];
+    for (int64_t r = 0; r < A->n; r++) {
+        int64_t len = A->row_ptr[r + 1] - A->row_ptr[r];
+        int b = mpcgi_adaptive_bin_of(len, p->par.bin);
+        if (b == MPCGI_ADAPTIVE_LONG) {
+            p->long_start[next[b]] = chunks;
+            chunks += (int32_t)mpcgi_adaptive_chunks(len, p->par.bin);
+        } else if (L->path == MPCGI_ADAPTIVE_SPLIT) {
+            continue; /* the list holds the long rows only */
+        }
+        p->rows[next[b]++] = (int32_t)r;
+    }
+    p->long_start[L->n_long] = chunks;
+    return MPCG_SUCCESS;
+}
+
+static void fill_val32(adaptive_plan *p)
+{
+    for (int64_t k = 0; k < p->A->nnz; k++)
+        p->val32[k] = (float)p->A->val[k];
+}
+
+static void adaptive_destroy(mpcg_context *ctx, void *impl)
+{
+    adaptive_plan *p = impl;
+    mpcgi_host_free(p->rows);
+    mpcgi_host_free(p->long_start);
+    mpcgi_host_free(p->val32);
+    mpcgi_host_free(p->part);
+    mpcgi_device_free(ctx, p->d_row_ptr);
+    mpcgi_device_free(ctx, p->d_col_idx);
+    mpcgi_device_free(ctx, p->d_rows);
+    mpcgi_device_free(ctx, p->d_long_start);
+    mpcgi_device_free(ctx, p->d_counters);
+    mpcgi_device_free(ctx, p->d_val64);
+    mpcgi_device_free(ctx, p->d_val32);
+    mpcgi_host_free(p);
+}
+
+/* On a GPU context the statistics and the row list are built at upload, on the device; the
+ * sizes reported here are the uniform path's and are corrected there. */
+static mpcg_status adaptive_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
+                                    void **impl, mpcgi_spmv_sizes *sizes)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    adaptive_plan *p = NULL;
+    MPCG_ENSURE(ctx, A->nnz <= (int64_t)INT32_MAX - MPCGI_ADAPTIVE_MAX_BLOCK,
+                MPCG_ERR_NOT_SUPPORTED,
+                "backend adaptive: %lld nonzeros exceed its 32-bit indices (at most %d)",
+                (long long)A->nnz, INT32_MAX - MPCGI_ADAPTIVE_MAX_BLOCK);
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *p, &p));
+    p->A = A;
+    p->use64 = (precisions & MPCG_CAP_FP64) != 0;
+    p->use32 = (precisions & MPCG_CAP_FP32) != 0;
+    MPCG_TRY(ctx, st, read_params(ctx, &p->par));
+    if (ctx->kind == MPCG_DEVICE_CUDA) {
+        int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0};
+        plan_layout(p, counts, 0); /* provisional: no statistics yet */
+    } else {
+        MPCG_TRY(ctx, st, host_binning(ctx, p));
+        if (p->use32) {
+            MPCG_TRY(ctx, st,
+                     mpcgi_host_alloc_array(ctx, (size_t)A->nnz, sizeof *p->val32, &p->val32));
+            fill_val32(p);
+        }
+    }
+    sizes->bytes_matrix = bytes_matrix(p);
+    sizes->bytes_workspace = 0; /* device plans: set at upload */
+    sizes->padding_ratio = 1.0;
+    *impl = p;
+done:
+    if (st != MPCG_SUCCESS && p) adaptive_destroy(ctx, p);
+    return st;
+}
+
+/* ---------------------------------------------------------------- device plan */
+
+/* Device values of the precisions in use; fp32 converted on the device from the fp64 upload. */
+static mpcg_status upload_values(mpcg_context *ctx, adaptive_plan *p)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    size_t nnz = (size_t)p->A->nnz;
+    double *v64 = p->d_val64;
+    if (!p->use64) MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, nnz * sizeof(double), &v64));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, v64, p->A->val, nnz * sizeof(double), MPCGI_H2D));
+    if (p->use32)
+        MPCG_CUDA_GOTO(ctx, st,
+                       (cudaError_t)mpcgi_adaptive_to_f32(mpcgi_device_stream(ctx), (int64_t)nnz,
+                                                          v64, p->d_val32));
+done:
+    if (v64 != p->d_val64) {
+        /* the conversion must finish before the temporary goes */
+        if (st == MPCG_SUCCESS) st = mpcgi_device_sync(ctx);
+        mpcgi_device_free(ctx, v64);
+    }
+    return st;
+}
+
+/* The binning on the GPU: count per tile, scan, the decision on the host from the totals, then
+ * the scatter into the row list. Timed with events from the first kernel to the last, the copy
+ * of the totals, the decision and the row list's allocation included. */
+static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    void *s = mpcgi_device_stream(ctx);
+    int64_t n = p->A->n, ntiles = n / MPCGI_ADAPTIVE_TILE + 1;
+    int64_t *rp64 = NULL;
+    int32_t *counts = NULL, *tile_max = NULL, *d_totals = NULL;
+    int32_t totals[MPCGI_ADAPTIVE_QUANTITIES + 1];
+    int64_t c64[MPCGI_ADAPTIVE_QUANTITIES], region[MPCGI_ADAPTIVE_BINS];
+    cudaEvent_t t0 = NULL, t1 = NULL;
+    size_t rp_bytes = ((size_t)n + 1) * sizeof *rp64;
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, rp_bytes, &rp64));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, rp64, p->A->row_ptr, rp_bytes, MPCGI_H2D));
+    MPCG_TRY(ctx, st,
+             mpcgi_device_alloc(ctx, (size_t)ntiles * MPCGI_ADAPTIVE_QUANTITIES * sizeof *counts,
+                                &counts));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)ntiles * sizeof *tile_max, &tile_max));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, sizeof totals, &d_totals));
+    MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t0));
+    MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t1));
+
+    MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t0, g->stream));
+    MPCG_CUDA_GOTO(ctx, st,
+                   (cudaError_t)mpcgi_adaptive_setup_count(s, n, rp64, p->d_row_ptr, &p->par.bin,
+                                                           counts, tile_max));
+    MPCG_CUDA_GOTO(ctx, st,
+                   (cudaError_t)mpcgi_adaptive_setup_scan(s, ntiles, counts, tile_max, d_totals));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, totals, d_totals, sizeof totals, MPCGI_D2H));
+    for (int q = 0; q < MPCGI_ADAPTIVE_QUANTITIES; q++)
+        c64[q] = totals[q];
+    plan_layout(p, c64, totals[MPCGI_ADAPTIVE_QUANTITIES]);
+    if (p->L.path != MPCGI_ADAPTIVE_UNIFORM) {
+        int32_t long_blocks = p->L.long_blocks;
+        MPCG_TRY(
+            ctx, st,
+            mpcgi_device_alloc(ctx, (size_t)list_length(&p->L) * sizeof *p->d_rows, &p->d_rows));
+        MPCG_TRY(
+            ctx, st,
+            mpcgi_device_alloc(ctx, ((size_t)p->L.n_long + 1) * sizeof(int32_t), &p->d_long_start));
+        for (int b = 0; b < MPCGI_ADAPTIVE_BINS; b++)
+            region[b] = p->L.row_start[b];
+        if (list_length(&p->L) > 0) /* split without long rows: nothing to place */
+            MPCG_CUDA_GOTO(ctx, st,
+                           (cudaError_t)mpcgi_adaptive_setup_scatter(
+                               s, n, p->d_row_ptr, &p->par.bin, counts, region,
+                               p->L.path == MPCGI_ADAPTIVE_SPLIT, p->d_rows, p->d_long_start));
+        MPCG_TRY(ctx, st,
+                 mpcgi_device_copy(ctx, p->d_long_start + p->L.n_long, &long_blocks,
+                                   sizeof long_blocks, MPCGI_H2D));
+    }
+    MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t1, g->stream));
+    MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(t1));
+    float ms = 0;
+    MPCG_CUDA_GOTO(ctx, st, cudaEventElapsedTime(&ms, t0, t1));
+    p->setup_ms = ms;
+done:
+    /* teardown cannot report failures: destroying valid events does not fail */
+    if (t0) (void)cudaEventDestroy(t0);
+    if (t1) (void)cudaEventDestroy(t1);
+    mpcgi_device_free(ctx, rp64);
+    mpcgi_device_free(ctx, counts);
+    mpcgi_device_free(ctx, tile_max);
+    mpcgi_device_free(ctx, d_totals);
+    return st;
+}
+
+static const char *path_name(int path)
+{
+    return path == MPCGI_ADAPTIVE_UNIFORM ? "uniform"
+           : path == MPCGI_ADAPTIVE_SPLIT ? "split"
+                                          : "binned";
+}
+
+/* On failure the dispatcher destroys the plan, which releases what was created here. */
+static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes)
+{
+    adaptive_plan *p = impl;
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    const mpcgi_csr *A = p->A;
+    mpcgi_adaptive_launch *L = &p->L;
+    size_t n = (size_t)A->n, nnz = (size_t)A->nnz;
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (n + 1) * sizeof(int32_t), &p->d_row_ptr));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(int32_t), &p->d_col_idx));
+    MPCG_CHECK(ctx,
+               mpcgi_device_copy(ctx, p->d_col_idx, A->col_idx, nnz * sizeof(int32_t), MPCGI_H2D));
+    if (p->use64) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(double), &p->d_val64));
+    if (p->use32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d_val32));
+    MPCG_CHECK(ctx, upload_values(ctx, p));
+    MPCG_CHECK(ctx, device_binning(ctx, p));
+    size_t counters = ((size_t)L->n_long + 1) * sizeof(int);
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, counters, &p->d_counters));
+    MPCG_CUDA(ctx, cudaMemsetAsync(p->d_counters, 0, counters, g->stream));
+    L->row_ptr = p->d_row_ptr;
+    L->col_idx = p->d_col_idx;
+    L->rows = p->d_rows;
+    L->long_start = p->d_long_start;
+    L->counters = p->d_counters;
+    /* the dot's grid: one wave of resident blocks; fixed per plan, so the dot's order is too */
+    int per_sm = 0;
+    MPCG_LAUNCH(ctx, mpcgi_adaptive_dot_occupancy(L, &per_sm));
+    L->dot_grid = p->par.dot_grid ? p->par.dot_grid
+                                  : g->props.multiProcessorCount * (per_sm > 0 ? per_sm : 1);
+    sizes->bytes_matrix = bytes_matrix(p);
+    sizes->bytes_workspace = (size_t)mpcgi_adaptive_ws_doubles(L) * sizeof(double);
+    mpcgi_log(ctx, MPCG_LOG_INFO,
+              "adaptive: n %lld, nnz %lld, longest row %lld: %s (NT %d, R %d), rows per bin "
+              "long %lld (%d chunks), NT32 %lld, NT16 %lld, NT8 %lld, NT4 %lld, NT2 %lld, "
+              "NT1 %lld; binning on the GPU %.3f ms",
+              (long long)A->n, (long long)A->nnz, (long long)p->max_len, path_name(L->path), L->nt,
+              L->rows_per_group, (long long)p->bin_rows[0], L->long_blocks,
+              (long long)p->bin_rows[1], (long long)p->bin_rows[2], (long long)p->bin_rows[3],
+              (long long)p->bin_rows[4], (long long)p->bin_rows[5], (long long)p->bin_rows[6],
+              p->setup_ms);
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status adaptive_update_values(mpcg_context *ctx, void *impl, const mpcgi_csr *A)
+{
+    adaptive_plan *p = impl;
+    p->A = A;
+    if (p->val32) fill_val32(p);
+    if (p->d_col_idx) MPCG_CHECK(ctx, upload_values(ctx, p)); /* uploaded: a device plan */
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status adaptive_apply(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
+                                  void *y, void *ws)
+{
+    const adaptive_plan *p = impl;
+    void *s = mpcgi_device_stream(ctx);
+    if (prec == MPCG_PRECISION_FP64)
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f64(s, &p->L, p->d_val64, x, y, ws));
+    else
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f32(s, &p->L, p->d_val32, x, y, ws));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status adaptive_apply_dot(mpcg_context *ctx, void *impl, const double *x, double *y,
+                                      double *dot_dev, const int *skip_dev, void *ws)
+{
+    const adaptive_plan *p = impl;
+    MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_dot_f64(mpcgi_device_stream(ctx), &p->L, p->d_val64, x, y,
+                                                 ws, dot_dev, skip_dev));
+    return MPCG_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- CPU emulation */
+
+#define EMU_T double
+#define EMU_FMA fma
+#define EMU(name) name##_f64
+#include "spmv/adaptive_impl.h"
+#undef EMU_T
+#undef EMU_FMA
+#undef EMU
+
+#define EMU_T float
+#define EMU_FMA fmaf
+#define EMU(name) name##_f32
+#include "spmv/adaptive_impl.h"
+#undef EMU_T
+#undef EMU_FMA
+#undef EMU
+
+static mpcg_status adaptive_apply_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
+                                       const void *x, void *y)
+{
+    (void)ctx;
+    adaptive_plan *p = impl;
+    if (prec == MPCG_PRECISION_FP64)
+        emulate_f64(p, p->A->val, x, y, p->part);
+    else
+        emulate_f32(p, p->val32, x, y, (float *)p->part);
+    return MPCG_SUCCESS;
+}
+
+void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
+{
+    const adaptive_plan *p = impl;
+    const mpcgi_adaptive_launch *L = &p->L;
+    memset(info, 0, sizeof *info);
+    info->path = L->path;
+    info->nt = L->nt;
+    info->rows_per_group = L->rows_per_group;
+    info->list_length = list_length(L);
+    info->block = L->block;
+    info->chunk = L->chunk;
+    memcpy(info->bin_rows, p->bin_rows, sizeof info->bin_rows);
+    info->long_blocks = L->long_blocks;
+    info->max_len = p->max_len;
+    info->vblocks = L->vblocks;
+    info->setup_ms = p->setup_ms;
+    info->rows = p->d_col_idx ? p->d_rows : p->rows;
+    info->long_start = p->d_col_idx ? p->d_long_start : p->long_start;
+}
+
+const struct mpcgi_spmv_ops mpcgi_spmv_adaptive = {
+    .name = "adaptive",
+    .description = "CSR-vector with NT threads per row, rows binned by length (seed 003)",
+    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE | MPCG_CAP_CPU_EMULATION |
+            MPCG_CAP_DETERMINISTIC,
+    .analyze = adaptive_analyze,
+    .update_values = adaptive_update_values,
+    .upload = adaptive_upload,
+    .apply = adaptive_apply,
+    .apply_host = adaptive_apply_host,
+    .destroy = adaptive_destroy,
+    .apply_dot = adaptive_apply_dot,
+};

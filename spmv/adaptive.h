@@ -1,0 +1,30 @@
+/* spmv/adaptive.h: what an adaptive plan chose (for tests, benchmarks and the log) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SPMV_ADAPTIVE_H
+#define MPCG_SPMV_ADAPTIVE_H
+
+#include <stdint.h>
+
+#include "spmv/adaptive_kernels.h"
+
+typedef struct mpcgi_adaptive_info {
+    int path;                              /* MPCGI_ADAPTIVE_UNIFORM, _SPLIT or _BINNED */
+    int nt;                                /* uniform and split: threads per row */
+    int rows_per_group;                    /* R */
+    int block, chunk;                      /* threads per block; nonzeros per long-row chunk */
+    int64_t bin_rows[MPCGI_ADAPTIVE_BINS]; /* rows per bin: long, NT = 32, 16, ..., 1 */
+    int64_t long_blocks;                   /* chunks of the long rows */
+    int64_t max_len;                       /* the longest row */
+    int64_t vblocks;                       /* virtual blocks of one SpMV */
+    double setup_ms; /* device plans: the binning on the GPU (count, scan, decide, scatter) */
+    /* the row list (list_length: n binned, the long rows split, 0 uniform) and the long rows'
+     * first chunks (bin_rows[0] + 1, split and binned); host arrays for a CPU plan, device
+     * arrays for a GPU plan; NULL when uniform */
+    int64_t list_length;
+    const int32_t *rows, *long_start;
+} mpcgi_adaptive_info;
+
+/* The choices of a plan of the adaptive backend (plan->impl). */
+void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info);
+
+#endif /* MPCG_SPMV_ADAPTIVE_H */

@@ -1,0 +1,150 @@
+/* spmv/adaptive_kernels.h: launchers of the adaptive backend's kernels (plain C, no CUDA types) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SPMV_ADAPTIVE_KERNELS_H
+#define MPCG_SPMV_ADAPTIVE_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Kernels of spmv/adaptive.cu. `stream` is the context's cudaStream_t; every launcher queues its
+ * kernels, never synchronises and returns cudaGetLastError() (callers wrap it in MPCG_LAUNCH).
+ * The layout and the row-to-thread mapping are described in spmv/adaptive.c; the CPU emulation
+ * there reproduces the arithmetic of these kernels operation by operation.
+ */
+
+/* Bins in the order of the row list and of the virtual blocks: long rows first, then the short
+ * bins with NT = 32, 16, 8, 4, 2, 1 threads per row. */
+#define MPCGI_ADAPTIVE_LONG 0
+#define MPCGI_ADAPTIVE_SHORT_BINS 6
+#define MPCGI_ADAPTIVE_BINS (1 + MPCGI_ADAPTIVE_SHORT_BINS)
+/* Per-tile quantities counted at setup: the rows of each bin, then the long rows' chunks, then
+ * their nonzeros. */
+#define MPCGI_ADAPTIVE_CHUNKS MPCGI_ADAPTIVE_BINS
+#define MPCGI_ADAPTIVE_LONG_NNZ (MPCGI_ADAPTIVE_BINS + 1)
+#define MPCGI_ADAPTIVE_QUANTITIES (MPCGI_ADAPTIVE_BINS + 2)
+/* Rows per setup tile (one block of the setup kernels). */
+#define MPCGI_ADAPTIVE_TILE 1024
+/* Largest block of the SpMV kernels. */
+#define MPCGI_ADAPTIVE_MAX_BLOCK 1024
+
+/* Shared by the host plan and the setup kernels, so both bin a row the same way. */
+#ifdef __CUDACC__
+#define MPCGI_ADAPTIVE_HD __host__ __device__
+#else
+#define MPCGI_ADAPTIVE_HD
+#endif
+
+/* How rows are binned (a function of the row length alone). */
+typedef struct mpcgi_adaptive_binning {
+    int passes;   /* a short row gets the smallest NT with NT * passes >= length (NT <= 32) */
+    int long_min; /* rows longer than this are long rows */
+    int chunk;    /* nonzeros per virtual block of a long row (a multiple of the block size) */
+} mpcgi_adaptive_binning;
+
+/* NT of short bin b (1..6): 64 >> b. */
+static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bin_nt(int b)
+{
+    return 64 >> b;
+}
+
+/* The bin of a row of `len` nonzeros: MPCGI_ADAPTIVE_LONG, or the short bin of the smallest NT
+ * with NT * passes >= len (an empty row: NT = 1). */
+static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bin_of(int64_t len, mpcgi_adaptive_binning b)
+{
+    if (len > b.long_min) return MPCGI_ADAPTIVE_LONG;
+    int bin = MPCGI_ADAPTIVE_SHORT_BINS;
+    for (int64_t nt = 1; bin > 1 && nt * b.passes < len; nt <<= 1)
+        bin--;
+    return bin;
+}
+
+/* Virtual blocks (chunks) of a long row of `len` nonzeros. */
+static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_chunks(int64_t len, mpcgi_adaptive_binning b)
+{
+    return (len + b.chunk - 1) / b.chunk;
+}
+
+/* The three paths of a plan (spmv/adaptive.c says which is taken). */
+#define MPCGI_ADAPTIVE_UNIFORM 0 /* the seed's kernel: one NT for every row */
+#define MPCGI_ADAPTIVE_SPLIT 1   /* long rows in chunks, every other row with one NT */
+#define MPCGI_ADAPTIVE_BINNED 2  /* long rows in chunks, the others binned by length */
+
+/* The device layout of one plan, passed by value to the SpMV kernels. */
+typedef struct mpcgi_adaptive_launch {
+    int64_t n;
+    int path;           /* MPCGI_ADAPTIVE_UNIFORM, _SPLIT or _BINNED */
+    int nt;             /* uniform and split: threads per row */
+    int rows_per_group; /* R: rows a group of NT lanes sums at once (1, 2, 4) */
+    int64_t skip_len;   /* split: rows longer than this are long (left to the chunks) */
+    int block;          /* threads per block */
+    int chunk;          /* binned: nonzeros per long-row virtual block */
+    int grid;           /* blocks of apply (0: one per virtual block) */
+    int dot_grid;       /* blocks of apply_dot (the dot partials), fixed per plan */
+    int stream_loads;   /* values and columns read with evict-first (streaming) loads */
+    int64_t vblocks;    /* virtual blocks of one SpMV */
+    /* split and binned: virtual blocks [0, long_blocks) are long-row chunks; split: the rest
+     * hold R block / nt consecutive rows each; binned: short bin b (1..6) owns
+     * [vb_start[b - 1], vb_start[b]) with vb_start[0] = long_blocks, R block / NT_b rows each,
+     * rows[row_start[b] .. row_start[b] + row_count[b]) */
+    int n_long, long_blocks;
+    int64_t vb_start[MPCGI_ADAPTIVE_SHORT_BINS + 1];
+    int64_t row_start[MPCGI_ADAPTIVE_BINS], row_count[MPCGI_ADAPTIVE_BINS];
+    const int32_t *row_ptr;    /* n + 1 */
+    const int32_t *col_idx;    /* nnz */
+    const int32_t *rows;       /* the row list, bin by bin, ascending within a bin (split: the
+                                  long rows only) */
+    const int32_t *long_start; /* binned: n_long + 1 prefix of the long rows' chunk counts */
+    int *counters;             /* n_long + 1 zeroed integers, reset by the kernels after use */
+} mpcgi_adaptive_launch;
+
+/* Workspace of one plan on the device, in doubles: the long-row chunk partials, the long rows'
+ * dot terms, then the per-block dot partials. */
+static inline int64_t mpcgi_adaptive_ws_doubles(const mpcgi_adaptive_launch *L)
+{
+    return (int64_t)L->long_blocks + L->n_long + L->dot_grid;
+}
+
+/* ---------------------------------------------------------------- setup (binning on the GPU) */
+
+/* row_ptr32 = row_ptr64 narrowed; counts[q * ntiles + t] = quantity q of tile t (rows per bin,
+ * then the long rows' chunks and nonzeros); tile_max[t] = longest row of tile t. */
+int mpcgi_adaptive_setup_count(void *stream, int64_t n, const int64_t *row_ptr64,
+                               int32_t *row_ptr32, const mpcgi_adaptive_binning *bin,
+                               int32_t *counts, int32_t *tile_max);
+/* counts become exclusive prefixes over the tiles; totals[q] = their sums, then
+ * totals[MPCGI_ADAPTIVE_QUANTITIES] = the longest row. One block. */
+int mpcgi_adaptive_setup_scan(void *stream, int64_t ntiles, int32_t *counts,
+                              const int32_t *tile_max, int32_t *totals);
+/* rows[region[q] + position] = each row (only the long rows if long_only), stable within its
+ * bin; long_start[j] = the first chunk of long row j (long_start[n_long] is written by the
+ * caller). */
+int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr32,
+                                 const mpcgi_adaptive_binning *bin, const int32_t *counts,
+                                 const int64_t *region, int long_only, int32_t *rows,
+                                 int32_t *long_start);
+/* v32[k] = (float)v64[k] */
+int mpcgi_adaptive_to_f32(void *stream, int64_t nnz, const double *v64, float *v32);
+
+/* ---------------------------------------------------------------- SpMV */
+
+/* y = A x. ws: mpcgi_adaptive_ws_doubles doubles (used by long rows). */
+int mpcgi_adaptive_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
+                            const double *x, double *y, double *ws);
+int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *val,
+                            const float *x, float *y, double *ws);
+/* y = A x and *dot = x^T y, both deterministic; nothing is written when skip && *skip. */
+int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
+                                const double *x, double *y, double *ws, double *dot,
+                                const int *skip);
+/* Resident blocks per multiprocessor of the plan's SpMV + dot kernel (sizes its dot grid). */
+int mpcgi_adaptive_dot_occupancy(const mpcgi_adaptive_launch *L, int *blocks_per_sm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPCG_SPMV_ADAPTIVE_KERNELS_H */

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+# test/mm_compare.py: the Matrix Market corpus (test/data/mm) read by mpcg against scipy.io.mmread
+# SPDX-License-Identifier: BSD-3-Clause
+"""usage: mm_compare.py MM_DUMP DIR
+
+Every valid file of DIR (names not starting with bad_) is read by mpcg through MM_DUMP (which
+writes what mpcg read: the expanded matrix as coordinate real general %.17g, or the vector as an
+array) and by scipy.io.mmread; both must give exactly the same matrix: the same size, the same
+stored positions (explicit zeros of coordinate files included; zeros of array files are not
+stored) and bit-identical values (the symmetric and skew-symmetric expansion, pattern values 1,
+integer values, duplicates summed, .gz). vec_* files are read as vectors.
+
+Every malformed file (bad_*) must be rejected by mpcg with MPCG_ERR_PARSE (MPCG_ERR_IO for a
+truncated .gz; MPCG_ERR_NOT_SUPPORTED for a .gz without zlib) and a "FILE:LINE: reason" message.
+Whether scipy rejects it too is printed for information only: scipy 1.10 accepts some of them.
+"""
+import glob
+import gzip
+import os
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+
+import scipy
+import scipy.io
+import scipy.sparse
+
+
+def bits(v):
+    return struct.pack("<d", float(v))
+
+
+def add(d, key, v):
+    # the first value as it is (so -0.0 stays -0.0), later duplicates summed in file order
+    d[key] = d[key] + v if key in d else v
+
+
+def read_coordinate(path):
+    """mpcg's output: coordinate real general, 1-based."""
+    with open(path) as f:
+        banner = f.readline().split()
+        assert [w.lower() for w in banner[1:]] == ["matrix", "coordinate", "real", "general"]
+        line = f.readline()
+        while line.startswith("%"):
+            line = f.readline()
+        rows, cols, nnz = map(int, line.split())
+        d = {}
+        for _ in range(nnz):
+            i, j, v = f.readline().split()
+            key = (int(i) - 1, int(j) - 1)
+            assert key not in d, f"mpcg wrote {key} twice"
+            d[key] = float(v)
+    return (rows, cols), d
+
+
+def read_array_vector(path):
+    """mpcg's output: array real general n x 1."""
+    with open(path) as f:
+        f.readline()
+        line = f.readline()
+        while line.startswith("%"):
+            line = f.readline()
+        rows, cols = map(int, line.split())
+        return [float(f.readline()) for _ in range(rows * cols)]
+
+
+def normalized_copy(path, tmp):
+    """The same file as scipy 1.10 reads it: the banner spelled '%%MatrixMarket' with lower-case
+    words, no comment or blank line after it, no leading blanks. scipy rejects a banner in
+    other case and comment lines between entries, both of which the format allows."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", newline="") as f:
+        lines = f.read().replace("\r\n", "\n").split("\n")
+    words = lines[0].split()
+    out = ["%%MatrixMarket " + " ".join(w.lower() for w in words[1:])]
+    out += [l.strip() for l in lines[1:] if l.strip() and not l.strip().startswith("%")]
+    name = os.path.join(tmp, "normalized.mtx")
+    with open(name, "w") as f:
+        f.write("\n".join(out) + "\n")
+    return name
+
+
+def scipy_read(path, tmp):
+    """scipy.io.mmread(path), on a normalized copy if scipy rejects the original."""
+    try:
+        return scipy.io.mmread(path), ""
+    except Exception as e:  # noqa: BLE001 - any rejection falls back to the normalized copy
+        return scipy.io.mmread(normalized_copy(path, tmp)), f" (normalized: scipy said {e})"
+
+
+def scipy_matrix(m):
+    """(shape, {(i, j): value}) of what scipy read, duplicates summed in file order."""
+    d = {}
+    if scipy.sparse.issparse(m):
+        c = m.tocoo()
+        for i, j, v in zip(c.row.tolist(), c.col.tolist(), c.data.tolist()):
+            add(d, (i, j), float(v))
+    else:
+        for (i, j), v in zip(((i, j) for i in range(m.shape[0]) for j in range(m.shape[1])),
+                             m.flatten().tolist()):
+            if v != 0:
+                d[(i, j)] = float(v)
+    return tuple(m.shape), d
+
+
+def dump(mm_dump, kind, path, out):
+    r = subprocess.run([mm_dump, kind, path, out], capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout.strip()
+
+
+def compare_matrix(name, ours, theirs):
+    (shape, d), (tshape, td) = ours, theirs
+    if shape != tshape:
+        return f"size {shape}, scipy {tshape}"
+    if set(d) != set(td):
+        only = sorted(set(d) ^ set(td))[:5]
+        return f"stored positions differ, e.g. {only} (mpcg {len(d)}, scipy {len(td)})"
+    for key in sorted(d):
+        if bits(d[key]) != bits(td[key]):
+            return f"A{key} = {d[key]!r}, scipy {td[key]!r}"
+    return None
+
+
+def check_valid(mm_dump, path, tmp):
+    name = os.path.basename(path)
+    kind = "vector" if name.startswith("vec_") else "matrix"
+    out = os.path.join(tmp, "out.mtx")
+    rc, msg = dump(mm_dump, kind, path, out)
+    if rc != 0:
+        return f"mpcg rejects it: {msg}"
+    m, note = scipy_read(path, tmp)
+    if kind == "vector":
+        x = read_array_vector(out)
+        y = (m.toarray() if scipy.sparse.issparse(m) else m).flatten().tolist()
+        if len(x) != len(y) or any(bits(a) != bits(b) for a, b in zip(x, y)):
+            return f"vector {x}, scipy {y}"
+        print(f"ok: {name}: vector of {len(x)} = scipy{note}")
+        return None
+    ours = read_coordinate(out)
+    err = compare_matrix(name, ours, scipy_matrix(m))
+    if err is None:
+        print(f"ok: {name}: {ours[0][0]} x {ours[0][1]}, {len(ours[1])} entries = scipy{note}")
+    return err
+
+
+def scipy_rejects(path):
+    """True if scipy.io.mmread raises (within 2 s: scipy 1.10 loops on some files)."""
+    if "huge" in path:
+        return None  # scipy would allocate the declared size
+    def alarm(signum, frame):
+        raise TimeoutError("scipy did not finish in 2 s")
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(2)
+    try:
+        scipy.io.mmread(path)
+        return False
+    except BaseException:  # noqa: BLE001 - anything scipy raises is a rejection
+        return True
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def check_malformed(mm_dump, path, tmp):
+    name = os.path.basename(path)
+    kind = "vector" if name.startswith(("bad_vec_", "bad_vector")) else "matrix"
+    rc, msg = dump(mm_dump, kind, path, os.path.join(tmp, "out.mtx"))
+    status, _, text = msg.partition("\t")
+    want = {"MPCG_ERR_PARSE"}
+    if name.endswith(".gz"):
+        want |= {"MPCG_ERR_IO", "MPCG_ERR_NOT_SUPPORTED"}
+    if rc != 1 or status not in want:
+        return f"mpcg gives {rc} {msg!r}, expected {' or '.join(sorted(want))}"
+    if status != "MPCG_ERR_NOT_SUPPORTED" and not any(
+            f"{name}:{k}:" in text for k in range(1, 100)):
+        return f"the message lacks '{name}:LINE:': {text}"
+    return None
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    mm_dump, directory = sys.argv[1], sys.argv[2]
+    files = sorted(glob.glob(os.path.join(directory, "*.mtx")) +
+                   glob.glob(os.path.join(directory, "*.mtx.gz")))
+    failures, valid, malformed, scipy_accepts = 0, 0, 0, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in files:
+            name = os.path.basename(path)
+            if name.startswith("bad_"):
+                err = check_malformed(mm_dump, path, tmp)
+                malformed += 1
+                if err is None and scipy_rejects(path) is False:
+                    scipy_accepts.append(name)
+            else:
+                err = check_valid(mm_dump, path, tmp)
+                valid += 1
+            if err:
+                print(f"FAIL: {name}: {err}")
+                failures += 1
+    print(f"{valid} valid files read exactly as scipy {scipy.__version__} reads them; "
+          f"{malformed} malformed files rejected with FILE:LINE: reason")
+    print(f"(scipy accepts {len(scipy_accepts)} of the malformed files: "
+          f"{', '.join(scipy_accepts)})")
+    if valid < 30 or malformed < 40:
+        print("FAIL: the corpus is smaller than expected")
+        failures += 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,581 @@
+/* test/test_spmv_adaptive.c: the adaptive backend in CPU emulation and on the GPU, vs references */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <float.h>
+
+#include "core/alloc.h"
+#include "core/context.h"
+#include "core/cuda_check.h"
+#include "core/device.h"
+#include "core/matrix.h"
+#include "spmv/adaptive.h"
+#include "spmv/spmv.h"
+#include "test/testutil.h"
+
+static mpcg_context *cpu, *gpu;
+
+/* The knob settings every matrix is checked under: NULL-terminated name=value lists. */
+static const char *const configs[][8] = {
+    {NULL},
+    {"MPCG_ADAPTIVE_MODE=binned", NULL},
+    {"MPCG_ADAPTIVE_MODE=uniform", NULL},
+    {"MPCG_ADAPTIVE_MODE=split", NULL},
+    {"MPCG_ADAPTIVE_MODE=binned", "MPCG_ADAPTIVE_BLOCK=256", "MPCG_ADAPTIVE_CHUNK=512",
+     "MPCG_ADAPTIVE_LONG_MIN=64", "MPCG_ADAPTIVE_PASSES=2", "MPCG_ADAPTIVE_ROWS=4", NULL},
+    {"MPCG_ADAPTIVE_MODE=split", "MPCG_ADAPTIVE_BLOCK=64", "MPCG_ADAPTIVE_LOAD=cached",
+     "MPCG_ADAPTIVE_GRID=7", "MPCG_ADAPTIVE_DOT_GRID=5", "MPCG_ADAPTIVE_CHUNK=64",
+     "MPCG_ADAPTIVE_LONG_MIN=40", NULL},
+    /* the uniform kernel with each NT (only on some matrices: see config_applies) */
+    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=1", "MPCG_ADAPTIVE_ROWS=4", NULL},
+    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=2", "MPCG_ADAPTIVE_ROWS=2", NULL},
+    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=4", "MPCG_ADAPTIVE_ROWS=1", NULL},
+    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=8", "MPCG_ADAPTIVE_ROWS=4", NULL},
+    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=16", "MPCG_ADAPTIVE_ROWS=2", NULL},
+    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=32", "MPCG_ADAPTIVE_ROWS=4", NULL},
+};
+#define NCONFIGS (int)(sizeof configs / sizeof configs[0])
+#define FIRST_NT_CONFIG 6
+/* NT sweeps run on the random 10007, powerlaw and bimodal matrices only */
+static int config_applies(int c, int matrix)
+{
+    return c < FIRST_NT_CONFIG || matrix == 3 || matrix == 6 || matrix == 9;
+}
+
+static const char *const knobs[] = {
+    "MPCG_ADAPTIVE_MODE",   "MPCG_ADAPTIVE_NT",          "MPCG_ADAPTIVE_ROWS",
+    "MPCG_ADAPTIVE_BLOCK",  "MPCG_ADAPTIVE_MAX_RATIO10", "MPCG_ADAPTIVE_SPLIT_PCT",
+    "MPCG_ADAPTIVE_PASSES", "MPCG_ADAPTIVE_LONG_MIN",    "MPCG_ADAPTIVE_CHUNK",
+    "MPCG_ADAPTIVE_LOAD",   "MPCG_ADAPTIVE_GRID",        "MPCG_ADAPTIVE_DOT_GRID"};
+
+static void set_config(int c)
+{
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        unsetenv(knobs[i]);
+    for (int i = 0; configs[c][i]; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", configs[c][i]);
+        char *eq = strchr(buf, '=');
+        *eq = '\0';
+        setenv(buf, eq + 1, 1);
+    }
+}
+
+/* ---------------------------------------------------------------- CPU emulation */
+
+static void test_table(void)
+{
+    const struct mpcgi_spmv_ops *ops;
+
+    CHECK_OK(cpu, mpcgi_spmv_lookup(cpu, "adaptive", &ops));
+
+    CHECK(ops == &mpcgi_spmv_adaptive);
+    CHECK(ops->caps == (MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE |
+                        MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC));
+    CHECK(ops->upload && ops->apply && ops->update_values && ops->apply_dot);
+}
+
+/* Too many nonzeros for 32-bit offsets, and malformed knobs: refused before any array is read. */
+static void test_refusals(void)
+{
+    int64_t rp[2] = {0, (int64_t)INT32_MAX};
+    mpcgi_csr A = {.n = 1, .nnz = rp[1], .row_ptr = rp};
+    mpcgi_spmv_plan *plan = (mpcgi_spmv_plan *)1;
+
+    CHECK_STATUS(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan),
+                 MPCG_ERR_NOT_SUPPORTED);
+
+    CHECK(plan == NULL);
+    CHECK(strstr(mpcg_last_error(cpu), "2147483647 nonzeros exceed its 32-bit indices"));
+    mpcg_clear_error(cpu);
+    rp[1] = 0;
+    A.nnz = 0;
+    const char *bad[][2] = {{"MPCG_ADAPTIVE_BLOCK", "100"},    {"MPCG_ADAPTIVE_NT", "3"},
+                            {"MPCG_ADAPTIVE_MODE", "fast"},    {"MPCG_ADAPTIVE_CHUNK", "100"},
+                            {"MPCG_ADAPTIVE_PASSES", "0"},     {"MPCG_ADAPTIVE_LOAD", "x"},
+                            {"MPCG_ADAPTIVE_LONG_MIN", "1e3"}, {"MPCG_ADAPTIVE_ROWS", "3"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        set_config(0);
+        setenv(bad[i][0], bad[i][1], 1);
+        CHECK_STATUS(cpu,
+                     mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan),
+                     MPCG_ERR_INVALID_ARG);
+        CHECK(strstr(mpcg_last_error(cpu), bad[i][0]));
+        mpcg_clear_error(cpu);
+    }
+    set_config(0);
+}
+
+/* The seed's Fig. 1 matrix (0-based): NT = 4 from 17 / 6 nonzeros per row, exact results. */
+static void test_seed_example(void)
+{
+    int64_t rp[] = {0, 4, 8, 10, 13, 14, 17};
+    int32_t ci[] = {0, 1, 4, 5, 1, 2, 3, 4, 1, 3, 0, 3, 5, 2, 2, 3, 4};
+    double val[] = {8, 9, 4, 5, 7, 5, 6, 2, 6, 7, 9, 6, 2, 2, 7, 2, 8};
+    mpcgi_csr A = {.n = 6, .nnz = 17, .row_ptr = rp, .col_idx = ci, .val = val};
+    double ones[6] = {1, 1, 1, 1, 1, 1}, x[6] = {1, 2, 3, 4, 5, 6}, y[6];
+    const double want1[6] = {26, 20, 13, 17, 2, 17}, want2[6] = {76, 63, 40, 45, 6, 69};
+    mpcgi_spmv_plan *plan;
+    mpcgi_adaptive_info info;
+
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan));
+    mpcgi_spmv_adaptive_info(plan->impl, &info);
+    CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, ones, y));
+    CHECK(memcmp(y, want1, sizeof y) == 0);
+    CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, x, y));
+
+    CHECK(memcmp(y, want2, sizeof y) == 0);
+    CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 4 && info.rows_per_group == 1);
+    CHECK(info.vblocks == 1 && info.max_len == 4 && info.list_length == 0);
+    CHECK(plan->sizes.bytes_matrix == 17 * 12 + 7 * 4);
+    mpcgi_spmv_plan_destroy(cpu, plan);
+}
+
+/* The layout of a split or binned plan: the row list holds every row (binned) or the long
+ * rows (split), bin by bin (long first), ascending within a bin; each long row's chunks follow
+ * in row order. */
+static int layout_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in, const int32_t *rows,
+                     const int32_t *long_start)
+{
+    const char *p = getenv("MPCG_ADAPTIVE_PASSES"), *l = getenv("MPCG_ADAPTIVE_LONG_MIN");
+    mpcgi_adaptive_binning bin = {
+        .passes = p ? atoi(p) : 1, .long_min = l ? atoi(l) : 1024, .chunk = in->chunk};
+    int bins = in->path == MPCGI_ADAPTIVE_BINNED ? MPCGI_ADAPTIVE_BINS : 1;
+    int64_t i = 0, chunks = 0;
+    for (int b = 0; b < bins; b++)
+        for (int64_t k = 0; k < in->bin_rows[b]; k++, i++) {
+            int32_t r = rows[i];
+            if (r < 0 || r >= A->n || (k > 0 && r <= rows[i - 1])) return 0;
+            int64_t len = A->row_ptr[r + 1] - A->row_ptr[r];
+            if (mpcgi_adaptive_bin_of(len, bin) != b) return 0;
+            if (b == MPCGI_ADAPTIVE_LONG) {
+                if (long_start[k] != chunks) return 0;
+                chunks += mpcgi_adaptive_chunks(len, bin);
+            }
+        }
+    return i == in->list_length && chunks == in->long_blocks &&
+           long_start[in->bin_rows[0]] == chunks;
+}
+
+/* Row i of y close to the reference: |y - yref| <= (len + 2) eps sum_j |a_ij x_j|. */
+static int64_t rows_off(const mpcgi_csr *A, const double *x, const void *y, const void *yref,
+                        int fp32)
+{
+    int64_t bad = 0;
+    double eps = fp32 ? FLT_EPSILON : DBL_EPSILON;
+    for (int64_t i = 0; i < A->n; i++) {
+        double s = 0, a = fp32 ? ((const float *)y)[i] : ((const double *)y)[i];
+        double b = fp32 ? ((const float *)yref)[i] : ((const double *)yref)[i];
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            s += fabs(A->val[k] * x[A->col_idx[k]]);
+        if (!(fabs(a - b) <= (double)(A->row_ptr[i + 1] - A->row_ptr[i] + 2) * eps * s)) {
+            if (bad < 3) fprintf(stderr, "  row %lld: %.17g vs %.17g\n", (long long)i, a, b);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/* Emulation vs the cpu backend in fp64 and fp32, output poisoned first; again after new values.
+ * Returns the emulation's plan choice in *info. */
+static void check_emulation(const char *what, mpcgi_csr *A, int config, mpcgi_adaptive_info *info)
+{
+    int64_t n = A->n;
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed ^ (uint64_t)A->nnz);
+    double *x, *y, *yref;
+    float *xf, *yf, *yfref;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, 8, &x));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, 8, &y));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, 8, &yref));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, 4, &xf));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, 4, &yf));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, 4, &yfref));
+    for (int64_t i = 0; i < n; i++)
+        xf[i] = (float)(2 * mpcgi_rng_uniform(&g) - 1), x[i] = xf[i];
+    mpcgi_spmv_plan *emu, *ref;
+    const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
+    set_config(config);
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, both, &emu));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cpu, A, both, &ref));
+    mpcgi_spmv_adaptive_info(emu->impl, info);
+    CHECK(info->path == MPCGI_ADAPTIVE_UNIFORM || layout_ok(A, info, info->rows, info->long_start));
+
+    for (int pass = 0; pass < 2; pass++) {
+        memset(y, 0xff, (size_t)n * 8), memset(yf, 0xff, (size_t)n * 4); /* NaN */
+
+        CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, x, y));
+        CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP32, xf, yf));
+        CHECK_OK(cpu, mpcgi_spmv_apply(cpu, ref, MPCG_PRECISION_FP64, x, yref));
+        CHECK_OK(cpu, mpcgi_spmv_apply(cpu, ref, MPCG_PRECISION_FP32, xf, yfref));
+
+        int64_t bad64 = rows_off(A, x, y, yref, 0), bad32 = rows_off(A, x, yf, yfref, 1);
+        if (bad64 || bad32)
+            fprintf(stderr, "%s, config %d, pass %d: %lld fp64 and %lld fp32 rows wrong\n", what,
+                    config, pass, (long long)bad64, (long long)bad32);
+        CHECK(bad64 == 0 && bad32 == 0);
+        for (int64_t k = 0; k < A->nnz; k++)
+            A->val[k] = -0.5 * A->val[k] + 0.25;
+        CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, emu, A));
+        CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, ref, A));
+    }
+
+    mpcgi_spmv_plan_destroy(cpu, emu);
+    mpcgi_spmv_plan_destroy(cpu, ref);
+    mpcgi_host_free(x), mpcgi_host_free(y), mpcgi_host_free(yref);
+    mpcgi_host_free(xf), mpcgi_host_free(yf), mpcgi_host_free(yfref);
+    set_config(0);
+}
+
+/* ---------------------------------------------------------------- the test matrices */
+
+typedef struct test_matrix {
+    char name[64];
+    mpcgi_csr A;
+    mpcg_matrix *M; /* owner of A when generated */
+} test_matrix;
+
+/* The shape of a test matrix: even rows hold `even` entries, odd rows `odd`, row `row` holds
+ * `len`, each the diagonal then random columns (duplicates add up); with dense, row `row` is
+ * columns 0 ... len - 1. */
+typedef struct shape {
+    int64_t n;
+    int even, odd;
+    int64_t row, len;
+    int dense;
+} shape;
+
+static int shaped_csr(mpcgi_rng *g, const shape *sh, mpcgi_csr *out)
+{
+    int64_t most = sh->even > sh->odd ? sh->even : sh->odd, cap = most * sh->n + sh->len, m = 0;
+    int32_t *ri = NULL, *ci = NULL;
+    double *v = NULL;
+    int rc = 1;
+    if (mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ri, &ri) ||
+        mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ci, &ci) ||
+        mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *v, &v))
+        goto done;
+    for (int64_t i = 0; i < sh->n; i++) {
+        int64_t k = i == sh->row ? sh->len : i % 2 ? sh->odd : sh->even;
+        for (int64_t t = 0; t < k; t++) {
+            int64_t j = i == sh->row && sh->dense ? t
+                        : t == 0                  ? i
+                                                  : (int64_t)mpcgi_rng_below(g, (uint64_t)sh->n);
+            ri[m] = (int32_t)i, ci[m] = (int32_t)j, v[m++] = mpcgi_rng_uniform(g) - 0.5;
+        }
+    }
+    rc = mpcgi_csr_from_coo(NULL, sh->n, m, ri, ci, v, out) != MPCG_SUCCESS;
+done:
+    mpcgi_host_free(ri), mpcgi_host_free(ci), mpcgi_host_free(v);
+    return rc;
+}
+
+/* Matrix k of the set (0 <= k < NMATRICES); 0 on success. */
+#define NMATRICES 10
+static int make_matrix(int k, test_matrix *t)
+{
+    static const int64_t sizes[] = {1, 31, 597, 10007};
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed + 7 * (uint64_t)k);
+    memset(t, 0, sizeof *t);
+    if (k < 4) {
+        snprintf(t->name, sizeof t->name, "random %lld, empty rows", (long long)sizes[k]);
+        return test_random_csr(&g, sizes[k], 9, 1, &t->A);
+    }
+    if (k == 4) {
+        shape sh = {.n = 30000, .even = 4, .odd = 4, .row = 12345, .len = 20000, .dense = 1};
+        snprintf(t->name, sizeof t->name, "30000 with a 20000-long row");
+        return shaped_csr(&g, &sh, &t->A);
+    }
+    if (k == 5) {
+        snprintf(t->name, sizeof t->name, "no nonzeros");
+        if (mpcgi_csr_alloc(NULL, 100, 0, &t->A) != MPCG_SUCCESS) return 1;
+        memset(t->A.row_ptr, 0, 101 * sizeof *t->A.row_ptr);
+        return 0;
+    }
+    if (k == 9) {
+        shape sh = {.n = 5001, .even = 1, .odd = 30, .row = 0, .len = 200, .dense = 0};
+        snprintf(t->name, sizeof t->name, "bimodal 5001");
+        return shaped_csr(&g, &sh, &t->A);
+    }
+    const char *spec = k == 6 ? "powerlaw:30000:16" : k == 7 ? "poisson3d:20" : "poisson3d27:12";
+    snprintf(t->name, sizeof t->name, "%s", spec);
+    if (mpcg_matrix_generate(cpu, spec, &t->M) != MPCG_SUCCESS) return 1;
+    t->A = t->M->csr; /* a shallow copy: the values of M change with it */
+    return 0;
+}
+
+static void free_matrix(test_matrix *t)
+{
+    if (t->M) {
+        t->M->csr.val = t->A.val;
+        mpcg_matrix_destroy(t->M);
+    } else {
+        mpcgi_csr_free(&t->A);
+    }
+}
+
+/* Every matrix under every knob setting that applies; the choices of the automatic rule. */
+static void test_emulation(void)
+{
+    for (int k = 0; k < NMATRICES; k++) {
+        test_matrix t;
+        CHECK(make_matrix(k, &t) == 0);
+        for (int c = 0; c < NCONFIGS; c++) {
+            if (!config_applies(c, k)) continue;
+            mpcgi_adaptive_info info;
+            check_emulation(t.name, &t.A, c, &info);
+            if (c >= FIRST_NT_CONFIG)
+                CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 << (c - FIRST_NT_CONFIG));
+            if (c != 0) continue;
+            if (k < 4) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM);
+            if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 4);
+            if (k == 4) CHECK(info.bin_rows[0] == 1 && info.long_blocks == 10);
+            if (k == 5) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1);
+            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 32);
+            if (k == 7) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 8);
+            if (k == 8) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 32);
+            if (k == 9) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.bin_rows[0] == 0);
+        }
+        free_matrix(&t);
+    }
+}
+
+/* ---------------------------------------------------------------- on the GPU */
+
+static void *dev_alloc(size_t bytes)
+{
+    void *d = NULL;
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d));
+    return d;
+}
+
+static void poison(void *d, size_t bytes) /* NaN in every fp64 and fp32 entry */
+{
+    CHECK_OK(gpu,
+             MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(d, 0xff, bytes, mpcg_context_stream(gpu))));
+}
+
+static int all_poisoned(const void *h, size_t bytes)
+{
+    const unsigned char *c = h;
+    for (size_t i = 0; i < bytes; i++)
+        if (c[i] != 0xff) return 0;
+    return 1;
+}
+
+/* The GPU-built layout equals the host-built one. */
+static void check_same_layout(const mpcgi_spmv_plan *emu, const mpcgi_spmv_plan *dev)
+{
+    mpcgi_adaptive_info a, b;
+    mpcgi_spmv_adaptive_info(emu->impl, &a);
+    mpcgi_spmv_adaptive_info(dev->impl, &b);
+    CHECK(a.path == b.path && a.nt == b.nt && a.rows_per_group == b.rows_per_group);
+    CHECK(a.long_blocks == b.long_blocks && a.list_length == b.list_length);
+    CHECK(a.max_len == b.max_len && a.vblocks == b.vblocks);
+    CHECK(memcmp(a.bin_rows, b.bin_rows, sizeof a.bin_rows) == 0);
+    CHECK(emu->sizes.bytes_matrix == dev->sizes.bytes_matrix);
+    if (a.path == MPCGI_ADAPTIVE_UNIFORM || a.path != b.path) return;
+    size_t rb = (size_t)a.list_length * 4, lb = ((size_t)a.bin_rows[0] + 1) * 4;
+    int32_t *rows, *ls;
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, rb, &rows));
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, lb, &ls));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, rows, b.rows, rb, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, ls, b.long_start, lb, MPCGI_D2H));
+    CHECK(memcmp(rows, a.rows, rb) == 0);
+    CHECK(memcmp(ls, a.long_start, lb) == 0);
+    mpcgi_host_free(rows), mpcgi_host_free(ls);
+}
+
+/* Device vectors of one check. */
+typedef struct dvecs {
+    double *x, *y, *y2, *dot;
+    float *xf, *yf;
+    int *skip;
+} dvecs;
+
+/* apply_dot: the same y bits as apply, the same dot bits twice (skip flag NULL, then 0), the dot
+ * close to x^T y in long double; with the flag set nothing is written. */
+static void check_dot(const mpcgi_csr *A, mpcgi_spmv_plan *plan, const dvecs *d, const double *x,
+                      const double *y)
+{
+    int64_t n = A->n;
+    size_t b64 = (size_t)n * 8;
+    double *y2, dots[2];
+    int flag[2] = {0, 1};
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64, &y2));
+    for (int run = 0; run < 2; run++) {
+        poison(d->y2, b64), poison(d->dot, 8);
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, d->skip, &flag[0], sizeof(int), MPCGI_H2D));
+
+        CHECK_OK(gpu, mpcgi_spmv_apply_dot(gpu, plan, d->x, d->y2, d->dot, run ? d->skip : NULL));
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, y2, d->y2, b64, MPCGI_D2H));
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, &dots[run], d->dot, 8, MPCGI_D2H));
+
+        CHECK(memcmp(y2, y, b64) == 0);
+    }
+    long double ref = 0, scale = 0;
+    for (int64_t i = 0; i < n; i++)
+        ref += (long double)x[i] * y[i], scale += fabsl((long double)x[i] * y[i]);
+    CHECK(memcmp(&dots[0], &dots[1], 8) == 0);
+    CHECK(fabsl(dots[0] - ref) <= (long double)(n + 2) * DBL_EPSILON * scale);
+    poison(d->y2, b64), poison(d->dot, 8);
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d->skip, &flag[1], sizeof(int), MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_spmv_apply_dot(gpu, plan, d->x, d->y2, d->dot, d->skip));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, y2, d->y2, b64, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, &dots[0], d->dot, 8, MPCGI_D2H));
+    CHECK(all_poisoned(y2, b64) && all_poisoned(&dots[0], 8));
+    mpcgi_host_free(y2);
+}
+
+/* One pass: fp64 bit-identical to the emulation, fp32 within tolerance of it (bit differences
+ * are reported), then apply_dot. */
+static void check_device_pass(const char *what, const mpcgi_csr *A, mpcgi_spmv_plan *emu,
+                              mpcgi_spmv_plan *plan, const dvecs *d, const double *x,
+                              const float *xf)
+{
+    int64_t n = A->n, diff64 = 0, diff32 = 0;
+    size_t b64 = (size_t)n * 8, b32 = (size_t)n * 4;
+    double *ye, *yd;
+    float *yef, *ydf;
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64, &ye));
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64, &yd));
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b32, &yef));
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b32, &ydf));
+    CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, x, ye));
+    CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP32, xf, yef));
+    poison(d->y, b64), poison(d->yf, b32);
+
+    CHECK_OK(gpu, mpcgi_spmv_apply(gpu, plan, MPCG_PRECISION_FP64, d->x, d->y));
+    CHECK_OK(gpu, mpcgi_spmv_apply(gpu, plan, MPCG_PRECISION_FP32, d->xf, d->yf));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, yd, d->y, b64, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, ydf, d->yf, b32, MPCGI_D2H));
+
+    for (int64_t i = 0; i < n; i++) {
+        if (memcmp(&yd[i], &ye[i], 8) != 0 && diff64++ < 3)
+            fprintf(stderr, "  %s row %lld: GPU %.17g, emulation %.17g\n", what, (long long)i,
+                    yd[i], ye[i]);
+        diff32 += memcmp(&ydf[i], &yef[i], 4) != 0;
+    }
+    CHECK(diff64 == 0);
+    CHECK(rows_off(A, x, ydf, yef, 1) == 0);
+    if (diff32)
+        printf("  note: %s: %lld fp32 rows differ in bits from the emulation\n", what,
+               (long long)diff32);
+    check_dot(A, plan, d, x, yd);
+    mpcgi_host_free(ye), mpcgi_host_free(yd), mpcgi_host_free(yef), mpcgi_host_free(ydf);
+}
+
+/* Matrix t under knob setting `config`: layout, SpMVs and dot, again after new values. */
+static void check_device(test_matrix *t, int config)
+{
+    mpcgi_csr *A = &t->A;
+    int64_t n = A->n;
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed ^ (uint64_t)A->nnz ^ 0x77);
+    double *x;
+    float *xf;
+    dvecs d;
+    CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, 8, &x));
+    CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, 4, &xf));
+    for (int64_t i = 0; i < n; i++)
+        x[i] = 2 * mpcgi_rng_uniform(&g) - 1, xf[i] = (float)x[i];
+    d.x = dev_alloc((size_t)n * 8), d.y = dev_alloc((size_t)n * 8), d.y2 = dev_alloc((size_t)n * 8);
+    d.xf = dev_alloc((size_t)n * 4), d.yf = dev_alloc((size_t)n * 4);
+    d.dot = dev_alloc(8), d.skip = dev_alloc(sizeof(int));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d.x, x, (size_t)n * 8, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d.xf, xf, (size_t)n * 4, MPCGI_H2D));
+    const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
+    mpcgi_spmv_plan *emu = NULL, *plan = NULL;
+    set_config(config);
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, both, &emu));
+    CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_adaptive, A, both, &plan));
+    if (emu && plan) {
+        char what[96];
+        snprintf(what, sizeof what, "%s (config %d)", t->name, config);
+        check_same_layout(emu, plan);
+        for (int pass = 0; pass < 2; pass++) {
+            check_device_pass(what, A, emu, plan, &d, x, xf);
+            for (int64_t k = 0; k < A->nnz; k++)
+                A->val[k] = 1.5 * A->val[k] - 0.125;
+            CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, emu, A));
+            CHECK_OK(gpu, mpcgi_spmv_plan_update_values(gpu, plan, A));
+        }
+    }
+    mpcgi_spmv_plan_destroy(cpu, emu);
+    mpcgi_spmv_plan_destroy(gpu, plan);
+    mpcgi_device_free(gpu, d.x), mpcgi_device_free(gpu, d.y), mpcgi_device_free(gpu, d.y2);
+    mpcgi_device_free(gpu, d.xf), mpcgi_device_free(gpu, d.yf);
+    mpcgi_device_free(gpu, d.dot), mpcgi_device_free(gpu, d.skip);
+    mpcgi_host_free(x), mpcgi_host_free(xf);
+    set_config(0);
+}
+
+static void test_device(void)
+{
+    for (int k = 0; k < NMATRICES; k++) {
+        test_matrix t;
+        CHECK(make_matrix(k, &t) == 0);
+        for (int c = 0; c < NCONFIGS; c++)
+            if (config_applies(c, k)) check_device(&t, c);
+        free_matrix(&t);
+    }
+}
+
+/* CG with --spmv=adaptive converges as with cusparse (iterations within 1). */
+static void test_solve(void)
+{
+    mpcg_matrix *A = NULL;
+    CHECK_OK(gpu, mpcg_matrix_generate(gpu, "poisson3d:24", &A));
+    if (!A) return;
+    int64_t n = mpcg_matrix_n(A), it[2] = {-1, -1};
+    double *b, *x;
+    CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, 8, &b));
+    CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, 8, &x));
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed);
+    for (int64_t i = 0; i < n; i++)
+        b[i] = 2 * mpcgi_rng_uniform(&g) - 1;
+    const char *names[2] = {"cusparse", "adaptive"};
+    for (int k = 0; k < 2; k++) {
+        mpcg_solver *S = NULL;
+        mpcg_info info;
+        memset(x, 0xff, (size_t)n * 8);
+        CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+        CHECK_OK(gpu, mpcg_solver_set_spmv(S, names[k]));
+
+        CHECK_OK(gpu, mpcg_solve(S, b, x, &info));
+
+        CHECK(info.converged);
+        it[k] = info.iterations;
+        mpcg_solver_destroy(S);
+    }
+    printf("test_spmv_adaptive: poisson3d:24 CG iterations cusparse %lld, adaptive %lld\n",
+           (long long)it[0], (long long)it[1]);
+    CHECK(llabs(it[0] - it[1]) <= 1);
+    mpcgi_host_free(b), mpcgi_host_free(x);
+    mpcg_matrix_destroy(A);
+}
+
+int main(void)
+{
+    test_init_seed("test_spmv_adaptive");
+    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
+    test_table();
+    test_refusals();
+    test_seed_example();
+    test_emulation();
+    if (mpcgi_device_count() == 0) {
+        mpcg_context_destroy(cpu);
+        printf("test_spmv_adaptive: no usable GPU, the GPU checks are skipped\n");
+        return test_failures ? test_finish("test_spmv_adaptive") : TEST_SKIP;
+    }
+
+    CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
+    if (gpu) {
+        printf("test_spmv_adaptive: %s\n", mpcg_context_device_name(gpu));
+        test_device();
+        test_solve();
+        mpcg_context_destroy(gpu);
+    }
+    mpcg_context_destroy(cpu);
+    return test_finish("test_spmv_adaptive");
+}
