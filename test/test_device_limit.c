@@ -55,12 +55,16 @@ static void test_backend(mpcg_context *ctx, const char *backend)
     static double b[N], x[N];
     for (int i = 0; i < N; i++)
         b[i] = 1.0;
+    size_t base;
+    int64_t live;
     CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson2d:100", &A));
+    if (!A) goto done;
+    /* what the context and the matrix hold: a destroyed solver leaves exactly this */
+    base = in_use(ctx);
+    live = mpcgi_alloc_live();
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
     CHECK_OK(ctx, mpcg_solver_set_spmv(S, backend));
-    if (!A || !S) goto done;
-    size_t base = in_use(ctx);
-    int64_t live = mpcgi_alloc_live();
+    if (!S) goto done;
 
     /* what setup holds without a cap */
     CHECK_OK(ctx, mpcg_solver_setup(S));
