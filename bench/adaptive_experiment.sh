@@ -52,9 +52,9 @@ run() {
     fi
 }
 
-# the seed's kernel (mean rule, R = 1, 128 threads, no streaming hints), one thread per row, and
-# the defaults (an empty setting)
-seed_configs='; MODE=uniform,ROWS=1,BLOCK=128,LOAD=cached; MODE=uniform,NT=1,ROWS=1,BLOCK=128,LOAD=cached'
+# the seed's kernel (its mean rule, R = 1, 128 threads, no streaming hints), one thread per row,
+# and the defaults (an empty setting: the tuned rule)
+seed_configs='; MODE=uniform,RULE=seed,BLOCK=128,LOAD=cached; MODE=uniform,NT=1,ROWS=1,BLOCK=128,LOAD=cached'
 
 for part in $parts; do
     case $part in
@@ -87,11 +87,11 @@ for part in $parts; do
         ;;
     sweep)
         echo "## sweep: MPCG_ADAPTIVE_* on the targets"
-        uniform_configs='; ROWS=1; ROWS=2; ROWS=4; LOAD=cached; ROWS=4,LOAD=cached;
-            BLOCK=256; BLOCK=512; ROWS=2,BLOCK=256; ROWS=4,BLOCK=64; NT=16; NT=8; NT=4;
-            NT=8,ROWS=4; NT=16,ROWS=2; GRID=2112; DOT_GRID=264'
-        skewed_configs='; MODE=binned; MODE=split,NT=16; MODE=split,NT=8,ROWS=4;
-            MODE=binned,PASSES=2; ROWS=2; ROWS=1; LOAD=cached; MODE=binned,LOAD=cached;
+        uniform_configs='; RULE=seed; ROWS=1; ROWS=2; ROWS=4; LOAD=cached; BLOCK=256; BLOCK=64;
+            NT=1,ROWS=1; NT=1,ROWS=2; NT=2,ROWS=2; NT=4,ROWS=2; NT=8,ROWS=2; NT=16,ROWS=1;
+            NT=16,ROWS=2; NT=32,ROWS=1; NT=32,ROWS=2; GRID=2112; DOT_GRID=264'
+        skewed_configs='; RULE=seed; MODE=binned; MODE=split; MODE=split,NT=16; MODE=split,NT=8;
+            MODE=split,NT=16,ROWS=2; MODE=binned,PASSES=1; MODE=binned,ROWS=2; LOAD=cached;
             LONG_MIN=512; LONG_MIN=4096; CHUNK=1024; CHUNK=8192; BLOCK=256,CHUNK=2048;
             MODE=uniform; MODE=uniform,NT=16'
         for spec in $targets; do

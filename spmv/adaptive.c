@@ -40,13 +40,17 @@
 #define DEFAULT_LONG_MIN 1024
 #define DEFAULT_CHUNK 2048
 #define DEFAULT_SPLIT_PCT 90
+#define TUNED_ONE_LANE_MAX 12
+
+typedef enum { RULE_TUNED, RULE_SEED } adaptive_rule;
 
 typedef enum { MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED } adaptive_mode;
 
 typedef struct adaptive_params {
     adaptive_mode mode;
-    int nt;   /* 0: the seed's rule */
-    int rows; /* R; 0: from n */
+    adaptive_rule rule; /* how NT and R follow from the matrix when not set */
+    int nt;             /* 0: from the rule */
+    int rows;           /* R; 0: from the rule */
     int block;
     double max_ratio;
     int split_pct;
@@ -114,22 +118,29 @@ static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
 {
     static const char *const modes[] = {"auto", "uniform", "split", "binned", NULL};
     static const char *const loads[] = {"stream", "cached", NULL};
-    int mode, load, ratio10;
+    static const char *const rules[] = {"tuned", "seed", NULL};
+    int mode, load, rule, ratio10;
     MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_MODE", modes, &mode));
+    MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_RULE", rules, &rule));
+    par->rule = (adaptive_rule)rule;
     MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_LOAD", loads, &load));
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_NT", 0, 32, 0, 0, &par->nt));
     MPCG_ENSURE(ctx, (par->nt & (par->nt - 1)) == 0, MPCG_ERR_INVALID_ARG,
-                "MPCG_ADAPTIVE_NT=%d: expected 0 (the mean rule) or 1, 2, 4, 8, 16, 32", par->nt);
+                "MPCG_ADAPTIVE_NT=%d: expected 0 (from the rule) or 1, 2, 4, 8, 16, 32", par->nt);
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_ROWS", 0, 4, 0, 0, &par->rows));
     MPCG_ENSURE(ctx, par->rows != 3, MPCG_ERR_INVALID_ARG,
-                "MPCG_ADAPTIVE_ROWS=3: expected 0 (from n) or 1, 2, 4");
+                "MPCG_ADAPTIVE_ROWS=3: expected 0 (from the rule) or 1, 2, 4");
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_SPLIT_PCT", 0, 101, 0, DEFAULT_SPLIT_PCT,
                             &par->split_pct));
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_BLOCK", 64, MPCGI_ADAPTIVE_MAX_BLOCK, 1,
                             DEFAULT_BLOCK, &par->block));
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_MAX_RATIO10", 10, 100000, 0,
                             (int)(10 * DEFAULT_MAX_RATIO), &ratio10));
-    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_PASSES", 1, 32, 1, 1, &par->bin.passes));
+    /* binned short rows follow the rule too: tuned, one lane up to TUNED_ONE_LANE_MAX, then
+     * two entries per lane; seed, one entry per lane */
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_PASSES", 1, 32, 1, par->rule == RULE_SEED ? 1 : 2,
+                            &par->bin.passes));
+    par->bin.one_lane_max = par->rule == RULE_SEED ? 0 : TUNED_ONE_LANE_MAX;
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_LONG_MIN", 32, 1 << 30, 0, DEFAULT_LONG_MIN,
                             &par->bin.long_min));
     MPCG_CHECK(ctx,
@@ -147,20 +158,31 @@ static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
 
 /* ---------------------------------------------------------------- the plan's layout */
 
-/* The seed's rule in integers: the smallest power of two NT >= nnz / n, at most 32. */
-static int seed_nt(int64_t n, int64_t nnz)
+/* NT for rows of nnz / n nonzeros on average. The seed's rule: the smallest power of two
+ * NT >= the mean, at most 32. The tuned rule (the default; the H100 sweep of docs/backends.md):
+ * one lane per row up to a mean of TUNED_ONE_LANE_MAX nonzeros (a warp then reads 32 consecutive
+ * rows, a contiguous stretch, with no butterfly), beyond it the smallest power of two
+ * NT >= mean / 2, at most 32 (about two entries per lane and row). */
+static int rule_nt(const adaptive_params *par, int64_t n, int64_t nnz)
 {
+    if (par->nt) return par->nt;
+    int tuned = par->rule == RULE_TUNED;
+    if (tuned && nnz <= TUNED_ONE_LANE_MAX * n) return 1;
     int nt = 1;
-    while (nt < 32 && (int64_t)nt * n < nnz)
+    while (nt < 32 && (int64_t)nt * n * (tuned ? 2 : 1) < nnz)
         nt <<= 1;
     return nt;
 }
 
-/* R, rows a group sums at once: 4 from 2^19 rows, 2 from 2^16, else 1 (small matrices need
- * the blocks more than the loads in flight). */
-static int rows_per_group(const adaptive_params *par, int64_t n)
+/* R, rows a group sums at once. Seed rule: 1. Tuned rule: 2 for groups of 2 ... 16 lanes on
+ * matrices of 2^16 rows or more (more loads in flight per lane), else 1 (a single lane per row
+ * already has its row's loads in flight; a full warp per row has enough lanes; small matrices
+ * need the blocks more than the loads in flight). */
+static int rows_per_group(const adaptive_params *par, int64_t n, int nt)
 {
-    return par->rows ? par->rows : n >= (1 << 19) ? 4 : n >= (1 << 16) ? 2 : 1;
+    if (par->rows) return par->rows;
+    if (par->rule == RULE_SEED) return 1;
+    return nt > 1 && nt < 32 && n >= (1 << 16) ? 2 : 1;
 }
 
 /* The path (the rule of docs/backends.md). counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
@@ -168,11 +190,11 @@ static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const
                        int64_t max_len, int *nt)
 {
     int64_t n_short = n - counts[MPCGI_ADAPTIVE_LONG];
-    *nt = par->nt ? par->nt : seed_nt(n_short, nnz - counts[MPCGI_ADAPTIVE_LONG_NNZ]);
+    *nt = rule_nt(par, n_short, nnz - counts[MPCGI_ADAPTIVE_LONG_NNZ]);
     int skewed = n > 0 && (max_len > par->bin.long_min ||
                            (double)max_len > par->max_ratio * ((double)nnz / (double)n));
     if (par->mode == MODE_UNIFORM || (par->mode == MODE_AUTO && !skewed)) {
-        *nt = par->nt ? par->nt : seed_nt(n, nnz);
+        *nt = rule_nt(par, n, nnz);
         return MPCGI_ADAPTIVE_UNIFORM;
     }
     if (par->mode != MODE_AUTO)
@@ -199,8 +221,8 @@ static void plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len
     L->chunk = par->bin.chunk;
     L->grid = par->grid;
     L->stream_loads = par->stream_loads;
-    L->rows_per_group = rows_per_group(par, n);
     L->path = choose_path(par, n, p->A->nnz, counts, max_len, &L->nt);
+    L->rows_per_group = rows_per_group(par, n, L->nt);
     L->skip_len = INT64_MAX;
     L->n_long = L->long_blocks = 0;
     if (L->path != MPCGI_ADAPTIVE_UNIFORM) {

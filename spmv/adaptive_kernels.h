@@ -40,7 +40,8 @@ extern "C" {
 
 /* How rows are binned (a function of the row length alone). */
 typedef struct mpcgi_adaptive_binning {
-    int passes;   /* a short row gets the smallest NT with NT * passes >= length (NT <= 32) */
+    int one_lane_max; /* short rows up to this length get one lane (NT = 1) */
+    int passes;   /* a longer short row gets the smallest NT with NT * passes >= length (<= 32) */
     int long_min; /* rows longer than this are long rows */
     int chunk;    /* nonzeros per virtual block of a long row (a multiple of the block size) */
 } mpcgi_adaptive_binning;
@@ -51,11 +52,12 @@ static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bin_nt(int b)
     return 64 >> b;
 }
 
-/* The bin of a row of `len` nonzeros: MPCGI_ADAPTIVE_LONG, or the short bin of the smallest NT
- * with NT * passes >= len (an empty row: NT = 1). */
+/* The bin of a row of `len` nonzeros: MPCGI_ADAPTIVE_LONG; NT = 1 up to one_lane_max; else the
+ * short bin of the smallest NT with NT * passes >= len (an empty row: NT = 1). */
 static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bin_of(int64_t len, mpcgi_adaptive_binning b)
 {
     if (len > b.long_min) return MPCGI_ADAPTIVE_LONG;
+    if (len <= b.one_lane_max) return MPCGI_ADAPTIVE_SHORT_BINS;
     int bin = MPCGI_ADAPTIVE_SHORT_BINS;
     for (int64_t nt = 1; bin > 1 && nt * b.passes < len; nt <<= 1)
         bin--;

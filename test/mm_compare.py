@@ -68,16 +68,30 @@ def read_array_vector(path):
         return [float(f.readline()) for _ in range(rows * cols)]
 
 
-def normalized_copy(path, tmp):
-    """The same file as scipy 1.10 reads it: the banner spelled '%%MatrixMarket' with lower-case
-    words, no comment or blank line after it, no leading blanks. scipy rejects a banner in
-    other case and comment lines between entries, both of which the format allows."""
+def canonical_line(line, coordinate, field):
+    """An entry line with its values written as Python writes them (repr of float(), str of
+    int()): scipy >= 1.12 reads numbers with std::from_chars, which rejects '+2', for one."""
+    words = line.split()
+    first = 2 if coordinate else 0
+    conv = (lambda w: str(int(w))) if field == "integer" else (lambda w: repr(float(w)))
+    return " ".join(words[:first] + [conv(w) for w in words[first:]])
+
+
+def normalized_copy(path, tmp, canonical_numbers=False):
+    """The same file as scipy reads it: the banner spelled '%%MatrixMarket' with lower-case
+    words, no comment or blank line after it, no leading blanks. scipy 1.10 rejects a banner in
+    other case and comment lines between entries, both of which the format allows. With
+    canonical_numbers, values are rewritten by Python's own number parser (canonical_line)."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", newline="") as f:
         lines = f.read().replace("\r\n", "\n").split("\n")
-    words = lines[0].split()
-    out = ["%%MatrixMarket " + " ".join(w.lower() for w in words[1:])]
-    out += [l.strip() for l in lines[1:] if l.strip() and not l.strip().startswith("%")]
+    words = [w.lower() for w in lines[0].split()]
+    out = ["%%MatrixMarket " + " ".join(words[1:])]
+    body = [l.strip() for l in lines[1:] if l.strip() and not l.strip().startswith("%")]
+    if canonical_numbers and body:
+        coordinate, field = words[2] == "coordinate", words[3]
+        body = body[:1] + [canonical_line(l, coordinate, field) for l in body[1:]]
+    out += body
     name = os.path.join(tmp, "normalized.mtx")
     with open(name, "w") as f:
         f.write("\n".join(out) + "\n")
@@ -85,11 +99,16 @@ def normalized_copy(path, tmp):
 
 
 def scipy_read_here(path, tmp):
-    """scipy.io.mmread(path), on a normalized copy if scipy rejects the original."""
+    """scipy.io.mmread(path); if scipy rejects it, the same on normalized copies."""
     try:
         return scipy.io.mmread(path), ""
     except Exception as e:  # noqa: BLE001 - any rejection falls back to the normalized copy
-        return scipy.io.mmread(normalized_copy(path, tmp)), f" (normalized: scipy said {e})"
+        first = e
+    try:
+        return scipy.io.mmread(normalized_copy(path, tmp)), f" (normalized: scipy said {first})"
+    except Exception:  # noqa: BLE001
+        m = scipy.io.mmread(normalized_copy(path, tmp, canonical_numbers=True))
+        return m, f" (normalized, numbers rewritten by Python: scipy said {first})"
 
 
 def scipy_read(path, tmp):

@@ -54,14 +54,6 @@ static int residual_ok(const mpcg_matrix *A, const double *b, const double *x, d
     return r <= t + 16 * DBL_EPSILON * scale;
 }
 
-/* Iteration counts within 1 of the CPU's, except bcsstk05, whose count moves by a few with the
- * summation order alone (test/test_solver_cg_gpu.c): 5 % there. */
-static int iterations_close(const char *name, int64_t gpu_it, int64_t cpu_it)
-{
-    int64_t slack = strstr(name, "bcsstk05") ? (cpu_it + 19) / 20 : 1;
-    return llabs(gpu_it - cpu_it) <= slack;
-}
-
 /* 1 if the named backend claims bit-identical output for the same input. */
 static int deterministic(const char *spmv)
 {
@@ -154,7 +146,7 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, const ch
     for (int j = 0; j < N_INTERVALS; j++) {
         CHECK(ik[j].reason == MPCG_CONVERGED_RTOL && ik[j].true_relres <= tol);
         CHECK(strcmp(ik[j].backend, spmv) == 0);
-        CHECK(iterations_close(name, ik[j].iterations, ic.iterations));
+        CHECK(test_iterations_close(name, ik[j].iterations, ic.iterations));
         CHECK(residual_ok(Ag, b, xk[j], tol));
         CHECK(ik[j].iterations == ik[2].iterations || !deterministic(spmv));
         same_bits(spmv, "K = 1, 3 against adaptive", xk[j], xk[2], n);

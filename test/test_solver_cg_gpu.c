@@ -21,23 +21,6 @@ static int residual_ok(const mpcgi_csr *A, const double *b, const double *x)
 /* Iteration counts may differ: cuSPARSE sums a row in another order than the CPU, so the
  * iterates drift apart by rounding. Allowed: 1 iteration or 1% of the CPU count, whichever is
  * larger. */
-/*
- * Iteration counts agree within 1, except on matrices whose CG iteration count is sensitive to
- * the summation order itself: there the GPU (cuSPARSE row sums, tree-reduced dots) may differ by
- * 5 %. On bcsstk05 (cond 1.4e4) a CPU CG that only changes its dot from sequential to pairwise
- * or to correctly rounded already moves the count by up to 4 of ~290 (docs/gpu.md).
- */
-static int64_t max_iteration_diff(const char *name, int64_t cpu_it)
-{
-    int sensitive = strstr(name, "bcsstk05") != NULL;
-    return sensitive ? (cpu_it + 19) / 20 : 1;
-}
-
-static int iterations_close(const char *name, int64_t gpu_it, int64_t cpu_it)
-{
-    return llabs(gpu_it - cpu_it) <= max_iteration_diff(name, cpu_it);
-}
-
 static mpcg_info solve(mpcg_context *ctx, mpcg_matrix *A, const double *b, double *x)
 {
     mpcg_solver *S;
@@ -124,7 +107,7 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag)
            ig.true_relres);
     CHECK(strcmp(ic.backend, "cpu") == 0 && strcmp(ig.backend, "cusparse") == 0);
     CHECK(ic.reason == MPCG_CONVERGED_RTOL && ig.reason == MPCG_CONVERGED_RTOL);
-    CHECK(iterations_close(name, ig.iterations, ic.iterations));
+    CHECK(test_iterations_close(name, ig.iterations, ic.iterations));
     CHECK(ic.true_relres <= tol && ig.true_relres <= tol);
     CHECK(residual_ok(&Ag->csr, b, xg));
     mpcg_solver *S;

@@ -17,7 +17,7 @@ static mpcg_context *cpu, *gpu;
 static const char *const configs[][8] = {
     {NULL},
     {"MPCG_ADAPTIVE_MODE=binned", NULL},
-    {"MPCG_ADAPTIVE_MODE=uniform", NULL},
+    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_RULE=seed", NULL},
     {"MPCG_ADAPTIVE_MODE=split", NULL},
     {"MPCG_ADAPTIVE_MODE=binned", "MPCG_ADAPTIVE_BLOCK=256", "MPCG_ADAPTIVE_CHUNK=512",
      "MPCG_ADAPTIVE_LONG_MIN=64", "MPCG_ADAPTIVE_PASSES=2", "MPCG_ADAPTIVE_ROWS=4", NULL},
@@ -44,7 +44,8 @@ static const char *const knobs[] = {
     "MPCG_ADAPTIVE_MODE",   "MPCG_ADAPTIVE_NT",          "MPCG_ADAPTIVE_ROWS",
     "MPCG_ADAPTIVE_BLOCK",  "MPCG_ADAPTIVE_MAX_RATIO10", "MPCG_ADAPTIVE_SPLIT_PCT",
     "MPCG_ADAPTIVE_PASSES", "MPCG_ADAPTIVE_LONG_MIN",    "MPCG_ADAPTIVE_CHUNK",
-    "MPCG_ADAPTIVE_LOAD",   "MPCG_ADAPTIVE_GRID",        "MPCG_ADAPTIVE_DOT_GRID"};
+    "MPCG_ADAPTIVE_LOAD",   "MPCG_ADAPTIVE_GRID",        "MPCG_ADAPTIVE_DOT_GRID",
+    "MPCG_ADAPTIVE_RULE"};
 
 static void set_config(int c)
 {
@@ -104,7 +105,8 @@ static void test_refusals(void)
     set_config(0);
 }
 
-/* The seed's Fig. 1 matrix (0-based): NT = 4 from 17 / 6 nonzeros per row, exact results. */
+/* The seed's Fig. 1 matrix (0-based): with the seed's rule NT = 4 from 17 / 6 nonzeros per row
+ * (the tuned rule: one lane per row), exact results. */
 static void test_seed_example(void)
 {
     int64_t rp[] = {0, 4, 8, 10, 13, 14, 17};
@@ -117,6 +119,12 @@ static void test_seed_example(void)
     mpcgi_adaptive_info info;
 
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan));
+    mpcgi_spmv_adaptive_info(plan->impl, &info);
+    CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 && info.rows_per_group == 1);
+    mpcgi_spmv_plan_destroy(cpu, plan);
+    setenv("MPCG_ADAPTIVE_RULE", "seed", 1);
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan));
+    unsetenv("MPCG_ADAPTIVE_RULE");
     mpcgi_spmv_adaptive_info(plan->impl, &info);
     CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, ones, y));
     CHECK(memcmp(y, want1, sizeof y) == 0);
@@ -136,8 +144,13 @@ static int layout_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in, const in
                      const int32_t *long_start)
 {
     const char *p = getenv("MPCG_ADAPTIVE_PASSES"), *l = getenv("MPCG_ADAPTIVE_LONG_MIN");
-    mpcgi_adaptive_binning bin = {
-        .passes = p ? atoi(p) : 1, .long_min = l ? atoi(l) : 1024, .chunk = in->chunk};
+    const char *rule = getenv("MPCG_ADAPTIVE_RULE");
+    int seed = rule && strcmp(rule, "seed") == 0; /* seed: one entry per lane; tuned: rows of up
+                                                     to 12 one lane, then two entries per lane */
+    mpcgi_adaptive_binning bin = {.one_lane_max = seed ? 0 : 12,
+                                  .passes = p ? atoi(p) : seed ? 1 : 2,
+                                  .long_min = l ? atoi(l) : 1024,
+                                  .chunk = in->chunk};
     int bins = in->path == MPCGI_ADAPTIVE_BINNED ? MPCGI_ADAPTIVE_BINS : 1;
     int64_t i = 0, chunks = 0;
     for (int b = 0; b < bins; b++)
@@ -326,13 +339,18 @@ static void test_emulation(void)
             if (c >= FIRST_NT_CONFIG)
                 CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 << (c - FIRST_NT_CONFIG));
             if (c != 0) continue;
+            printf("test_spmv_adaptive: %s: path %d, NT %d, R %d\n", t.name, info.path, info.nt,
+                   info.rows_per_group);
             if (k < 4) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM);
-            if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 4);
+            /* the tuned rule (spmv/adaptive.c): one lane up to 12 nonzeros per row, beyond
+             * NT >= mean / 2; R = 1 below 2^16 rows */
+            if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 1);
             if (k == 4) CHECK(info.bin_rows[0] == 1 && info.long_blocks == 10);
             if (k == 5) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1);
-            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 32);
-            if (k == 7) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 8);
-            if (k == 8) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 32);
+            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.nt == 16);
+            if (k == 7) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1);
+            if (k == 8) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 16);
+            CHECK(info.rows_per_group == 1);
             if (k == 9) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.bin_rows[0] == 0);
         }
         free_matrix(&t);

@@ -101,6 +101,11 @@ double test_stress_value(mpcgi_rng *g);
  * 0, or -1 if the directory cannot be read. */
 int test_each_mtx(void (*fn)(const char *name, const char *path, void *user), void *user);
 
+/* 1 if a GPU CG iteration count is close enough to the CPU one for matrix `name` (a file or
+ * generator name): within 1, except on the bundled matrices whose count moves with the summation
+ * order alone (docs/gpu.md, "GPU and CPU iteration counts"): mesh2em5 2, bcsstk05 5 %. */
+int test_iterations_close(const char *name, int64_t gpu_it, int64_t cpu_it);
+
 /* ||b - A x|| / ||b|| on the host in long double; *scale = || |A| |x| || / ||b||, the size of
  * the rounding error of computing that residual in fp64 (a bound for the difference between
  * this value and the one a solver computed, in units of eps). */
