@@ -170,7 +170,10 @@ vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const 
             if (LIST || e - b <= L.skip_len) row[r] = q, start[r] = b, len[r] = e - b;
         }
     }
-    rows_sum<NT, R, STREAM>(start, len, lane, L.col_idx, val, x, sum);
+    /* Streaming loads only for groups of 8 lanes or more: narrower groups read each row's
+     * entries over several loads, and the lines must stay in L1 in between (one lane per row
+     * streamed ran at 0.37 of the copy bandwidth on poisson3d:256, cached at 0.99) */
+    rows_sum<NT, R, STREAM && NT >= 8>(start, len, lane, L.col_idx, val, x, sum);
     if (lane == 0)
 #pragma unroll
         for (int r = 0; r < R; r++)
