@@ -40,7 +40,7 @@
 #define DEFAULT_LONG_MIN 1024
 #define DEFAULT_CHUNK 2048
 #define DEFAULT_SPLIT_PCT 90
-#define TUNED_ONE_LANE_MAX 12
+#define DOT_GRID_MAX (1 << 20)
 
 typedef enum { RULE_TUNED, RULE_SEED } adaptive_rule;
 
@@ -136,11 +136,9 @@ static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
                             DEFAULT_BLOCK, &par->block));
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_MAX_RATIO10", 10, 100000, 0,
                             (int)(10 * DEFAULT_MAX_RATIO), &ratio10));
-    /* binned short rows follow the rule too: tuned, one lane up to TUNED_ONE_LANE_MAX, then
-     * two entries per lane; seed, one entry per lane */
+    /* binned short rows follow the rule too: two entries per lane (tuned) or one (seed) */
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_PASSES", 1, 32, 1, par->rule == RULE_SEED ? 1 : 2,
                             &par->bin.passes));
-    par->bin.one_lane_max = par->rule == RULE_SEED ? 0 : TUNED_ONE_LANE_MAX;
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_LONG_MIN", 32, 1 << 30, 0, DEFAULT_LONG_MIN,
                             &par->bin.long_min));
     MPCG_CHECK(ctx,
@@ -159,25 +157,21 @@ static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
 /* ---------------------------------------------------------------- the plan's layout */
 
 /* NT for rows of nnz / n nonzeros on average. The seed's rule: the smallest power of two
- * NT >= the mean, at most 32. The tuned rule (the default; the H100 sweep of docs/backends.md):
- * one lane per row up to a mean of TUNED_ONE_LANE_MAX nonzeros (a warp then reads 32 consecutive
- * rows, a contiguous stretch, with no butterfly), beyond it the smallest power of two
- * NT >= mean / 2, at most 32 (about two entries per lane and row). */
+ * NT >= the mean, at most 32. The tuned rule (the default; the H100 sweeps of docs/backends.md):
+ * the smallest power of two NT >= mean / 2, at most 32 (about two entries per lane and row). */
 static int rule_nt(const adaptive_params *par, int64_t n, int64_t nnz)
 {
     if (par->nt) return par->nt;
-    int tuned = par->rule == RULE_TUNED;
-    if (tuned && nnz <= TUNED_ONE_LANE_MAX * n) return 1;
+    int per_lane = par->rule == RULE_TUNED ? 2 : 1;
     int nt = 1;
-    while (nt < 32 && (int64_t)nt * n * (tuned ? 2 : 1) < nnz)
+    while (nt < 32 && (int64_t)nt * n * per_lane < nnz)
         nt <<= 1;
     return nt;
 }
 
 /* R, rows a group sums at once. Seed rule: 1. Tuned rule: 2 for groups of 2 ... 16 lanes on
- * matrices of 2^16 rows or more (more loads in flight per lane), else 1 (a single lane per row
- * already has its row's loads in flight; a full warp per row has enough lanes; small matrices
- * need the blocks more than the loads in flight). */
+ * matrices of 2^16 rows or more (more loads in flight per lane), else 1 (a full warp per row
+ * has enough lanes; small matrices need the blocks more than the loads in flight). */
 static int rows_per_group(const adaptive_params *par, int64_t n, int nt)
 {
     if (par->rows) return par->rows;
@@ -199,6 +193,9 @@ static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const
     }
     if (par->mode != MODE_AUTO)
         return par->mode == MODE_SPLIT ? MPCGI_ADAPTIVE_SPLIT : MPCGI_ADAPTIVE_BINNED;
+    /* tuned: split. On the H100 the binned path ran powerlaw:4000000:16 at 0.41 x cuSPARSE,
+     * split at 0.85 x (docs/backends.md); binning stays available as MODE=binned */
+    if (par->rule == RULE_TUNED) return MPCGI_ADAPTIVE_SPLIT;
     int64_t near = 0; /* short rows whose own NT is within a factor 2 of nt */
     for (int b = 1; b < MPCGI_ADAPTIVE_BINS; b++) {
         int nt_b = mpcgi_adaptive_bin_nt(b);
@@ -480,7 +477,14 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     if (p->use32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d_val32));
     MPCG_CHECK(ctx, upload_values(ctx, p));
     MPCG_CHECK(ctx, device_binning(ctx, p));
-    size_t counters = ((size_t)L->n_long + 1) * sizeof(int);
+    /* the dot's grid: one block per virtual block like apply (a grid-stride loop over a wave
+     * of resident blocks measured up to 1.9 times slower), at most DOT_GRID_MAX; fixed per
+     * plan, so the dot's order is too */
+    L->dot_grid = p->par.dot_grid ? p->par.dot_grid
+                                  : (int)(L->vblocks < 1              ? 1
+                                          : L->vblocks > DOT_GRID_MAX ? DOT_GRID_MAX
+                                                                      : L->vblocks);
+    size_t counters = (size_t)mpcgi_adaptive_counters(L) * sizeof(int);
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, counters, &p->d_counters));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d_counters, 0, counters, g->stream));
     L->row_ptr = p->d_row_ptr;
@@ -488,11 +492,6 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     L->rows = p->d_rows;
     L->long_start = p->d_long_start;
     L->counters = p->d_counters;
-    /* the dot's grid: one wave of resident blocks; fixed per plan, so the dot's order is too */
-    int per_sm = 0;
-    MPCG_LAUNCH(ctx, mpcgi_adaptive_dot_occupancy(L, &per_sm));
-    L->dot_grid = p->par.dot_grid ? p->par.dot_grid
-                                  : g->props.multiProcessorCount * (per_sm > 0 ? per_sm : 1);
     sizes->bytes_matrix = bytes_matrix(p);
     sizes->bytes_workspace = (size_t)mpcgi_adaptive_ws_doubles(L) * sizeof(double);
     mpcgi_log(ctx, MPCG_LOG_INFO,

@@ -183,25 +183,46 @@ vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const 
             }
 }
 
-/* The dot's end: each block's partial (its threads' terms, block_sum order) goes to ws; the
- * block that finishes last adds the partials and the long rows' terms in a fixed order. */
+/* The dot's end, deterministic: each block's partial (its threads' terms in block_sum order)
+ * goes to ws; the last block of each group of MPCGI_ADAPTIVE_DOT_GROUP blocks adds the group's
+ * partials in block order (group sums), the last group adds the group sums in group order and
+ * the long rows' terms. Two short levels instead of one long one: the final block never reads
+ * more than a few values per thread, whatever the grid. */
 static __device__ void finish_dot(const mpcgi_adaptive_launch &L, double *ws, double dacc,
                                   double *dot, double *sh)
 {
     __shared__ int last;
-    double *dlong = ws + L.long_blocks, *part = dlong + L.n_long;
+    double *dlong = ws + L.long_blocks, *part = dlong + L.n_long, *gsum = part + L.dot_grid;
+    int *group_count = L.counters + L.n_long + 1;
+    const int nblocks = (int)gridDim.x, ngroups = (nblocks + MPCGI_ADAPTIVE_DOT_GROUP - 1) /
+                                                  MPCGI_ADAPTIVE_DOT_GROUP;
+    const int g = (int)blockIdx.x / MPCGI_ADAPTIVE_DOT_GROUP, first = g * MPCGI_ADAPTIVE_DOT_GROUP;
+    const int size = min(MPCGI_ADAPTIVE_DOT_GROUP, nblocks - first);
     double p = block_sum(dacc, sh);
     if (threadIdx.x == 0) {
         part[blockIdx.x] = p;
         __threadfence();
-        last = atomicAdd(&L.counters[L.n_long], 1) == (int)gridDim.x - 1;
+        last = atomicAdd(&group_count[g], 1) == size - 1;
     }
     __syncthreads();
     if (!last) return;
     __threadfence();
     double a = 0;
-    for (int b = threadIdx.x; b < (int)gridDim.x; b += blockDim.x)
-        a += __ldcg(part + b);
+    for (int b = threadIdx.x; b < size; b += blockDim.x)
+        a += __ldcg(part + first + b);
+    a = block_sum(a, sh); /* its barriers keep every thread's read of `last` before the write */
+    if (threadIdx.x == 0) {
+        group_count[g] = 0; /* ready for the next SpMV */
+        gsum[g] = a;
+        __threadfence();
+        last = atomicAdd(&L.counters[L.n_long], 1) == ngroups - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    a = 0;
+    for (int j = threadIdx.x; j < ngroups; j += blockDim.x)
+        a += __ldcg(gsum + j);
     for (int j = threadIdx.x; j < L.n_long; j += blockDim.x)
         a += __ldcg(dlong + j);
     a = block_sum(a, sh);
@@ -307,7 +328,8 @@ template <bool DOT, typename T> static kernel_fn<T> pick(const mpcgi_adaptive_la
 }
 
 /* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
- * plan's fixed dot grid (its partials are summed in block order). */
+ * plan's fixed dot grid (at most one per virtual block; its partials are summed in a fixed
+ * order). */
 template <bool DOT, typename T>
 static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, const T *x, T *y,
                 double *ws, double *dot, const int *skip)
@@ -548,13 +570,6 @@ int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, co
                                 const int *skip)
 {
     return spmv<true>(stream, L, val, x, y, ws, dot, skip);
-}
-
-int mpcgi_adaptive_dot_occupancy(const mpcgi_adaptive_launch *L, int *blocks_per_sm)
-{
-    *blocks_per_sm = 0;
-    return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, pick<true, double>(L),
-                                                              L->block, 0);
 }
 
 } /* extern "C" */

@@ -40,8 +40,7 @@ extern "C" {
 
 /* How rows are binned (a function of the row length alone). */
 typedef struct mpcgi_adaptive_binning {
-    int one_lane_max; /* short rows up to this length get one lane (NT = 1) */
-    int passes;   /* a longer short row gets the smallest NT with NT * passes >= length (<= 32) */
+    int passes;   /* a short row gets the smallest NT with NT * passes >= length (NT <= 32) */
     int long_min; /* rows longer than this are long rows */
     int chunk;    /* nonzeros per virtual block of a long row (a multiple of the block size) */
 } mpcgi_adaptive_binning;
@@ -52,12 +51,11 @@ static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bin_nt(int b)
     return 64 >> b;
 }
 
-/* The bin of a row of `len` nonzeros: MPCGI_ADAPTIVE_LONG; NT = 1 up to one_lane_max; else the
- * short bin of the smallest NT with NT * passes >= len (an empty row: NT = 1). */
+/* The bin of a row of `len` nonzeros: MPCGI_ADAPTIVE_LONG, or the short bin of the smallest NT
+ * with NT * passes >= len (an empty row: NT = 1). */
 static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bin_of(int64_t len, mpcgi_adaptive_binning b)
 {
     if (len > b.long_min) return MPCGI_ADAPTIVE_LONG;
-    if (len <= b.one_lane_max) return MPCGI_ADAPTIVE_SHORT_BINS;
     int bin = MPCGI_ADAPTIVE_SHORT_BINS;
     for (int64_t nt = 1; bin > 1 && nt * b.passes < len; nt <<= 1)
         bin--;
@@ -100,14 +98,31 @@ typedef struct mpcgi_adaptive_launch {
     const int32_t *rows;       /* the row list, bin by bin, ascending within a bin (split: the
                                   long rows only) */
     const int32_t *long_start; /* binned: n_long + 1 prefix of the long rows' chunk counts */
-    int *counters;             /* n_long + 1 zeroed integers, reset by the kernels after use */
+    int *counters;             /* mpcgi_adaptive_counters(): zeroed, reset by the kernels */
 } mpcgi_adaptive_launch;
 
+/* The dot of apply_dot adds its per-block partials in groups of this many blocks (in block
+ * order, by the group's last block), then the group sums (in group order, by the last group). */
+#define MPCGI_ADAPTIVE_DOT_GROUP 128
+
+/* Groups of the dot's per-block partials. */
+static inline int64_t mpcgi_adaptive_dot_groups(const mpcgi_adaptive_launch *L)
+{
+    return ((int64_t)L->dot_grid + MPCGI_ADAPTIVE_DOT_GROUP - 1) / MPCGI_ADAPTIVE_DOT_GROUP;
+}
+
 /* Workspace of one plan on the device, in doubles: the long-row chunk partials, the long rows'
- * dot terms, then the per-block dot partials. */
+ * dot terms, the per-block dot partials, then the group sums. */
 static inline int64_t mpcgi_adaptive_ws_doubles(const mpcgi_adaptive_launch *L)
 {
-    return (int64_t)L->long_blocks + L->n_long + L->dot_grid;
+    return (int64_t)L->long_blocks + L->n_long + L->dot_grid + mpcgi_adaptive_dot_groups(L);
+}
+
+/* Integer counters of one plan (zeroed, reset by the kernels after use): one per long row, the
+ * dot's last-group counter, one per dot group. */
+static inline int64_t mpcgi_adaptive_counters(const mpcgi_adaptive_launch *L)
+{
+    return (int64_t)L->n_long + 1 + mpcgi_adaptive_dot_groups(L);
 }
 
 /* ---------------------------------------------------------------- setup (binning on the GPU) */
@@ -142,8 +157,6 @@ int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const 
 int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                                 const double *x, double *y, double *ws, double *dot,
                                 const int *skip);
-/* Resident blocks per multiprocessor of the plan's SpMV + dot kernel (sizes its dot grid). */
-int mpcgi_adaptive_dot_occupancy(const mpcgi_adaptive_launch *L, int *blocks_per_sm);
 
 #ifdef __cplusplus
 }

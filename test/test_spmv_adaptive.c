@@ -106,7 +106,7 @@ static void test_refusals(void)
 }
 
 /* The seed's Fig. 1 matrix (0-based): with the seed's rule NT = 4 from 17 / 6 nonzeros per row
- * (the tuned rule: one lane per row), exact results. */
+ * (the tuned rule: NT = 2 >= 17 / 12), exact results. */
 static void test_seed_example(void)
 {
     int64_t rp[] = {0, 4, 8, 10, 13, 14, 17};
@@ -120,7 +120,7 @@ static void test_seed_example(void)
 
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan));
     mpcgi_spmv_adaptive_info(plan->impl, &info);
-    CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 && info.rows_per_group == 1);
+    CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 2 && info.rows_per_group == 1);
     mpcgi_spmv_plan_destroy(cpu, plan);
     setenv("MPCG_ADAPTIVE_RULE", "seed", 1);
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan));
@@ -145,10 +145,8 @@ static int layout_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in, const in
 {
     const char *p = getenv("MPCG_ADAPTIVE_PASSES"), *l = getenv("MPCG_ADAPTIVE_LONG_MIN");
     const char *rule = getenv("MPCG_ADAPTIVE_RULE");
-    int seed = rule && strcmp(rule, "seed") == 0; /* seed: one entry per lane; tuned: rows of up
-                                                     to 12 one lane, then two entries per lane */
-    mpcgi_adaptive_binning bin = {.one_lane_max = seed ? 0 : 12,
-                                  .passes = p ? atoi(p) : seed ? 1 : 2,
+    int seed = rule && strcmp(rule, "seed") == 0; /* entries per lane: seed 1, tuned 2 */
+    mpcgi_adaptive_binning bin = {.passes = p ? atoi(p) : seed ? 1 : 2,
                                   .long_min = l ? atoi(l) : 1024,
                                   .chunk = in->chunk};
     int bins = in->path == MPCGI_ADAPTIVE_BINNED ? MPCGI_ADAPTIVE_BINS : 1;
@@ -342,16 +340,15 @@ static void test_emulation(void)
             printf("test_spmv_adaptive: %s: path %d, NT %d, R %d\n", t.name, info.path, info.nt,
                    info.rows_per_group);
             if (k < 4) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM);
-            /* the tuned rule (spmv/adaptive.c): one lane up to 12 nonzeros per row, beyond
-             * NT >= mean / 2; R = 1 below 2^16 rows */
-            if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 1);
+            /* the tuned rule (spmv/adaptive.c): NT >= mean / 2; R = 1 below 2^16 rows */
+            if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 2);
             if (k == 4) CHECK(info.bin_rows[0] == 1 && info.long_blocks == 10);
             if (k == 5) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1);
-            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.nt == 16);
-            if (k == 7) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1);
+            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 16);
+            if (k == 7) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 4);
             if (k == 8) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 16);
             CHECK(info.rows_per_group == 1);
-            if (k == 9) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.bin_rows[0] == 0);
+            if (k == 9) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.bin_rows[0] == 0);
         }
         free_matrix(&t);
     }
