@@ -484,7 +484,7 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
                                   : (int)(L->vblocks < 1              ? 1
                                           : L->vblocks > DOT_GRID_MAX ? DOT_GRID_MAX
                                                                       : L->vblocks);
-    size_t counters = (size_t)mpcgi_adaptive_counters(L) * sizeof(int);
+    size_t counters = ((size_t)L->n_long + 1) * sizeof(int);
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, counters, &p->d_counters));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d_counters, 0, counters, g->stream));
     L->row_ptr = p->d_row_ptr;

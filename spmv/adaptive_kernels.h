@@ -98,31 +98,14 @@ typedef struct mpcgi_adaptive_launch {
     const int32_t *rows;       /* the row list, bin by bin, ascending within a bin (split: the
                                   long rows only) */
     const int32_t *long_start; /* binned: n_long + 1 prefix of the long rows' chunk counts */
-    int *counters;             /* mpcgi_adaptive_counters(): zeroed, reset by the kernels */
+    int *counters;             /* n_long zeroed integers, reset by the kernels after use */
 } mpcgi_adaptive_launch;
 
-/* The dot of apply_dot adds its per-block partials in groups of this many blocks (in block
- * order, by the group's last block), then the group sums (in group order, by the last group). */
-#define MPCGI_ADAPTIVE_DOT_GROUP 128
-
-/* Groups of the dot's per-block partials. */
-static inline int64_t mpcgi_adaptive_dot_groups(const mpcgi_adaptive_launch *L)
-{
-    return ((int64_t)L->dot_grid + MPCGI_ADAPTIVE_DOT_GROUP - 1) / MPCGI_ADAPTIVE_DOT_GROUP;
-}
-
 /* Workspace of one plan on the device, in doubles: the long-row chunk partials, the long rows'
- * dot terms, the per-block dot partials, then the group sums. */
+ * dot terms, then the per-block dot partials. */
 static inline int64_t mpcgi_adaptive_ws_doubles(const mpcgi_adaptive_launch *L)
 {
-    return (int64_t)L->long_blocks + L->n_long + L->dot_grid + mpcgi_adaptive_dot_groups(L);
-}
-
-/* Integer counters of one plan (zeroed, reset by the kernels after use): one per long row, the
- * dot's last-group counter, one per dot group. */
-static inline int64_t mpcgi_adaptive_counters(const mpcgi_adaptive_launch *L)
-{
-    return (int64_t)L->n_long + 1 + mpcgi_adaptive_dot_groups(L);
+    return (int64_t)L->long_blocks + L->n_long + L->dot_grid;
 }
 
 /* ---------------------------------------------------------------- setup (binning on the GPU) */
