@@ -41,6 +41,10 @@
 #define DEFAULT_CHUNK 2048
 #define DEFAULT_SPLIT_PCT 90
 #define DOT_GRID_MAX (1 << 20)
+/* the tuned rule's split-or-binned test (choose_path): a round of a group's loop (loads, then
+ * dependent gathers) and the device's streaming rate, both rough H100 figures */
+#define TAIL_NS_PER_ROUND 500.0
+#define TAIL_BYTES_PER_NS 3000.0
 
 typedef enum { RULE_TUNED, RULE_SEED } adaptive_rule;
 
@@ -193,9 +197,24 @@ static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const
     }
     if (par->mode != MODE_AUTO)
         return par->mode == MODE_SPLIT ? MPCGI_ADAPTIVE_SPLIT : MPCGI_ADAPTIVE_BINNED;
-    /* tuned: split. On the H100 the binned path ran powerlaw:4000000:16 at 0.41 x cuSPARSE,
-     * split at 0.85 x (docs/backends.md); binning stays available as MODE=binned */
-    if (par->rule == RULE_TUNED) return MPCGI_ADAPTIVE_SPLIT;
+    /* tuned: split unless its tail is long for the SpMV's size. The longest short row takes
+     * len / (2 NT) rounds of one group (about TAIL_NS_PER_ROUND each; the first of them every
+     * group takes) while the whole SpMV
+     * takes about its bytes / TAIL_BYTES_PER_NS; split while the tail is at most a quarter of
+     * that. On the H100 split ran powerlaw:4000000:16 at 0.85 x cuSPARSE (binned 0.41 x), but
+     * vsp_model1_crew1_cr42_south31 (n = 45101, short rows up to 1024 with NT = 4) at 0.18 x:
+     * one group of 4 lanes on a 1000-entry row outlasts the rest of that small SpMV. */
+    if (par->rule == RULE_TUNED) {
+        int64_t longest_short = 0;
+        for (int b = 1; b < MPCGI_ADAPTIVE_BINS && !longest_short; b++)
+            if (counts[b])
+                longest_short = b == 1 ? (max_len < par->bin.long_min ? max_len : par->bin.long_min)
+                                       : (int64_t)mpcgi_adaptive_bin_nt(b) * par->bin.passes;
+        double rounds = (double)longest_short / (2.0 * *nt); /* one is every group's */
+        double tail_ns = (rounds > 1.0 ? rounds - 1.0 : 0.0) * TAIL_NS_PER_ROUND;
+        double spmv_ns = (12.0 * (double)nnz + 20.0 * (double)n) / TAIL_BYTES_PER_NS;
+        return tail_ns <= 0.25 * spmv_ns ? MPCGI_ADAPTIVE_SPLIT : MPCGI_ADAPTIVE_BINNED;
+    }
     int64_t near = 0; /* short rows whose own NT is within a factor 2 of nt */
     for (int b = 1; b < MPCGI_ADAPTIVE_BINS; b++) {
         int nt_b = mpcgi_adaptive_bin_nt(b);

@@ -344,11 +344,11 @@ static void test_emulation(void)
             if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 2);
             if (k == 4) CHECK(info.bin_rows[0] == 1 && info.long_blocks == 10);
             if (k == 5) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1);
-            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 16);
+            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.nt == 16);
             if (k == 7) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 4);
             if (k == 8) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 16);
             CHECK(info.rows_per_group == 1);
-            if (k == 9) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.bin_rows[0] == 0);
+            if (k == 9) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.bin_rows[0] == 0);
         }
         free_matrix(&t);
     }
