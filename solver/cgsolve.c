@@ -38,6 +38,8 @@ static const char usage_text[] =
     "  --spmv=NAME           SpMV backend (default auto; see --list-backends)\n"
     "  --precision=P         fp64 (the only precision of this version)\n"
     "  --device=D            auto (default: first GPU, else the CPU), cpu, cuda, cuda:N\n"
+    "  --check-interval=K    GPU: read the residual every K iterations (default 0:\n"
+    "                        adaptive); results and iteration counts do not depend on K\n"
     "  --device-memory-limit=BYTES\n"
     "                        cap the GPU memory mpcg may hold (suffix K, M, G or T: powers\n"
     "                        of 1024; 0: no cap); beyond it setup fails as out of memory\n"
@@ -125,7 +127,7 @@ static int list_backends(void)
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON,
-           O_MON, O_LIST, O_SYM, O_INFO, O_MEMLIM };
+           O_MON, O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK };
     static const struct option longs[] = {
         {"generate", required_argument, 0, O_GEN}, {"rhs-file", required_argument, 0, 'b'},
         {"rhs", required_argument, 0, O_RHS},       {"seed", required_argument, 0, O_SEED},
@@ -138,6 +140,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"list-backends", no_argument, 0, O_LIST},  {"check-symmetry", no_argument, 0, O_SYM},
         {"info", no_argument, 0, O_INFO},
         {"device-memory-limit", required_argument, 0, O_MEMLIM},
+        {"check-interval", required_argument, 0, O_CHECK},
         {"help", no_argument, 0, 'h'},              {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     int c;
@@ -190,6 +193,11 @@ static int parse_args(int argc, char **argv, options *o)
                 return usage_error("--device-memory-limit=%s: expected a byte count such as "
                                    "1048576, 512M or 2G", optarg);
             o->memory_limit_set = 1;
+            break;
+        case O_CHECK:
+            if (!parse_i64(optarg, &o->check_interval) || o->check_interval < 0)
+                return usage_error("--check-interval=%s: expected a non-negative integer "
+                                   "(0: adaptive)", optarg);
             break;
         case 'h': fputs(usage_text, stdout); return EXIT_CONVERGED;
         case 'V': printf("cgsolve (mpcg) %d.%d.%d\n", MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR,
@@ -359,6 +367,7 @@ static int run(const options *o)
         (o->spmv && (st = mpcg_solver_set_spmv(S, o->spmv)) != MPCG_SUCCESS) ||
         (st = mpcg_solver_set_tol(S, o->tol)) != MPCG_SUCCESS ||
         (o->maxit >= 0 && (st = mpcg_solver_set_maxit(S, o->maxit)) != MPCG_SUCCESS) ||
+        (st = mpcg_solver_set_check_interval(S, o->check_interval)) != MPCG_SUCCESS ||
         (o->x0_file && (st = mpcg_solver_set_initial_guess(S, MPCG_GUESS_PROVIDED))) ||
         (o->monitor && !o->quiet &&
          (st = mpcg_solver_set_monitor(S, o->monitor, print_monitor, NULL))) ||

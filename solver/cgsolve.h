@@ -24,6 +24,7 @@ typedef struct options {
     double tol;
     int64_t maxit; /* -1: the library default */
     int64_t monitor;
+    int64_t check_interval;     /* --check-interval: K of mpcg_solver_set_check_interval (0) */
     uint64_t seed;
     int quiet, check_symmetry;
     int info;                   /* --info: read, validate and describe A; no solve */

@@ -97,6 +97,23 @@ expect 2 '--device-memory-limit=99999999999G: expected a byte count' -- \
     --device-memory-limit=99999999999G "$data/nos4.mtx"
 expect 0 'has no effect on the CPU' -- --device=cpu --device-memory-limit=64K "$data/nos4.mtx"
 
+# --check-interval: K >= 0; the iterations and the solution do not depend on it (on a GPU the
+# device stops by itself; on the CPU K is ignored). adaptive: deterministic, so x is compared
+# bit for bit (its CPU emulation where there is no GPU)
+expect 2 '--check-interval=-1: expected a non-negative integer' -- --check-interval=-1 "$data/nos4.mtx"
+expect 2 '--check-interval=x: expected a non-negative integer' -- --check-interval=x "$data/nos4.mtx"
+for k in 1 7 0; do
+    "$cg" --check-interval=$k --spmv=adaptive --rhs=random --seed=3 -o "$tmp/x$k.mtx" "$data/fv1.mtx" >"$tmp/k$k" 2>&1 ||
+        { echo "FAIL: cgsolve --check-interval=$k"; cat "$tmp/k$k"; fail=1; }
+done
+if [ "`grep '^iterations' "$tmp/k1"`" = "`grep '^iterations' "$tmp/k7"`" ] &&
+   [ "`grep '^iterations' "$tmp/k1"`" = "`grep '^iterations' "$tmp/k0"`" ] &&
+   grep -q '^iterations' "$tmp/k1" && cmp -s "$tmp/x1.mtx" "$tmp/x7.mtx"; then
+    echo "ok: --check-interval=1, 7, 0 give the same iterations and the same x"
+else
+    echo "FAIL: --check-interval changed the result"; grep -h '^iterations' "$tmp"/k*; fail=1
+fi
+
 # --info: validates and describes without solving
 expect 0 'symmetry +symmetric$' -- --info "$data/nos4.mtx"
 expect 0 'size +n = 100, nnz = 594 expanded, 347 stored in the file' -- --info "$data/nos4.mtx"
