@@ -166,8 +166,7 @@ mpcg_status mpcgi_csr_check_finite(const mpcg_context *ctx, const mpcgi_csr *A)
     return MPCG_SUCCESS;
 }
 
-/* Position of column j in row i, or -1. */
-static int64_t find(const mpcgi_csr *A, int64_t i, int32_t j)
+int64_t mpcgi_csr_find(const mpcgi_csr *A, int64_t i, int32_t j)
 {
     int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1] - 1;
     while (lo <= hi) {
@@ -184,7 +183,7 @@ mpcg_status mpcgi_csr_check_symmetric(const mpcg_context *ctx, const mpcgi_csr *
     for (int64_t i = 0; i < A->n; i++)
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             int32_t j = A->col_idx[k];
-            int64_t t = find(A, j, (int32_t)i);
+            int64_t t = mpcgi_csr_find(A, j, (int32_t)i);
             double aji = t < 0 ? 0.0 : A->val[t];
             MPCG_ENSURE(ctx, aji == A->val[k], MPCG_ERR_INVALID_ARG,
                         "matrix is not symmetric: A(%lld, %d) = %.17g but A(%d, %lld) = %.17g "
@@ -199,7 +198,7 @@ void mpcgi_csr_diag_stats(const mpcgi_csr *A, mpcgi_diag_stats *s)
     memset(s, 0, sizeof *s);
     s->first_missing = s->first_zero = s->first_negative = -1;
     for (int64_t i = 0; i < A->n; i++) {
-        int64_t t = find(A, i, (int32_t)i);
+        int64_t t = mpcgi_csr_find(A, i, (int32_t)i);
         if (t < 0) {
             if (!s->missing++) s->first_missing = i;
         } else if (A->val[t] == 0.0) {

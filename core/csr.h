@@ -44,6 +44,8 @@ void mpcgi_csr_sort_row(int32_t *col, double *val, int64_t len);
 
 /* MPCG_ERR_INVALID_ARG naming the first non-finite value. */
 mpcg_status mpcgi_csr_check_finite(const mpcg_context *ctx, const mpcgi_csr *A);
+/* Position of column j in row i (columns sorted), or -1 if A(i, j) is not stored. */
+int64_t mpcgi_csr_find(const mpcgi_csr *A, int64_t i, int32_t j);
 /* MPCG_ERR_INVALID_ARG naming the first entry with A(i,j) != A(j,i) (exact comparison). */
 mpcg_status mpcgi_csr_check_symmetric(const mpcg_context *ctx, const mpcgi_csr *A);
 /* Count missing, zero and negative diagonal entries. */

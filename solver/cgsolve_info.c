@@ -63,27 +63,13 @@ static const char *const symmetry_name[] = {"general", "symmetric", "skew-symmet
 
 /* ---------------------------------------------------------------- facts */
 
-/* Position of column j in row i (columns are sorted), -1 if absent. */
-static int64_t find(const mpcgi_csr *A, int64_t i, int32_t j)
-{
-    int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (A->col_idx[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < A->row_ptr[i + 1] && A->col_idx[lo] == j ? lo : -1;
-}
-
 static void symmetry(const mpcgi_csr *A, symmetry_facts *s)
 {
     *s = (symmetry_facts){1, 1, 1, 0, -1, -1};
     for (int64_t i = 0; i < A->n; i++)
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             int32_t j = A->col_idx[k];
-            int64_t t = find(A, j, (int32_t)i);
+            int64_t t = mpcgi_csr_find(A, j, (int32_t)i);
             double a = A->val[k], at = t < 0 ? 0.0 : A->val[t];
             if (t < 0) s->structural = 0;
             if (a != -at) s->skew = 0;

@@ -140,7 +140,8 @@ mpcg_status mpcg_solver_set_check_interval(mpcg_solver *s, int64_t K)
     SOLVER_ENSURE(s);
     MPCG_ENSURE(s->ctx, K >= 0, MPCG_ERR_INVALID_ARG,
                 "check interval K = %lld must be >= 1 (fixed) or 0 (adaptive)", (long long)K);
-    if (K != s->check_interval) s->setup_done = 0; /* a captured graph holds K iterations */
+    /* a captured graph holds K iterations; the CPU loop ignores K (no new setup) */
+    if (K != s->check_interval && s->on_device) s->setup_done = 0;
     s->check_interval = K;
     return MPCG_SUCCESS;
 }

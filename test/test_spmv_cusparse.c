@@ -1,6 +1,5 @@
 /* test/test_spmv_cusparse.c: the cusparse backend in CPU emulation and on the GPU, vs references */
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <dirent.h>
 #include <float.h>
 
 #include "core/alloc.h"
@@ -215,6 +214,15 @@ static void check_device_random(int64_t n)
     mpcgi_csr_free(&A);
 }
 
+static void check_file(const char *name, const char *path, void *user)
+{
+    (void)user;
+    mpcg_matrix *M = NULL;
+    CHECK_OK(gpu, mpcg_matrix_read_mm(gpu, path, &M));
+    if (M) check_device(name, &M->csr, 0);
+    mpcg_matrix_destroy(M);
+}
+
 /* Every .mtx file of test/data, and a generated 3-D Poisson matrix. */
 static void check_device_real(void)
 {
@@ -222,18 +230,7 @@ static void check_device_real(void)
     CHECK_OK(gpu, mpcg_matrix_generate(gpu, "poisson3d:20", &M));
     if (M) check_device("poisson3d:20", &M->csr, 0);
     mpcg_matrix_destroy(M);
-    const char *dir = getenv("MPCG_TEST_DATA") ? getenv("MPCG_TEST_DATA") : "test/data";
-    DIR *d = opendir(dir);
-    if (!d) return;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".mtx") != 0) continue;
-        M = NULL;
-        CHECK_OK(gpu, mpcg_matrix_read_mm(gpu, test_data(e->d_name), &M));
-        if (M) check_device(e->d_name, &M->csr, 0);
-        mpcg_matrix_destroy(M);
-    }
-    closedir(d);
+    (void)test_each_mtx(check_file, NULL);
 }
 
 int main(void)

@@ -114,6 +114,12 @@ double test_stress_value(mpcgi_rng *g)
     }
 }
 
+int test_residual_ok(const mpcgi_csr *A, const double *b, const double *x, double tol)
+{
+    double scale, r = test_relres(A, b, x, &scale);
+    return r <= tol + 16 * DBL_EPSILON * scale;
+}
+
 int test_iterations_close(const char *name, int64_t gpu_it, int64_t cpu_it)
 {
     int64_t slack = 1;

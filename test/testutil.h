@@ -106,6 +106,10 @@ int test_each_mtx(void (*fn)(const char *name, const char *path, void *user), vo
  * order alone (docs/gpu.md, "GPU and CPU iteration counts"): mesh2em5 2, bcsstk05 5 %. */
 int test_iterations_close(const char *name, int64_t gpu_it, int64_t cpu_it);
 
+/* 1 if x meets the relative tolerance tol on A x = b, up to the rounding of the residual itself
+ * (test_relres: ||b - A x|| / ||b|| <= tol + 16 eps scale). */
+int test_residual_ok(const mpcgi_csr *A, const double *b, const double *x, double tol);
+
 /* ||b - A x|| / ||b|| on the host in long double; *scale = || |A| |x| || / ||b||, the size of
  * the rounding error of computing that residual in fp64 (a bound for the difference between
  * this value and the one a solver computed, in units of eps). */
