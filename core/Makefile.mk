@@ -5,7 +5,8 @@ libmpcgi_la_SOURCES += core/error.c core/error.h core/context.c core/context.h \
 # the device layer: CUDA (context, memory, vector kernels) or the CPU-only stub
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/cuda_check.h \
-	core/vec_cuda.cu core/vec_cuda.h core/cg_kernels.cu core/cg_kernels.h core/cuda_reduce.cuh
+	core/vec_cuda.cu core/vec_cuda.h core/cg_kernels.cu core/cg_kernels.h core/cg_device.cuh \
+	core/cuda_reduce.cuh
 MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu
 else
 libmpcgi_la_SOURCES += core/device_stub.c

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <cuda_runtime.h>
 
+#include "core/cg_device.cuh"
 #include "core/cg_kernels.h"
 #include "core/cuda_reduce.cuh"
 
@@ -43,15 +44,6 @@ static __device__ bool grid_sum(double acc, double *partial, unsigned *arrived, 
     return true;
 }
 
-/* The stop code for p.q (solver/cg.c's curvature_reason), or 0. */
-static __device__ int curvature_stop(double pq)
-{
-    if (!isfinite(pq)) return MPCGI_CG_STOP_NAN;
-    if (pq < 0.0) return MPCGI_CG_STOP_INDEFINITE;
-    if (pq == 0.0) return MPCGI_CG_STOP_BREAKDOWN;
-    return MPCGI_CG_RUNNING;
-}
-
 /* st->pq = p.q (16 B per row) */
 static __global__ void __launch_bounds__(THREADS, 8)
     dot_pq_kernel(int64_t n, const double *__restrict__ p, const double *__restrict__ q,
@@ -66,22 +58,6 @@ static __global__ void __launch_bounds__(THREADS, 8)
     if (grid_sum(acc, partial, &st->arrived, &pq) && threadIdx.x == 0) st->pq = pq;
 }
 
-/* The end of an update, in one thread after r.r is known: solver/cg.c's order of tests. */
-static __device__ void finish_update(mpcgi_cg_state *st, double rr_new)
-{
-    const int64_t k = st->k + 1;
-    st->k = k;
-    st->rr_new = rr_new;
-    if (!isfinite(rr_new)) {
-        st->stop = MPCGI_CG_STOP_NAN; /* rr keeps its last finite value, as in solver/cg.c */
-        return;
-    }
-    st->beta = rr_new / st->rr;
-    st->rr = rr_new;
-    if (sqrt(rr_new) <= st->threshold) st->stop = MPCGI_CG_STOP_CONVERGED;
-    else if (k >= st->kmax) st->stop = MPCGI_CG_STOP_MAX_ITER;
-}
-
 /* x += alpha p, r -= alpha q, rr_new = r.r (48 B per row). At most 32 registers, so that 8
  * blocks fit an SM and the MPCGI_CG_BLOCKS blocks run in one wave on an H100 (132 SMs). */
 static __global__ void __launch_bounds__(THREADS, 8)
@@ -92,7 +68,7 @@ static __global__ void __launch_bounds__(THREADS, 8)
     /* every thread takes the same decision from the same scalar, so no thread touches x when
      * one would stop; the one write of `stop` below can only turn other blocks back earlier */
     const double pq = st->pq;
-    const int bad = curvature_stop(pq);
+    const int bad = mpcgi_cg_curvature_stop(pq);
     if (bad) {
         if (blockIdx.x == 0 && threadIdx.x == 0) st->stop = bad;
         return;
@@ -109,10 +85,10 @@ static __global__ void __launch_bounds__(THREADS, 8)
     }
     double rr_new;
     if (grid_sum(acc, partial, &st->arrived, &rr_new) && threadIdx.x == 0)
-        finish_update(st, rr_new);
+        mpcgi_cg_finish_update(st, rr_new);
 }
 
-/* p = r + beta p (24 B per row) */
+/* p = r + beta p (24 B per row), one fused multiply-add as the backends' apply_direction_dot */
 static __global__ void update_p_kernel(int64_t n, const double *__restrict__ r,
                                        double *__restrict__ p, const mpcgi_cg_state *st)
 {
@@ -120,7 +96,7 @@ static __global__ void update_p_kernel(int64_t n, const double *__restrict__ r,
     const double beta = st->beta;
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
-        p[i] = r[i] + beta * p[i];
+        p[i] = fma(beta, p[i], r[i]);
 }
 
 extern "C" {

@@ -33,17 +33,35 @@ enum {
 
 /* The device scalars of one solve (one device block, mirrored in pinned host memory). */
 typedef struct mpcgi_cg_state {
-    double *x;         /* the iterate, set per solve: a captured graph serves any x */
-    double rr;         /* r.r of the current residual (alpha = rr / pq) */
-    double rr_new;     /* r.r after the last update (the monitor's value; NaN stays here) */
-    double pq;         /* p.q of the current direction */
-    double beta;       /* rr_new / rr of the last update */
-    double threshold;  /* tol ||b||: stop when sqrt(rr_new) <= threshold */
-    int64_t k;         /* iterations done: updates of x */
-    int64_t kmax;      /* iteration limit */
-    int stop;          /* MPCGI_CG_RUNNING or a MPCGI_CG_STOP_* code (apply_dot's skip flag) */
-    unsigned arrived;  /* blocks done in the running reduction; 0 between kernels */
+    double *x;        /* the iterate, set per solve: a captured graph serves any x */
+    double rr;        /* r.r of the current residual (alpha = rr / pq) */
+    double rr_new;    /* r.r after the last update (the monitor's value; NaN stays here) */
+    double pq;        /* p.q of the current direction */
+    double beta;      /* rr_new / rr of the last update */
+    double threshold; /* tol ||b||: stop when sqrt(rr_new) <= threshold */
+    int64_t k;        /* iterations done: updates of x */
+    int64_t kmax;     /* iteration limit */
+    int stop;         /* MPCGI_CG_RUNNING or a MPCGI_CG_STOP_* code (apply_dot's skip flag) */
+    unsigned arrived; /* blocks done in the running reduction; 0 between kernels */
+    int par;          /* the persistent loop (mpcgi_cg_loop): the direction is p[par] */
+    int pad;
 } mpcgi_cg_state;
+
+/*
+ * What the persistent loop of a backend (the `cg_loop` slot of spmv/spmv.h) works on: every
+ * iteration forms the direction p[par ^ 1] = r + beta p[par] on the fly inside the SpMV (at a
+ * start or restart the host sets beta = 0, par = 0 with p[0] = r), q = A p[par ^ 1] and p.q,
+ * then x, r and r.r as mpcgi_cg_update_xr, with grid-wide barriers between the phases, for up
+ * to `iters` iterations or until it stops. Same scalars, stop tests and state as the kernels
+ * below; partials: MPCGI_CG_BLOCKS doubles.
+ */
+typedef struct mpcgi_cg_loop {
+    double *p[2];
+    double *q, *r;
+    mpcgi_cg_state *st;
+    double *partial;
+    int64_t iters;
+} mpcgi_cg_loop;
 
 /*
  * Launchers: `stream` is the context's cudaStream_t, st the device state, partial a device array

@@ -19,14 +19,21 @@
  * never updated past the stopping iteration and the iteration count is exact.
  */
 
-/* Largest n whose window runs as a CUDA graph (latency-bound sizes); MPCG_CG_GRAPH=0/1 at setup
- * turns the graph off, or on for any n. */
+/* Largest n whose window runs as one launch of the backend's persistent loop where it has one,
+ * else as a CUDA graph (latency-bound sizes); MPCG_CG_LOOP=0/1 and MPCG_CG_GRAPH=0/1 at setup
+ * turn either off, or on for any n. */
 #define GRAPH_MAX_N 200000
 /* Iterations per graph launch when K is adaptive or above K_MAX. */
 #define GRAPH_ITERS 8
 /* The adaptive K: first window, and the largest. */
 #define K_FIRST 4
 #define K_MAX 64
+
+/* How the iterations run: three kernels launched one by one (four without apply_dot), a CUDA graph
+ * of them, the backend's direction + SpMV + dot then two kernels (folded), or the backend's
+ * persistent loop. */
+enum { PATH_LAUNCHED, PATH_GRAPH, PATH_FOLDED, PATH_LOOP };
+static const char *const path_names[] = {"launched", "graph", "folded", "persistent"};
 
 struct mpcgi_cg_fused {
     mpcgi_cg_state *st;     /* device state, followed by the partials */
@@ -35,6 +42,9 @@ struct mpcgi_cg_fused {
     int fused_dot;          /* the backend has apply_dot */
     cudaGraphExec_t graph;  /* graph_iters iterations, or NULL */
     int64_t graph_iters;
+    int path;   /* PATH_* */
+    double *p2; /* the second direction buffer of the loop and the folded path */
+    int par;    /* folded path: the direction is p[par] (p[0] = s->p, p[1] = p2) */
 };
 
 /* The adaptive window: K, and the residual at the previous check for the decay rate. */
@@ -55,6 +65,14 @@ static mpcg_status iteration(mpcg_solver *s)
     void *stream = mpcgi_device_stream(ctx);
     int64_t n = s->A->csr.n;
     double *p = s->p, *q = s->q, *r = s->r;
+    if (f->path == PATH_FOLDED) { /* p' = r + beta p, q = A p', pq = p'.q; x, r, rr */
+        double *pin = f->par ? f->p2 : p, *pout = f->par ? p : f->p2;
+        MPCG_CHECK(ctx, mpcgi_spmv_apply_direction_dot(ctx, s->plan, r, pin, &f->st->beta, pout, q,
+                                                       &f->st->pq, &f->st->stop));
+        MPCG_LAUNCH(ctx, mpcgi_cg_update_xr(stream, n, pout, q, r, f->st, f->partial));
+        f->par ^= 1; /* right whenever the solve goes on: a stop ends it or restarts at p[0] */
+        return MPCG_SUCCESS;
+    }
     if (f->fused_dot) {
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
     } else {
@@ -66,11 +84,17 @@ static mpcg_status iteration(mpcg_solver *s)
     return MPCG_SUCCESS;
 }
 
-/* Queue `iters` iterations: whole graph launches first, the rest one by one. */
+/* Queue `iters` iterations: one launch of the persistent loop, or whole graph launches first and
+ * the rest one by one. */
 static mpcg_status enqueue(mpcg_solver *s, int64_t iters)
 {
     struct mpcgi_cg_fused *f = s->fused;
     cudaStream_t stream = mpcgi_gpu_of(s->ctx)->stream;
+    if (f->path == PATH_LOOP) {
+        mpcgi_cg_loop c = {.p = {s->p, f->p2}, .q = s->q, .r = s->r, .st = f->st,
+                           .partial = f->partial, .iters = iters};
+        return mpcgi_spmv_cg_loop(s->ctx, s->plan, &c);
+    }
     for (; f->graph && iters >= f->graph_iters; iters -= f->graph_iters)
         MPCG_CUDA(s->ctx, cudaGraphLaunch(f->graph, stream));
     for (; iters > 0; iters--) MPCG_CHECK(s->ctx, iteration(s));
@@ -79,26 +103,35 @@ static mpcg_status enqueue(mpcg_solver *s, int64_t iters)
 
 /* ---------------------------------------------------------------- the device state */
 
-/* Start a solve: x, rr = r.r, the stop threshold tol ||b||, k = 0, the limit (no wait). */
-static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr)
+/* The mirror to the device (no wait). */
+static mpcg_status state_send(mpcg_solver *s)
 {
     struct mpcgi_cg_fused *f = s->fused;
-    *f->mirror = (mpcgi_cg_state){.x = a->x, .rr = rr, .rr_new = rr,
-                                  .threshold = s->tol * a->bnorm, .kmax = a->maxit};
     MPCG_CUDA(s->ctx, cudaMemcpyAsync(f->st, f->mirror, sizeof *f->st, cudaMemcpyHostToDevice,
                                       mpcgi_gpu_of(s->ctx)->stream));
     return MPCG_SUCCESS;
 }
 
-/* Go on after a residual replacement: rr of the true residual, running again (no wait). */
+/* Start a solve: x, rr = r.r, the stop threshold tol ||b||, k = 0, the limit; p = r is in
+ * p[0] and beta = 0, so a path that forms r + beta p takes r. */
+static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr)
+{
+    *s->fused->mirror = (mpcgi_cg_state){
+        .x = a->x, .rr = rr, .rr_new = rr, .threshold = s->tol * a->bnorm, .kmax = a->maxit};
+    s->fused->par = 0;
+    return state_send(s);
+}
+
+/* Go on after a residual replacement: rr of the true residual, p[0] = r, beta = 0, running. */
 static mpcg_status state_restart(mpcg_solver *s, double rr)
 {
-    struct mpcgi_cg_fused *f = s->fused;
-    f->mirror->rr = rr;
-    f->mirror->stop = MPCGI_CG_RUNNING;
-    MPCG_CUDA(s->ctx, cudaMemcpyAsync(f->st, f->mirror, sizeof *f->st, cudaMemcpyHostToDevice,
-                                      mpcgi_gpu_of(s->ctx)->stream));
-    return MPCG_SUCCESS;
+    mpcgi_cg_state *m = s->fused->mirror;
+    m->rr = rr;
+    m->stop = MPCGI_CG_RUNNING;
+    m->beta = 0;
+    m->par = 0;
+    s->fused->par = 0;
+    return state_send(s);
 }
 
 /* Wait for the queued iterations and read the state: the one round trip of a window. */
@@ -168,7 +201,9 @@ static void window_grow(window *w, int64_t k, double rr, double threshold)
  *   q = A p, pq = p.q (apply_dot): A + 16 | x += alpha p, r -= alpha q, rr = r.r: 48 |
  *   p = r + beta p: 24
  * total A + 88 bytes per row (the 3-kernel fused count of ref/anchors-performance.md section 7);
- * a backend without apply_dot adds a separate p.q: A + 104.
+ * a backend without apply_dot adds a separate p.q: A + 104. The folded path and the backend's
+ * persistent loop form p inside the SpMV instead (apply_direction_dot reads r and the old p,
+ * writes p and q: A + 32, then x, r, rr: 48): A + 80.
  */
 mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
@@ -206,14 +241,35 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
 
 /* ---------------------------------------------------------------- setup */
 
-/* Iterations per graph launch, or 0 for no graph: n <= GRAPH_MAX_N unless MPCG_CG_GRAPH says. */
+/* Whether the environment variable `name` (read at setup) turns a small-system path off (0),
+ * on for any n (1), or leaves it to n <= GRAPH_MAX_N (unset). */
+static int small_path_wanted(const mpcg_solver *s, const char *name)
+{
+    const char *env = getenv(name);
+    if (env && strcmp(env, "0") == 0) return 0;
+    return (env && strcmp(env, "1") == 0) || s->A->csr.n <= GRAPH_MAX_N;
+}
+
+/* The backend's persistent loop, where it has one for this plan (MPCG_CG_LOOP). */
+static int loop_wanted(mpcg_solver *s)
+{
+    return small_path_wanted(s, "MPCG_CG_LOOP") && mpcgi_spmv_has_cg_loop(s->ctx, s->plan);
+}
+
+/* The folded path where the backend has apply_direction_dot, only when MPCG_CG_FOLD=1 (read at
+ * setup; it then comes before the graph): it saves 8 B per row but gathers two vectors for one,
+ * and measured slower than the three kernels on the H100 (docs/solver.md). */
+static int fold_wanted(const mpcg_solver *s)
+{
+    const char *env = getenv("MPCG_CG_FOLD");
+    return mpcgi_spmv_has_apply_direction_dot(s->plan) && env && strcmp(env, "1") == 0;
+}
+
+/* Iterations per graph launch, or 0 for no graph (MPCG_CG_GRAPH). */
 static int64_t graph_iters_wanted(const mpcg_solver *s)
 {
-    const char *env = getenv("MPCG_CG_GRAPH");
-    int forced = env && strcmp(env, "1") == 0;
-    if ((env && strcmp(env, "0") == 0) || (!forced && s->A->csr.n > GRAPH_MAX_N)) return 0;
-    return s->check_interval > 0 && s->check_interval <= K_MAX ? s->check_interval
-                                                                : GRAPH_ITERS;
+    if (!small_path_wanted(s, "MPCG_CG_GRAPH")) return 0;
+    return s->check_interval > 0 && s->check_interval <= K_MAX ? s->check_interval : GRAPH_ITERS;
 }
 
 /* One SpMV before the capture, so a backend's lazy analysis (cuSPARSE's preprocess) runs
@@ -259,6 +315,7 @@ static void graph_setup(mpcg_solver *s)
     if (capture(s, iters) == MPCG_SUCCESS) {
         mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: a CUDA graph of %lld iterations (n = %lld)",
                   (long long)iters, (long long)s->A->csr.n);
+        s->fused->path = PATH_GRAPH;
         return;
     }
     mpcgi_log(ctx, MPCG_LOG_WARN, "fused CG: no CUDA graph, iterations are launched one by one "
@@ -282,7 +339,13 @@ mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
     f->partial = (double *)(f->st + 1);
     MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
     MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&f->mirror, sizeof *f->mirror));
-    graph_setup(s);
+    f->path = loop_wanted(s) ? PATH_LOOP : fold_wanted(s) ? PATH_FOLDED : PATH_LAUNCHED;
+    if (f->path == PATH_LAUNCHED)
+        graph_setup(s); /* PATH_GRAPH if it works */
+    else
+        MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)s->A->csr.n * sizeof(double), &f->p2));
+    mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: the %s path (n = %lld)", path_names[f->path],
+              (long long)s->A->csr.n);
 done:
     if (st != MPCG_SUCCESS) mpcgi_cg_fused_teardown(s);
     return st;
@@ -295,6 +358,7 @@ mpcg_status mpcgi_cg_fused_refresh(mpcg_solver *s)
     (void)cudaGraphExecDestroy(f->graph);
     f->graph = NULL;
     f->graph_iters = 0;
+    f->path = PATH_LAUNCHED;
     graph_setup(s);
     return MPCG_SUCCESS;
 }
@@ -306,6 +370,7 @@ void mpcgi_cg_fused_teardown(mpcg_solver *s)
     /* teardown cannot report failures: the calls are unchecked */
     if (f->graph) (void)cudaGraphExecDestroy(f->graph);
     if (f->mirror) (void)cudaFreeHost(f->mirror);
+    mpcgi_device_free(s->ctx, f->p2);
     mpcgi_device_free(s->ctx, f->st);
     mpcgi_host_free(f);
     s->fused = NULL;
@@ -314,4 +379,16 @@ void mpcgi_cg_fused_teardown(mpcg_solver *s)
 int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
 {
     return s->fused ? s->fused->graph_iters : 0;
+}
+
+const char *mpcgi_cg_fused_path(const mpcg_solver *s)
+{
+    return s->fused ? path_names[s->fused->path] : "none";
+}
+
+double mpcgi_cg_fused_vector_bytes(const mpcg_solver *s)
+{
+    const struct mpcgi_cg_fused *f = s->fused;
+    if (f && (f->path == PATH_LOOP || f->path == PATH_FOLDED)) return 80.0;
+    return mpcgi_spmv_has_apply_dot(s->plan) ? 88.0 : 104.0;
 }

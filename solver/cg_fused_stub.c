@@ -28,3 +28,15 @@ int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
     (void)s;
     return 0;
 }
+
+const char *mpcgi_cg_fused_path(const mpcg_solver *s)
+{
+    (void)s;
+    return "none";
+}
+
+double mpcgi_cg_fused_vector_bytes(const mpcg_solver *s)
+{
+    (void)s;
+    return 0.0;
+}

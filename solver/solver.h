@@ -81,5 +81,10 @@ mpcg_status mpcgi_cg_fused_refresh(mpcg_solver *s);
 void mpcgi_cg_fused_teardown(mpcg_solver *s);
 /* Iterations one launch of the captured graph runs; 0 when iterations are launched one by one. */
 int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s);
+/* How the fused loop runs its iterations: "launched", "graph", "folded" (the backend's
+ * apply_direction_dot) or "persistent" (its cg_loop); "none" without the fused loop. */
+const char *mpcgi_cg_fused_path(const mpcg_solver *s);
+/* Vector bytes per row of one fused iteration on its path (80, 88 or 104; docs/solver.md). */
+double mpcgi_cg_fused_vector_bytes(const mpcg_solver *s);
 
 #endif /* MPCG_SOLVER_SOLVER_H */

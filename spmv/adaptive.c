@@ -41,6 +41,7 @@
 #define DEFAULT_CHUNK 2048
 #define DEFAULT_SPLIT_PCT 90
 #define DOT_GRID_MAX (1 << 20)
+#define DEFAULT_LOOP_BLOCKS 1
 /* the tuned rule's split-or-binned test (choose_path): a round of a group's loop (loads, then
  * dependent gathers) and the device's streaming rate, both rough H100 figures */
 #define TAIL_NS_PER_ROUND 500.0
@@ -61,6 +62,7 @@ typedef struct adaptive_params {
     mpcgi_adaptive_binning bin;
     int stream_loads;
     int grid, dot_grid; /* 0: the defaults */
+    int loop_blocks;    /* blocks per SM of the persistent CG loop */
 } adaptive_params;
 
 typedef struct adaptive_plan {
@@ -78,6 +80,7 @@ typedef struct adaptive_plan {
     int *d_counters;
     double *d_val64;
     float *d_val32;
+    int loop_grid; /* blocks of the persistent CG loop; 0: the plan cannot run it */
     double setup_ms;
 } adaptive_plan;
 
@@ -152,6 +155,8 @@ static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
                 par->block);
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_GRID", 0, 1 << 30, 0, 0, &par->grid));
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_DOT_GRID", 0, 1 << 20, 0, 0, &par->dot_grid));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_LOOP_BLOCKS", 1, 32, 0, DEFAULT_LOOP_BLOCKS,
+                            &par->loop_blocks));
     par->mode = (adaptive_mode)mode;
     par->stream_loads = load == 0;
     par->max_ratio = ratio10 / 10.0;
@@ -511,6 +516,9 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     L->rows = p->d_rows;
     L->long_start = p->d_long_start;
     L->counters = p->d_counters;
+    /* the persistent CG loop: its two partial arrays share the fused CG's MPCGI_CG_BLOCKS */
+    p->loop_grid =
+        p->use64 ? mpcgi_adaptive_cg_grid(L, g->id, p->par.loop_blocks, MPCGI_CG_BLOCKS / 2) : 0;
     sizes->bytes_matrix = bytes_matrix(p);
     sizes->bytes_workspace = (size_t)mpcgi_adaptive_ws_doubles(L) * sizeof(double);
     mpcgi_log(ctx, MPCG_LOG_INFO,
@@ -552,6 +560,28 @@ static mpcg_status adaptive_apply_dot(mpcg_context *ctx, void *impl, const doubl
     const adaptive_plan *p = impl;
     MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_dot_f64(mpcgi_device_stream(ctx), &p->L, p->d_val64, x, y,
                                                  ws, dot_dev, skip_dev));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status adaptive_apply_direction_dot(mpcg_context *ctx, void *impl, const double *r,
+                                                const double *p, const double *beta_dev,
+                                                double *p_out, double *y, double *dot_dev,
+                                                const int *skip_dev, void *ws)
+{
+    const adaptive_plan *a = impl;
+    MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_direction_dot_f64(mpcgi_device_stream(ctx), &a->L,
+                                                           a->d_val64, r, p, beta_dev, p_out, y, ws,
+                                                           dot_dev, skip_dev));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status adaptive_cg_loop(mpcg_context *ctx, void *impl, const mpcgi_cg_loop *c)
+{
+    const adaptive_plan *p = impl;
+    if (p->loop_grid < 1) return MPCG_ERR_NOT_SUPPORTED; /* a question, not an error */
+    if (!c) return MPCG_SUCCESS;
+    MPCG_LAUNCH(
+        ctx, mpcgi_adaptive_cg_loop(mpcgi_device_stream(ctx), &p->L, p->d_val64, p->loop_grid, c));
     return MPCG_SUCCESS;
 }
 
@@ -617,4 +647,6 @@ const struct mpcgi_spmv_ops mpcgi_spmv_adaptive = {
     .apply_host = adaptive_apply_host,
     .destroy = adaptive_destroy,
     .apply_dot = adaptive_apply_dot,
+    .apply_direction_dot = adaptive_apply_direction_dot,
+    .cg_loop = adaptive_cg_loop,
 };

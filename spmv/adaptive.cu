@@ -4,111 +4,29 @@
 #include <climits>
 #include <cuda_runtime.h>
 
+#include "spmv/adaptive_device.cuh"
 #include "spmv/adaptive_kernels.h"
 
-/*
- * Every row sum is formed the same way wherever it runs (spmv/adaptive.c emulates it):
- *   - a short row is summed by a group of NT lanes of one warp (NT = 1 ... 32): lane l adds
- *     entries start + l, start + l + NT, ... with fused multiply-adds from 0, then a butterfly
- *     a_l <- a_l + a_(l xor s), s = NT/2 ... 1, leaves the sum in every lane;
- *   - a long row is cut into chunks of `chunk` nonzeros, one virtual block each: thread t adds
- *     entries t, t + blockDim, ... of its chunk, a 32-lane butterfly per warp, thread 0 adds the
- *     warp sums in warp order, and the chunk sums are added in chunk order by the block that
- *     finishes last (an integer counter says which; no floating-point atomics anywhere).
- * Bytes per fp64 SpMV: 12 per nonzero (value + column), 4 per row pointer, 8 per row for y, x
- * gathered through the read-only path; the binned kernel adds 4 per row for the row list.
- */
-
-#define FULL_MASK 0xffffffffu
 #define WARPS_MAX (MPCGI_ADAPTIVE_MAX_BLOCK / 32)
 #define SETUP_THREADS 256
 #define SETUP_WARPS (SETUP_THREADS / 32)
 #define SCAN_THREADS 1024
 #define DOT_THREADS 1024
+#define DOT_CHUNK MPCGI_ADAPTIVE_DOT_CHUNK
+/* Blocks of MPCGI_ADAPTIVE_MAX_BLOCK threads an SM must hold: 2, i.e. at most 32 registers, the
+ * full 2048 threads per SM. Without it the fused dot (R = 2) took 48 registers, 10 blocks of 128
+ * per SM instead of 16, and ran 1.15 - 1.25 times slower than the SpMV alone; R = 4 keeps its
+ * registers (32 would spill). */
+#define MIN_BLOCKS (2048 / MPCGI_ADAPTIVE_MAX_BLOCK)
 
 static_assert(MPCGI_ADAPTIVE_TILE % SETUP_THREADS == 0, "a tile is whole rounds of rows");
 
-static __device__ __forceinline__ double fmadd(double a, double b, double c)
-{
-    return fma(a, b, c);
-}
-static __device__ __forceinline__ float fmadd(float a, float b, float c)
-{
-    return fmaf(a, b, c);
-}
-
-/* Matrix data is read once per SpMV: evict-first (streaming) loads keep x in the caches. */
-template <bool STREAM, typename T> static __device__ __forceinline__ T load_matrix(const T *p)
-{
-    if (STREAM) return __ldcs(p);
-    return __ldg(p);
-}
-
-/* R rows at once by a group of NT lanes (see the top comment): lane l adds the entries l,
- * l + NT, ... of each row in order, two strides per round with every load of the round issued
- * before its multiply-adds (R x 2 independent loads in flight per lane); a butterfly per row
- * then leaves the sums in every lane. All 32 lanes of the warp call it; a group without a row
- * passes len = 0. An entry past a row's end is skipped, not added as 0 (that keeps -0 sums). */
-template <int NT, int R, bool STREAM, typename T>
-static __device__ __forceinline__ void
-rows_sum(const int (&start)[R], const int (&len)[R], int lane, const int32_t *__restrict__ col,
-         const T *__restrict__ val, const T *__restrict__ x, T (&acc)[R])
-{
-    int most = 0;
-#pragma unroll
-    for (int r = 0; r < R; r++)
-        acc[r] = 0, most = len[r] > most ? len[r] : most;
-    for (int o = lane; o < most; o += 2 * NT) {
-        T a[R][2], b[R][2];
-#pragma unroll
-        for (int u = 0; u < 2; u++)
-#pragma unroll
-            for (int r = 0; r < R; r++) {
-                const int k = o + u * NT;
-                a[r][u] = 0, b[r][u] = 0;
-                if (k < len[r]) {
-                    a[r][u] = load_matrix<STREAM>(val + start[r] + k);
-                    b[r][u] = __ldg(x + load_matrix<STREAM>(col + start[r] + k));
-                }
-            }
-#pragma unroll
-        for (int u = 0; u < 2; u++)
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                if (o + u * NT < len[r]) acc[r] = fmadd(a[r][u], b[r][u], acc[r]);
-    }
-#pragma unroll
-    for (int r = 0; r < R; r++)
-#pragma unroll
-        for (int s = NT / 2; s > 0; s >>= 1)
-            acc[r] += __shfl_xor_sync(FULL_MASK, acc[r], s, NT);
-}
-
-/* v summed over the block: a butterfly in each warp, then thread 0 adds the warp sums in warp
- * order. The result is valid in thread 0. Every thread of the block calls it. */
-template <typename T> static __device__ T block_sum(T v, T *sh)
-{
-#pragma unroll
-    for (int s = 16; s > 0; s >>= 1)
-        v += __shfl_xor_sync(FULL_MASK, v, s);
-    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
-    __syncthreads();
-    T p = 0;
-    if (threadIdx.x == 0) {
-        p = sh[0];
-        for (int w = 1; w < (int)(blockDim.x >> 5); w++)
-            p += sh[w];
-    }
-    __syncthreads();
-    return p;
-}
-
 /* Virtual block v < long_blocks: one chunk of a long row. part: the chunk partials (ws);
  * dlong: the long rows' terms x_r y_r of the dot. */
-template <bool STREAM, bool DOT, typename T>
+template <bool STREAM, bool DOT, typename T, typename S>
 static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v,
-                                  const T *__restrict__ val, const T *__restrict__ x,
-                                  T *__restrict__ y, T *part, double *dlong, T *sh)
+                                  const T *__restrict__ val, const S &src, T *__restrict__ y,
+                                  T *part, double *dlong, T *sh)
 {
     int lo = 0, hi = L.n_long; /* long_start[lo] <= v < long_start[hi] */
     while (hi - lo > 1) {
@@ -126,8 +44,7 @@ static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v,
     T acc = 0;
 #pragma unroll 4
     for (int k = (int)start + (int)threadIdx.x; k < end; k += (int)blockDim.x)
-        acc =
-            fmadd(load_matrix<STREAM>(val + k), __ldg(x + load_matrix<STREAM>(L.col_idx + k)), acc);
+        acc = fmadd(load_matrix<STREAM>(val + k), src(load_matrix<STREAM>(L.col_idx + k)), acc);
     T p = block_sum(acc, sh);
     if (threadIdx.x == 0) {
         bool finish = nblk == 1;
@@ -145,7 +62,11 @@ static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v,
         }
         if (finish) {
             y[r] = p;
-            if constexpr (DOT) dlong[lo] = (double)__ldg(x + r) * (double)p;
+            if constexpr (DOT) {
+                const T xr = src(r);
+                src.keep(r, xr);
+                dlong[lo] = (double)xr * (double)p;
+            }
         }
     }
 }
@@ -153,10 +74,10 @@ static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v,
 /* The rows of one virtual block (R x blockDim / NT of them): group g takes row(g + r groups),
  * r < R, where row(i) is i itself (uniform) or rows[i] (binned), i < count; rows longer than
  * skip_len are left to the long-row chunks. */
-template <int NT, int R, bool STREAM, bool DOT, bool LIST, typename T>
+template <int NT, int R, bool STREAM, bool DOT, bool LIST, typename T, typename S>
 static __device__ __forceinline__ void
 vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const int32_t *list,
-            const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y, double &dacc)
+            const T *__restrict__ val, const S &src, T *__restrict__ y, double &dacc)
 {
     const int groups = blockDim.x / NT, lane = threadIdx.x & (NT - 1);
     int row[R], start[R], len[R];
@@ -174,153 +95,193 @@ vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const 
     /* Streaming loads only for groups of 8 lanes or more: narrower groups read each row's
      * entries over several loads, and the lines must stay in L1 in between (one lane per row
      * streamed ran at 0.37 of the copy bandwidth on poisson3d:256, cached at 0.99) */
-    rows_sum<NT, R, STREAM && NT >= 8>(start, len, lane, L.col_idx, val, x, sum);
+    rows_sum<NT, R, STREAM && NT >= 8>(start, len, lane, L.col_idx, val, src, sum);
     if (lane == 0)
 #pragma unroll
         for (int r = 0; r < R; r++)
             if (row[r] >= 0) {
                 y[row[r]] = sum[r];
-                if constexpr (DOT) dacc = fma((double)__ldg(x + row[r]), (double)sum[r], dacc);
+                if constexpr (DOT) {
+                    const T xi = src(row[r]);
+                    src.keep(row[r], xi);
+                    dacc = fma((double)xi, (double)sum[r], dacc);
+                }
             }
 }
 
-/* The dot's first level: each block's partial (its threads' terms in block_sum order) goes to
- * ws; dot_reduce_kernel, launched after, adds them. A second launch instead of the last block
- * finishing the sum: the per-block __threadfence and atomic counter that needs made the fused
- * SpMV + dot up to 1.6 times slower than the SpMV alone on small virtual blocks. */
-static __device__ void block_partial(const mpcgi_adaptive_launch &L, double *ws, double dacc,
-                                     double *sh)
+/* The dot's first level: each warp's partial (its lanes' terms in butterfly order) goes to ws,
+ * dot_reduce_kernel, launched after, adds them. Per warp, not per block: a block-wide sum at the
+ * end of every virtual block (two barriers) made the fused SpMV + dot 1.2 times slower than the
+ * SpMV alone on poisson3d:256 (virtual blocks of 128 threads live a few microseconds), and the
+ * last block finishing the sum (a fence and an atomic counter per block) up to 1.6 times. */
+static __device__ void warp_partial(const mpcgi_adaptive_launch &L, double *ws, double dacc)
 {
-    double p = block_sum(dacc, sh);
-    if (threadIdx.x == 0) ws[L.long_blocks + L.n_long + blockIdx.x] = p;
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1)
+        dacc += __shfl_xor_sync(FULL_MASK, dacc, s);
+    if ((threadIdx.x & 31) == 0)
+        ws[L.long_blocks + L.n_long + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32] = dacc;
 }
 
-/* The dot: the `parts` block partials, then the long rows' terms, in a fixed order: thread t
- * adds partials t, t + DOT_THREADS, ... in four interleaved running sums (independent loads in
- * flight) added in order, then block_sum. One block. */
+/* The dot: the `parts` warp partials, then the long rows' terms, in a fixed order. Block b of
+ * the grid adds partials [b DOT_CHUNK, (b + 1) DOT_CHUNK): thread t adds those t, t +
+ * DOT_THREADS, ... in four interleaved running sums (independent loads in flight), added in
+ * order, then block_sum; with one block that is the dot, else each block stores its sum and the
+ * block that finishes last (an integer counter, after a fence) adds the block sums and the long
+ * rows' terms the same way. The split depends on `parts` alone, so the order is fixed. Many
+ * blocks because one block reads a few GB/s only: 2 MB of partials (poisson3d:256) took longer
+ * than a tenth of the SpMV. */
+static __device__ double dot_sum(const double *part, int64_t lo, int64_t hi, const double *more,
+                                 int n_more, double *sh)
+{
+    double a[4] = {0, 0, 0, 0};
+    int64_t b = lo + threadIdx.x;
+    for (; b + 3 * DOT_THREADS < hi; b += 4 * DOT_THREADS)
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            a[u] += __ldcg(part + b + u * DOT_THREADS);
+    for (int u = 0; b < hi; b += DOT_THREADS, u++)
+        a[u] += __ldcg(part + b);
+    double t = (a[0] + a[1]) + (a[2] + a[3]);
+    for (int j = threadIdx.x; j < n_more; j += DOT_THREADS)
+        t += more[j];
+    return block_sum(t, sh);
+}
+
 static __global__ void __launch_bounds__(DOT_THREADS)
-    dot_reduce_kernel(const __grid_constant__ mpcgi_adaptive_launch L, const double *ws, int parts,
+    dot_reduce_kernel(const __grid_constant__ mpcgi_adaptive_launch L, double *ws, int parts,
                       double *dot, const int *skip)
 {
     __shared__ double sh[DOT_THREADS / 32];
+    __shared__ bool last;
     if (skip && *skip) return;
-    const double *dlong = ws + L.long_blocks, *part = dlong + L.n_long;
-    double a[4] = {0, 0, 0, 0};
-    int b = threadIdx.x;
-    for (; b + 3 * DOT_THREADS < parts; b += 4 * DOT_THREADS)
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            a[u] += part[b + u * DOT_THREADS];
-    for (int u = 0; b < parts; b += DOT_THREADS, u++)
-        a[u] += part[b];
-    double t = (a[0] + a[1]) + (a[2] + a[3]);
-    for (int j = threadIdx.x; j < L.n_long; j += DOT_THREADS)
-        t += dlong[j];
-    t = block_sum(t, sh);
-    if (threadIdx.x == 0) *dot = t;
+    double *dlong = ws + L.long_blocks, *part = dlong + L.n_long,
+           *stage = part + (int64_t)L.dot_grid * (L.block / 32);
+    const int64_t lo = (int64_t)blockIdx.x * DOT_CHUNK;
+    const int64_t hi = lo + DOT_CHUNK < parts ? lo + DOT_CHUNK : parts;
+    if (gridDim.x == 1) {
+        const double t = dot_sum(part, lo, hi, dlong, L.n_long, sh);
+        if (threadIdx.x == 0) *dot = t;
+        return;
+    }
+    const double t = dot_sum(part, lo, hi, nullptr, 0, sh);
+    int *arrived = L.counters + L.n_long;
+    if (threadIdx.x == 0) {
+        stage[blockIdx.x] = t;
+        __threadfence(); /* the block sum is visible before the count says so */
+        last = atomicAdd(arrived, 1) == (int)gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence(); /* the other blocks' sums are read after their counts */
+    const double total = dot_sum(stage, 0, gridDim.x, dlong, L.n_long, sh);
+    if (threadIdx.x == 0) {
+        *dot = total;
+        *arrived = 0; /* ready for the next dot */
+    }
 }
 
 /* Virtual block v of the binned path: its bin (uniform per block, so the switch does not
  * diverge), then bin B's rows with NT = 64 >> B lanes each. */
-template <int B, int R, bool STREAM, bool DOT, typename T>
-static __device__ __forceinline__ void
-bin_vblock(const mpcgi_adaptive_launch &L, int64_t v, const T *__restrict__ val,
-           const T *__restrict__ x, T *__restrict__ y, double &dacc)
+template <int B, int R, bool STREAM, bool DOT, typename T, typename S>
+static __device__ __forceinline__ void bin_vblock(const mpcgi_adaptive_launch &L, int64_t v,
+                                                  const T *__restrict__ val, const S &src,
+                                                  T *__restrict__ y, double &dacc)
 {
     constexpr int NT = 64 >> B;
     const int64_t per = (int64_t)R * (blockDim.x / NT);
     vblock_rows<NT, R, STREAM, DOT, true>(L, (v - L.vb_start[B - 1]) * per, L.row_count[B],
-                                          L.rows + L.row_start[B], val, x, y, dacc);
+                                          L.rows + L.row_start[B], val, src, y, dacc);
 }
 
-template <int R, bool STREAM, bool DOT, typename T>
-static __device__ __forceinline__ void
-binned_vblock(const mpcgi_adaptive_launch &L, int64_t v, const T *__restrict__ val,
-              const T *__restrict__ x, T *__restrict__ y, double &dacc)
+template <int R, bool STREAM, bool DOT, typename T, typename S>
+static __device__ __forceinline__ void binned_vblock(const mpcgi_adaptive_launch &L, int64_t v,
+                                                     const T *__restrict__ val, const S &src,
+                                                     T *__restrict__ y, double &dacc)
 {
     int b = 1 + (v >= L.vb_start[1]) + (v >= L.vb_start[2]) + (v >= L.vb_start[3]) +
             (v >= L.vb_start[4]) + (v >= L.vb_start[5]);
     switch (b) {
-    case 1: bin_vblock<1, R, STREAM, DOT>(L, v, val, x, y, dacc); break;
-    case 2: bin_vblock<2, R, STREAM, DOT>(L, v, val, x, y, dacc); break;
-    case 3: bin_vblock<3, R, STREAM, DOT>(L, v, val, x, y, dacc); break;
-    case 4: bin_vblock<4, R, STREAM, DOT>(L, v, val, x, y, dacc); break;
-    case 5: bin_vblock<5, R, STREAM, DOT>(L, v, val, x, y, dacc); break;
-    default: bin_vblock<6, R, STREAM, DOT>(L, v, val, x, y, dacc); break;
+    case 1: bin_vblock<1, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
+    case 2: bin_vblock<2, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
+    case 3: bin_vblock<3, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
+    case 4: bin_vblock<4, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
+    case 5: bin_vblock<5, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
+    default: bin_vblock<6, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
     }
 }
 
 /* The one SpMV kernel. Virtual blocks [0, long_blocks) are long-row chunks; the others hold
  * rows: with NT > 0 consecutive rows, NT lanes each (the seed's kernel: the uniform and split
  * paths), with NT = 0 the bins of the row list (binned path). Blocks stride over the virtual
- * blocks. */
-template <int NT, int R, bool STREAM, bool DOT, typename T>
-static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK)
-    spmv_kernel(const __grid_constant__ mpcgi_adaptive_launch L, const T *__restrict__ val,
-                const T *__restrict__ x, T *__restrict__ y, double *ws, double *dot,
-                const int *skip)
+ * blocks. x comes from src (a vector, or the CG direction formed on the fly). */
+template <int NT, int R, bool STREAM, bool DOT, typename T, typename S>
+static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_BLOCKS : 1)
+    spmv_kernel(const __grid_constant__ mpcgi_adaptive_launch L, const T *__restrict__ val, S src,
+                T *__restrict__ y, double *ws, double *dot, const int *skip)
 {
     __shared__ T sh[WARPS_MAX];
-    __shared__ double shd[WARPS_MAX];
     if (DOT && skip && *skip) return;
+    src.start();
     double dacc = 0;
     for (int64_t v = blockIdx.x; v < L.vblocks; v += gridDim.x) {
         if (v < L.long_blocks) {
-            long_chunk<STREAM, DOT>(L, v, val, x, y, (T *)ws, ws + L.long_blocks, sh);
+            long_chunk<STREAM, DOT>(L, v, val, src, y, (T *)ws, ws + L.long_blocks, sh);
         } else if constexpr (NT > 0) {
             const int64_t per = (int64_t)R * (blockDim.x / NT);
             vblock_rows<NT, R, STREAM, DOT, false>(L, (v - L.long_blocks) * per, L.n, nullptr, val,
-                                                   x, y, dacc);
+                                                   src, y, dacc);
         } else {
-            binned_vblock<R, STREAM, DOT>(L, v, val, x, y, dacc);
+            binned_vblock<R, STREAM, DOT>(L, v, val, src, y, dacc);
         }
     }
-    if constexpr (DOT) block_partial(L, ws, dacc, shd);
+    if constexpr (DOT) warp_partial(L, ws, dacc);
 }
 
 /* ---------------------------------------------------------------- launchers of the SpMV */
 
-/* Every SpMV kernel of value type T has this signature. */
-template <typename T>
-using kernel_fn = void (*)(const mpcgi_adaptive_launch, const T *, const T *, T *, double *,
-                           double *, const int *);
+/* Every SpMV kernel of value type T and source S has this signature. */
+template <typename T, typename S>
+using kernel_fn = void (*)(const mpcgi_adaptive_launch, const T *, S, T *, double *, double *,
+                           const int *);
 
-template <int R, bool STREAM, bool DOT, typename T>
-static kernel_fn<T> pick_path(const mpcgi_adaptive_launch *L)
+template <int R, bool STREAM, bool DOT, typename T, typename S>
+static kernel_fn<T, S> pick_path(const mpcgi_adaptive_launch *L)
 {
-    if (L->path == MPCGI_ADAPTIVE_BINNED) return spmv_kernel<0, R, STREAM, DOT, T>;
+    if (L->path == MPCGI_ADAPTIVE_BINNED) return spmv_kernel<0, R, STREAM, DOT, T, S>;
     switch (L->nt) {
-    case 1: return spmv_kernel<1, R, STREAM, DOT, T>;
-    case 2: return spmv_kernel<2, R, STREAM, DOT, T>;
-    case 4: return spmv_kernel<4, R, STREAM, DOT, T>;
-    case 8: return spmv_kernel<8, R, STREAM, DOT, T>;
-    case 16: return spmv_kernel<16, R, STREAM, DOT, T>;
-    default: return spmv_kernel<32, R, STREAM, DOT, T>;
+    case 1: return spmv_kernel<1, R, STREAM, DOT, T, S>;
+    case 2: return spmv_kernel<2, R, STREAM, DOT, T, S>;
+    case 4: return spmv_kernel<4, R, STREAM, DOT, T, S>;
+    case 8: return spmv_kernel<8, R, STREAM, DOT, T, S>;
+    case 16: return spmv_kernel<16, R, STREAM, DOT, T, S>;
+    default: return spmv_kernel<32, R, STREAM, DOT, T, S>;
     }
 }
 
-template <bool STREAM, bool DOT, typename T>
-static kernel_fn<T> pick_rows(const mpcgi_adaptive_launch *L)
+template <bool STREAM, bool DOT, typename T, typename S>
+static kernel_fn<T, S> pick_rows(const mpcgi_adaptive_launch *L)
 {
     switch (L->rows_per_group) {
-    case 1: return pick_path<1, STREAM, DOT, T>(L);
-    case 2: return pick_path<2, STREAM, DOT, T>(L);
-    default: return pick_path<4, STREAM, DOT, T>(L);
+    case 1: return pick_path<1, STREAM, DOT, T, S>(L);
+    case 2: return pick_path<2, STREAM, DOT, T, S>(L);
+    default: return pick_path<4, STREAM, DOT, T, S>(L);
     }
 }
 
 /* The kernel of a plan. */
-template <bool DOT, typename T> static kernel_fn<T> pick(const mpcgi_adaptive_launch *L)
+template <bool DOT, typename T, typename S>
+static kernel_fn<T, S> pick(const mpcgi_adaptive_launch *L)
 {
-    return L->stream_loads ? pick_rows<true, DOT, T>(L) : pick_rows<false, DOT, T>(L);
+    return L->stream_loads ? pick_rows<true, DOT, T, S>(L) : pick_rows<false, DOT, T, S>(L);
 }
 
 /* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
  * plan's fixed dot grid (at most one per virtual block; its partials are summed in a fixed
  * order). */
-template <bool DOT, typename T>
-static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, const T *x, T *y,
-                double *ws, double *dot, const int *skip)
+template <bool DOT, typename T, typename S>
+static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, S src, T *y, double *ws,
+                double *dot, const int *skip)
 {
     int64_t grid = DOT ? L->dot_grid : L->grid > 0 ? L->grid : L->vblocks;
     if (grid > L->vblocks) grid = L->vblocks;
@@ -329,11 +290,13 @@ static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, cons
         if (!DOT) return (int)cudaSuccess; /* no rows */
         grid = 1;                          /* still writes dot = 0 */
     }
-    pick<DOT, T>(L)<<<(unsigned)grid, L->block, 0, (cudaStream_t)stream>>>(*L, val, x, y, ws, dot,
-                                                                           skip);
-    if constexpr (DOT)
-        dot_reduce_kernel<<<1, DOT_THREADS, 0, (cudaStream_t)stream>>>(*L, ws, (int)grid, dot,
-                                                                       skip);
+    pick<DOT, T, S>(L)<<<(unsigned)grid, L->block, 0, (cudaStream_t)stream>>>(*L, val, src, y, ws,
+                                                                              dot, skip);
+    if constexpr (DOT) {
+        const int parts = (int)grid * (L->block / 32);
+        dot_reduce_kernel<<<(unsigned)mpcgi_adaptive_dot_stages(parts), DOT_THREADS, 0,
+                            (cudaStream_t)stream>>>(*L, ws, parts, dot, skip);
+    }
     return (int)cudaGetLastError();
 }
 
@@ -547,20 +510,31 @@ int mpcgi_adaptive_to_f32(void *stream, int64_t nnz, const double *v64, float *v
 int mpcgi_adaptive_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                             const double *x, double *y, double *ws)
 {
-    return spmv<false>(stream, L, val, x, y, ws, (double *)nullptr, (const int *)nullptr);
+    return spmv<false>(stream, L, val, mpcgi_src_x<double>{x}, y, ws, (double *)nullptr,
+                       (const int *)nullptr);
 }
 
 int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *val,
                             const float *x, float *y, double *ws)
 {
-    return spmv<false>(stream, L, val, x, y, ws, (double *)nullptr, (const int *)nullptr);
+    return spmv<false>(stream, L, val, mpcgi_src_x<float>{x}, y, ws, (double *)nullptr,
+                       (const int *)nullptr);
 }
 
 int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                                 const double *x, double *y, double *ws, double *dot,
                                 const int *skip)
 {
-    return spmv<true>(stream, L, val, x, y, ws, dot, skip);
+    return spmv<true>(stream, L, val, mpcgi_src_x<double>{x}, y, ws, dot, skip);
+}
+
+int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
+                                          const double *val, const double *r, const double *p,
+                                          const double *beta_dev, double *p_out, double *y,
+                                          double *ws, double *dot, const int *skip)
+{
+    return spmv<true>(stream, L, val, mpcgi_src_direction{r, p, p_out, beta_dev, 0.0}, y, ws, dot,
+                      skip);
 }
 
 } /* extern "C" */

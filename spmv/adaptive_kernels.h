@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "core/cg_kernels.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -98,14 +100,25 @@ typedef struct mpcgi_adaptive_launch {
     const int32_t *rows;       /* the row list, bin by bin, ascending within a bin (split: the
                                   long rows only) */
     const int32_t *long_start; /* binned: n_long + 1 prefix of the long rows' chunk counts */
-    int *counters;             /* n_long zeroed integers, reset by the kernels after use */
+    int *counters;             /* n_long + 1 zeroed integers (the long rows', then the dot's),
+                                  reset by the kernels after use */
 } mpcgi_adaptive_launch;
 
+/* Dot partials one block of the dot's reduction adds (the first of its two levels). */
+#define MPCGI_ADAPTIVE_DOT_CHUNK 8192
+
+/* Blocks of the dot's reduction for `parts` partials: the sums of its first level. */
+static inline int64_t mpcgi_adaptive_dot_stages(int64_t parts)
+{
+    return parts < 1 ? 1 : (parts + MPCGI_ADAPTIVE_DOT_CHUNK - 1) / MPCGI_ADAPTIVE_DOT_CHUNK;
+}
+
 /* Workspace of one plan on the device, in doubles: the long-row chunk partials, the long rows'
- * dot terms, then the per-block dot partials. */
+ * dot terms, the per-warp dot partials, then the block sums of the dot's reduction. */
 static inline int64_t mpcgi_adaptive_ws_doubles(const mpcgi_adaptive_launch *L)
 {
-    return (int64_t)L->long_blocks + L->n_long + L->dot_grid;
+    const int64_t parts = (int64_t)L->dot_grid * (L->block / 32);
+    return (int64_t)L->long_blocks + L->n_long + parts + mpcgi_adaptive_dot_stages(parts);
 }
 
 /* ---------------------------------------------------------------- setup (binning on the GPU) */
@@ -140,6 +153,22 @@ int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const 
 int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                                 const double *x, double *y, double *ws, double *dot,
                                 const int *skip);
+/* The same with x = p_out = r + beta p formed on the fly (beta a device double), p_out written. */
+int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
+                                          const double *val, const double *r, const double *p,
+                                          const double *beta_dev, double *p_out, double *y,
+                                          double *ws, double *dot, const int *skip);
+
+/* ---------------------------------------------------------------- the persistent CG loop */
+
+/* Blocks of one cooperative launch of the loop for a uniform-path plan on `device`: at most
+ * blocks_per_sm per SM (fewer if fewer fit) and at most `most`; 0 if the plan or the device
+ * cannot run it (another path, no cooperative launch). */
+int mpcgi_adaptive_cg_grid(const mpcgi_adaptive_launch *L, int device, int blocks_per_sm, int most);
+/* Up to c->iters CG iterations in one cooperative launch of `grid` blocks (core/cg_kernels.h,
+ * mpcgi_cg_loop; spmv/adaptive_cg.cu). c->partial holds at least 2 grid doubles. */
+int mpcgi_adaptive_cg_loop(void *stream, const mpcgi_adaptive_launch *L, const double *val,
+                           int grid, const mpcgi_cg_loop *c);
 
 #ifdef __cplusplus
 }

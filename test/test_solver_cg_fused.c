@@ -77,6 +77,11 @@ static void same_bits(const char *spmv, const char *what, const double *x1, cons
     CHECK(!deterministic(spmv) && d <= 1e-10 * m);
 }
 
+static int is_path(const mpcg_solver *S, const char *path)
+{
+    return strcmp(mpcgi_cg_fused_path(S), path) == 0;
+}
+
 /* ---------------------------------------------------------------- CPU checks */
 
 /* The option: K >= 0; on the CPU it changes nothing (same bits). */
@@ -132,10 +137,10 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, const ch
     i2 = solve_k(S, 0, b, x, n);
 
     printf("  %-16s %-9s n = %6lld: cpu %4lld iterations, gpu %4lld %4lld %4lld (K = 1, 3, "
-           "adaptive), true relres %.2e, graph %lld\n", name, spmv, (long long)n,
-           (long long)ic.iterations, (long long)ik[0].iterations, (long long)ik[1].iterations,
-           (long long)ik[2].iterations, ik[2].true_relres,
-           (long long)mpcgi_cg_fused_graph_iters(S));
+           "adaptive), true relres %.2e, %s %lld\n",
+           name, spmv, (long long)n, (long long)ic.iterations, (long long)ik[0].iterations,
+           (long long)ik[1].iterations, (long long)ik[2].iterations, ik[2].true_relres,
+           mpcgi_cg_fused_path(S), (long long)mpcgi_cg_fused_graph_iters(S));
     for (int j = 0; j < N_INTERVALS; j++) {
         CHECK(ik[j].reason == MPCG_CONVERGED_RTOL && ik[j].true_relres <= tol);
         CHECK(strcmp(ik[j].backend, spmv) == 0);
@@ -229,11 +234,12 @@ static void monitor(int64_t it, double relres, void *user)
 }
 
 /*
- * (e) the graph path gives the bits of the one-by-one launches (MPCG_CG_GRAPH, read at setup);
+ * (e) the graph path gives the bits of the one-by-one launches (MPCG_CG_GRAPH, read at setup),
+ * or, with `loop`, the backend's persistent loop is what the solver runs;
  * (f) no device allocation in a solve, with a monitor (called at every 3rd iteration) and
  * through mpcg_solve_device; then a solve after new values (the graph captured again).
  */
-static void test_graph_and_allocation(const char *spec, const char *spmv)
+static void test_graph_and_allocation(const char *spec, const char *spmv, int loop)
 {
     mpcg_matrix *A = NULL;
     CHECK_OK(gpu, mpcg_matrix_generate(gpu, spec, &A));
@@ -246,16 +252,29 @@ static void test_graph_and_allocation(const char *spec, const char *spmv)
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
     CHECK_OK(gpu, mpcg_solver_set_spmv(S, spmv));
 
-    setenv("MPCG_CG_GRAPH", "0", 1);
-    CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(mpcgi_cg_fused_graph_iters(S) == 0);
-    i0 = solve_k(S, 0, b, x0, n);
-    unsetenv("MPCG_CG_GRAPH"); /* n <= 2e5: the default takes the graph */
-    CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(mpcgi_cg_fused_graph_iters(S) > 0);
-    i1 = solve_k(S, 0, b, x1, n);
-    CHECK(i0.converged && (i1.iterations == i0.iterations || !deterministic(spmv)));
-    same_bits(spmv, "graph against one-by-one launches", x0, x1, n);
+    if (loop) {
+        CHECK_OK(gpu, mpcg_solver_setup(S));
+        CHECK(is_path(S, "persistent") && mpcgi_cg_fused_graph_iters(S) == 0);
+    } else {
+        setenv("MPCG_CG_GRAPH", "0", 1);
+        CHECK_OK(gpu, mpcg_solver_setup(S));
+        CHECK(mpcgi_cg_fused_graph_iters(S) == 0 && is_path(S, "launched"));
+        i0 = solve_k(S, 0, b, x0, n);
+        /* the folded path where the backend has it: the same direction, so the same bits */
+        setenv("MPCG_CG_FOLD", "1", 1);
+        CHECK_OK(gpu, mpcg_solver_setup(S));
+        CHECK(is_path(S, mpcgi_spmv_has_apply_direction_dot(S->plan) ? "folded" : "launched"));
+        i1 = solve_k(S, 0, b, x1, n);
+        CHECK(i1.iterations == i0.iterations || !deterministic(spmv));
+        same_bits(spmv, "folded against one-by-one launches", x0, x1, n);
+        unsetenv("MPCG_CG_FOLD");
+        unsetenv("MPCG_CG_GRAPH"); /* n <= 2e5: the default takes the graph */
+        CHECK_OK(gpu, mpcg_solver_setup(S));
+        CHECK(mpcgi_cg_fused_graph_iters(S) > 0);
+        i1 = solve_k(S, 0, b, x1, n);
+        CHECK(i0.converged && (i1.iterations == i0.iterations || !deterministic(spmv)));
+        same_bits(spmv, "graph against one-by-one launches", x0, x1, n);
+    }
 
     int64_t attempts = mpcgi_alloc_device_attempts();
     CHECK_OK(gpu, mpcg_solver_set_monitor(S, 3, monitor, &monitor_calls));
@@ -279,7 +298,7 @@ static void test_graph_and_allocation(const char *spec, const char *spmv)
     CHECK_OK(gpu, mpcg_matrix_update_values(A, val));
     CHECK_OK(gpu, mpcg_solve(S, b, x1, &i1));
     CHECK(i1.converged && test_residual_ok(&A->csr, b, x1, tol));
-    CHECK(mpcgi_cg_fused_graph_iters(S) > 0);
+    CHECK(loop ? is_path(S, "persistent") : mpcgi_cg_fused_graph_iters(S) > 0);
 
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
@@ -311,8 +330,40 @@ static void test_replacement(const char *spmv)
 
 /* ---------------------------------------------------------------- main */
 
-/* Everything above with one backend; "adaptive" only where this build registers it. */
-static void test_backend(const char *spmv)
+/*
+ * The path for n > 2e5 (launched); MPCG_CG_LOOP=1 asks for the persistent loop there, and where
+ * the plan cannot run it (MPCG_ADAPTIVE_MODE=binned: not the uniform path) the solver launches
+ * the kernels instead, or folds with MPCG_CG_FOLD=1.
+ */
+static void test_loop_choice(void)
+{
+    mpcg_matrix *A = NULL;
+    mpcg_solver *S = NULL;
+    CHECK_OK(gpu, mpcg_matrix_generate(gpu, "poisson3d:60", &A)); /* n = 216000 */
+    if (!A) return;
+    CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_spmv(S, "adaptive"));
+    CHECK_OK(gpu, mpcg_solver_setup(S));
+    CHECK(is_path(S, "launched") && mpcgi_cg_fused_graph_iters(S) == 0); /* n > 2e5 */
+    setenv("MPCG_CG_LOOP", "1", 1);
+    CHECK_OK(gpu, mpcg_solver_setup(S));
+    CHECK(is_path(S, "persistent"));
+    setenv("MPCG_ADAPTIVE_MODE", "binned", 1);
+    CHECK_OK(gpu, mpcg_solver_setup(S));
+    CHECK(is_path(S, "launched"));
+    setenv("MPCG_CG_FOLD", "1", 1);
+    CHECK_OK(gpu, mpcg_solver_setup(S));
+    CHECK(is_path(S, "folded"));
+    unsetenv("MPCG_CG_FOLD");
+    unsetenv("MPCG_ADAPTIVE_MODE");
+    unsetenv("MPCG_CG_LOOP");
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+}
+
+/* Everything above with one backend; "adaptive" only where this build registers it, once with
+ * its persistent loop (the default for small n) and once with the graph (MPCG_CG_LOOP=0). */
+static void test_backend(const char *spmv, int loop)
 {
     mpcg_matrix *A = diag(gpu, 2, (const double[]){1, 2});
     mpcg_solver *S = NULL;
@@ -325,12 +376,15 @@ static void test_backend(const char *spmv)
         mpcg_clear_error(gpu);
         return;
     }
-    printf(" backend %s (%sdeterministic)\n", spmv, deterministic(spmv) ? "" : "not ");
+    printf(" backend %s (%sdeterministic), %s\n", spmv, deterministic(spmv) ? "" : "not ",
+           loop ? "its persistent loop" : "graph and one-by-one launches");
+    if (!loop) setenv("MPCG_CG_LOOP", "0", 1);
     compare_generated("poisson3d:24", spmv);
     CHECK(test_each_mtx(compare_file, (void *)spmv) == 0);
     test_reasons(spmv);
-    test_graph_and_allocation("poisson3d:20", spmv);
+    test_graph_and_allocation("poisson3d:20", spmv, loop);
     test_replacement(spmv);
+    unsetenv("MPCG_CG_LOOP");
 }
 
 int main(void)
@@ -347,8 +401,10 @@ int main(void)
     CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
     if (!gpu) return test_finish("test_solver_cg_fused");
     printf("test_solver_cg_fused: %s\n", mpcg_context_device_name(gpu));
-    test_backend("cusparse");
-    test_backend("adaptive");
+    test_backend("cusparse", 0);
+    test_backend("adaptive", 0);
+    test_backend("adaptive", 1);
+    test_loop_choice();
     mpcg_context_destroy(cpu);
     mpcg_context_destroy(gpu);
     return test_finish("test_solver_cg_fused");

@@ -72,6 +72,7 @@ static void test_table(void)
     CHECK(ops->caps == (MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE |
                         MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC));
     CHECK(ops->upload && ops->apply && ops->update_values && ops->apply_dot);
+    CHECK(ops->apply_direction_dot && ops->cg_loop);
 }
 
 /* Too many nonzeros for 32-bit offsets, and malformed knobs: refused before any array is read. */
@@ -402,7 +403,7 @@ static void check_same_layout(const mpcgi_spmv_plan *emu, const mpcgi_spmv_plan 
 
 /* Device vectors of one check. */
 typedef struct dvecs {
-    double *x, *y, *y2, *dot;
+    double *x, *y, *y2, *dot, *p, *pout, *beta;
     float *xf, *yf;
     int *skip;
 } dvecs;
@@ -441,8 +442,62 @@ static void check_dot(const mpcgi_csr *A, mpcgi_spmv_plan *plan, const dvecs *d,
     mpcgi_host_free(y2);
 }
 
+/*
+ * apply_direction_dot with r = x, p_i = sin(i), beta = 0.75: p_out is fma(beta, p_i, x_i) to the
+ * bit, y the emulation's SpMV of that direction to the bit, the dot close to p_out^T y; with the
+ * skip flag set nothing is written.
+ */
+static void check_direction(const mpcgi_csr *A, mpcgi_spmv_plan *emu, mpcgi_spmv_plan *plan,
+                            const dvecs *d, const double *x)
+{
+    int64_t n = A->n;
+    size_t b64 = (size_t)n * 8;
+    const double beta = 0.75;
+    double *p, *dir, *ye, *yd, *pd, dot;
+    int flag = 1;
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &p));
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &dir));
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &ye));
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &yd));
+    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &pd));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = sin((double)i), dir[i] = fma(beta, p[i], x[i]);
+    CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, dir, ye));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d->p, p, b64, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d->beta, &beta, 8, MPCGI_H2D));
+    poison(d->y2, b64), poison(d->pout, b64), poison(d->dot, 8);
+
+    CHECK_OK(gpu, mpcgi_spmv_apply_direction_dot(gpu, plan, d->x, d->p, d->beta, d->pout, d->y2,
+                                                 d->dot, NULL));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, yd, d->y2, b64, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, pd, d->pout, b64, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, &dot, d->dot, 8, MPCGI_D2H));
+    CHECK(memcmp(yd, ye, b64) == 0 && memcmp(pd, dir, b64) == 0);
+    long double ref = 0, scale = 0;
+    for (int64_t i = 0; i < n; i++)
+        ref += (long double)dir[i] * ye[i], scale += fabsl((long double)dir[i] * ye[i]);
+    CHECK(fabsl(dot - ref) <= (long double)(n + 2) * DBL_EPSILON * scale);
+
+    poison(d->y2, b64), poison(d->pout, b64), poison(d->dot, 8);
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d->skip, &flag, sizeof(int), MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_spmv_apply_direction_dot(gpu, plan, d->x, d->p, d->beta, d->pout, d->y2,
+                                                 d->dot, d->skip));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, yd, d->y2, b64, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, pd, d->pout, b64, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, &dot, d->dot, 8, MPCGI_D2H));
+    CHECK(all_poisoned(yd, b64) && all_poisoned(pd, b64) && all_poisoned(&dot, 8));
+    /* p_out must not be p: the direction is read while it is written */
+    CHECK_STATUS(
+        gpu,
+        mpcgi_spmv_apply_direction_dot(gpu, plan, d->x, d->p, d->beta, d->p, d->y2, d->dot, NULL),
+        n ? MPCG_ERR_INVALID_ARG : MPCG_SUCCESS);
+    mpcg_clear_error(gpu);
+    mpcgi_host_free(p), mpcgi_host_free(dir), mpcgi_host_free(ye), mpcgi_host_free(yd);
+    mpcgi_host_free(pd);
+}
+
 /* One pass: fp64 bit-identical to the emulation, fp32 within tolerance of it (bit differences
- * are reported), then apply_dot. */
+ * are reported), then apply_dot and apply_direction_dot. */
 static void check_device_pass(const char *what, const mpcgi_csr *A, mpcgi_spmv_plan *emu,
                               mpcgi_spmv_plan *plan, const dvecs *d, const double *x,
                               const float *xf)
@@ -476,6 +531,7 @@ static void check_device_pass(const char *what, const mpcgi_csr *A, mpcgi_spmv_p
         printf("  note: %s: %lld fp32 rows differ in bits from the emulation\n", what,
                (long long)diff32);
     check_dot(A, plan, d, x, yd);
+    check_direction(A, emu, plan, d, x);
     mpcgi_host_free(ye), mpcgi_host_free(yd), mpcgi_host_free(yef), mpcgi_host_free(ydf);
 }
 
@@ -495,7 +551,8 @@ static void check_device(test_matrix *t, int config)
         x[i] = 2 * mpcgi_rng_uniform(&g) - 1, xf[i] = (float)x[i];
     d.x = dev_alloc((size_t)n * 8), d.y = dev_alloc((size_t)n * 8), d.y2 = dev_alloc((size_t)n * 8);
     d.xf = dev_alloc((size_t)n * 4), d.yf = dev_alloc((size_t)n * 4);
-    d.dot = dev_alloc(8), d.skip = dev_alloc(sizeof(int));
+    d.dot = dev_alloc(8), d.skip = dev_alloc(sizeof(int)), d.beta = dev_alloc(8);
+    d.p = dev_alloc((size_t)n * 8), d.pout = dev_alloc((size_t)n * 8);
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d.x, x, (size_t)n * 8, MPCGI_H2D));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d.xf, xf, (size_t)n * 4, MPCGI_H2D));
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
@@ -520,6 +577,7 @@ static void check_device(test_matrix *t, int config)
     mpcgi_device_free(gpu, d.x), mpcgi_device_free(gpu, d.y), mpcgi_device_free(gpu, d.y2);
     mpcgi_device_free(gpu, d.xf), mpcgi_device_free(gpu, d.yf);
     mpcgi_device_free(gpu, d.dot), mpcgi_device_free(gpu, d.skip);
+    mpcgi_device_free(gpu, d.p), mpcgi_device_free(gpu, d.pout), mpcgi_device_free(gpu, d.beta);
     mpcgi_host_free(x), mpcgi_host_free(xf);
     set_config(0);
 }

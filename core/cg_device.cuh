@@ -1,0 +1,34 @@
+/* core/cg_device.cuh: the fused CG's scalar steps on the device, shared by every kernel that
+ * advances the state (core/cg_kernels.cu, a backend's persistent loop) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_CORE_CG_DEVICE_CUH
+#define MPCG_CORE_CG_DEVICE_CUH
+
+#include "core/cg_kernels.h"
+
+/* The stop code for p.q (solver/cg.c's curvature_reason), or 0. */
+static __device__ __forceinline__ int mpcgi_cg_curvature_stop(double pq)
+{
+    if (!isfinite(pq)) return MPCGI_CG_STOP_NAN;
+    if (pq < 0.0) return MPCGI_CG_STOP_INDEFINITE;
+    if (pq == 0.0) return MPCGI_CG_STOP_BREAKDOWN;
+    return MPCGI_CG_RUNNING;
+}
+
+/* The end of an update, in one thread after r.r is known: solver/cg.c's order of tests. */
+static __device__ __forceinline__ void mpcgi_cg_finish_update(mpcgi_cg_state *st, double rr_new)
+{
+    const int64_t k = st->k + 1;
+    st->k = k;
+    st->rr_new = rr_new;
+    if (!isfinite(rr_new)) {
+        st->stop = MPCGI_CG_STOP_NAN; /* rr keeps its last finite value, as in solver/cg.c */
+        return;
+    }
+    st->beta = rr_new / st->rr;
+    st->rr = rr_new;
+    if (sqrt(rr_new) <= st->threshold) st->stop = MPCGI_CG_STOP_CONVERGED;
+    else if (k >= st->kmax) st->stop = MPCGI_CG_STOP_MAX_ITER;
+}
+
+#endif /* MPCG_CORE_CG_DEVICE_CUH */
