@@ -44,7 +44,7 @@ typedef struct mpcgi_cg_state {
     int stop;         /* MPCGI_CG_RUNNING or a MPCGI_CG_STOP_* code (apply_dot's skip flag) */
     unsigned arrived; /* blocks done in the running reduction; 0 between kernels */
     int par;          /* the persistent loop (mpcgi_cg_loop): the direction is p[par] */
-    int pad;
+    int pad;          /* keeps the size a multiple of 8: the partials follow the state */
 } mpcgi_cg_state;
 
 /*
