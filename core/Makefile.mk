@@ -6,7 +6,7 @@ libmpcgi_la_SOURCES += core/error.c core/error.h core/context.c core/context.h \
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/cuda_check.h \
 	core/vec_cuda.cu core/vec_cuda.h core/cg_kernels.cu core/cg_kernels.h core/cg_device.cuh \
-	core/cuda_reduce.cuh
+	core/cuda_reduce.cuh core/launch.cuh
 MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu
 else
 libmpcgi_la_SOURCES += core/device_stub.c

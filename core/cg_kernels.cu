@@ -5,6 +5,7 @@
 #include "core/cg_device.cuh"
 #include "core/cg_kernels.h"
 #include "core/cuda_reduce.cuh"
+#include "core/launch.cuh"
 
 /* Threads per block (core/cuda_reduce.cuh). */
 #define THREADS MPCGI_THREADS
@@ -49,6 +50,7 @@ static __global__ void __launch_bounds__(THREADS, 8)
     dot_pq_kernel(int64_t n, const double *__restrict__ p, const double *__restrict__ q,
                   mpcgi_cg_state *st, double *partial)
 {
+    mpcgi_pdl_start();
     if (st->stop) return;
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
@@ -58,12 +60,18 @@ static __global__ void __launch_bounds__(THREADS, 8)
     if (grid_sum(acc, partial, &st->arrived, &pq) && threadIdx.x == 0) st->pq = pq;
 }
 
-/* x += alpha p, r -= alpha q, rr_new = r.r (48 B per row). At most 32 registers, so that 8
+/* With X: x += alpha p, r -= alpha q, rr_new = r.r (48 B per row); without: r and rr_new only
+ * (24 B), alpha and xpend = 1 left in the state for update_p to add alpha p to x. Block 0
+ * clears xpend first, whatever happens after: it arrives at the reduction before the block that
+ * sets it, so a stopped or skipped update leaves xpend = 0. At most 32 registers, so that 8
  * blocks fit an SM and the MPCGI_CG_BLOCKS blocks run in one wave on an H100 (132 SMs). */
+template <bool X>
 static __global__ void __launch_bounds__(THREADS, 8)
     update_xr_kernel(int64_t n, const double *__restrict__ p, const double *__restrict__ q,
                      double *__restrict__ r, mpcgi_cg_state *st, double *partial)
 {
+    mpcgi_pdl_start();
+    if (blockIdx.x == 0 && threadIdx.x == 0) st->xpend = 0;
     if (st->stop) return;
     /* every thread takes the same decision from the same scalar, so no thread touches x when
      * one would stop; the one write of `stop` below can only turn other blocks back earlier */
@@ -78,25 +86,35 @@ static __global__ void __launch_bounds__(THREADS, 8)
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
-        x[i] += alpha * p[i];
+        if (X) x[i] += alpha * p[i];
         const double ri = r[i] - alpha * q[i];
         r[i] = ri;
         acc += ri * ri;
     }
     double rr_new;
-    if (grid_sum(acc, partial, &st->arrived, &rr_new) && threadIdx.x == 0)
+    if (grid_sum(acc, partial, &st->arrived, &rr_new) && threadIdx.x == 0) {
+        if (!X) st->alpha = alpha, st->xpend = 1;
         mpcgi_cg_finish_update(st, rr_new);
+    }
 }
 
-/* p = r + beta p (24 B per row), one fused multiply-add as the backends' apply_direction_dot */
+/* x += alpha p where update_xr left it pending (xpend; also after the update that stopped), then
+ * p = r + beta p while running, one fused multiply-add as the backends' apply_direction_dot:
+ * 40 B per row, 24 B without the x. */
 static __global__ void update_p_kernel(int64_t n, const double *__restrict__ r,
                                        double *__restrict__ p, const mpcgi_cg_state *st)
 {
-    if (st->stop) return;
-    const double beta = st->beta;
+    mpcgi_pdl_start();
+    const bool run = !st->stop, add_x = st->xpend;
+    if (!run && !add_x) return;
+    const double beta = st->beta, alpha = st->alpha;
+    double *__restrict__ x = st->x;
     const int64_t stride = (int64_t)gridDim.x * THREADS;
-    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
-        p[i] = fma(beta, p[i], r[i]);
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
+        const double pi = p[i];
+        if (add_x) x[i] += alpha * pi;
+        if (run) p[i] = fma(beta, pi, r[i]);
+    }
 }
 
 extern "C" {
@@ -104,24 +122,29 @@ extern "C" {
 int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q,
                     mpcgi_cg_state *st, double *partial)
 {
-    dot_pq_kernel<<<mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS, 0, (cudaStream_t)stream>>>(
-        n, p, q, st, partial);
-    return (int)cudaGetLastError();
+    return (int)mpcgi_launch(dot_pq_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS, stream, n,
+                             p, q, st, partial);
 }
 
 int mpcgi_cg_update_xr(void *stream, int64_t n, const double *p, const double *q, double *r,
                        mpcgi_cg_state *st, double *partial)
 {
-    update_xr_kernel<<<mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS, 0, (cudaStream_t)stream>>>(
-        n, p, q, r, st, partial);
-    return (int)cudaGetLastError();
+    return (int)mpcgi_launch(update_xr_kernel<true>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
+                             stream, n, p, q, r, st, partial);
+}
+
+int mpcgi_cg_update_r(void *stream, int64_t n, const double *q, double *r, mpcgi_cg_state *st,
+                      double *partial)
+{
+    return (int)mpcgi_launch(update_xr_kernel<false>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
+                             stream, n, (const double *)nullptr, q, r, st, partial);
 }
 
 int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
                       const mpcgi_cg_state *st)
 {
-    update_p_kernel<<<mpcgi_grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, r, p, st);
-    return (int)cudaGetLastError();
+    return (int)mpcgi_launch(update_p_kernel, mpcgi_grid_for(n, MAX_GRID), THREADS, stream, n, r, p,
+                             st);
 }
 
 } /* extern "C" */

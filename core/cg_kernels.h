@@ -38,13 +38,14 @@ typedef struct mpcgi_cg_state {
     double rr_new;    /* r.r after the last update (the monitor's value; NaN stays here) */
     double pq;        /* p.q of the current direction */
     double beta;      /* rr_new / rr of the last update */
+    double alpha;     /* rr / pq of the last update (mpcgi_cg_update_r: x += alpha p pending) */
     double threshold; /* tol ||b||: stop when sqrt(rr_new) <= threshold */
     int64_t k;        /* iterations done: updates of x */
     int64_t kmax;     /* iteration limit */
     int stop;         /* MPCGI_CG_RUNNING or a MPCGI_CG_STOP_* code (apply_dot's skip flag) */
     unsigned arrived; /* blocks done in the running reduction; 0 between kernels */
     int par;          /* the persistent loop (mpcgi_cg_loop): the direction is p[par] */
-    int pad;          /* keeps the size a multiple of 8: the partials follow the state */
+    int xpend;        /* mpcgi_cg_update_r did not add alpha p to x: mpcgi_cg_update_p does */
 } mpcgi_cg_state;
 
 /*
@@ -80,7 +81,15 @@ int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q,
 int mpcgi_cg_update_xr(void *stream, int64_t n, const double *p, const double *q, double *r,
                        mpcgi_cg_state *st, double *partial);
 
-/* p = r + beta p (reads 16 B, writes 8 B per row). */
+/* mpcgi_cg_update_xr without x: alpha and xpend = 1 are left in the state, and the
+ * mpcgi_cg_update_p that follows adds alpha p to x (it reads p anyway). Reads r, q and writes
+ * r: 24 B per row. */
+int mpcgi_cg_update_r(void *stream, int64_t n, const double *q, double *r, mpcgi_cg_state *st,
+                      double *partial);
+
+/* x += alpha p if xpend (the update before it was mpcgi_cg_update_r and ran, whether or not it
+ * stopped), then p = r + beta p unless stopped: reads r, p, x and writes p, x, 40 B per row (24
+ * B when x is not pending). */
 int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
                       const mpcgi_cg_state *st);
 

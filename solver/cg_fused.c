@@ -21,19 +21,20 @@
 
 /* Largest n whose window runs as one launch of the backend's persistent loop where it has one,
  * else as a CUDA graph (latency-bound sizes); MPCG_CG_LOOP=0/1 and MPCG_CG_GRAPH=0/1 at setup
- * turn either off, or on for any n. */
-#define GRAPH_MAX_N 200000
+ * turn either off, or on for any n. Above it the kernels are launched one by one: with
+ * programmatic dependent launch (core/launch.cuh) that measured as fast as the graph or faster
+ * (docs/solver.md). */
+#define SMALL_MAX_N 200000
 /* Iterations per graph launch when K is adaptive or above K_MAX. */
 #define GRAPH_ITERS 8
 /* The adaptive K: first window, and the largest. */
 #define K_FIRST 4
 #define K_MAX 64
 
-/* How the iterations run: three kernels launched one by one (four without apply_dot), a CUDA graph
- * of them, the backend's direction + SpMV + dot then two kernels (folded), or the backend's
- * persistent loop. */
-enum { PATH_LAUNCHED, PATH_GRAPH, PATH_FOLDED, PATH_LOOP };
-static const char *const path_names[] = {"launched", "graph", "folded", "persistent"};
+/* How the iterations run: three kernels (four without apply_dot), launched one by one or, when
+ * the graph is there, as a CUDA graph of them; the backend's direction + SpMV + dot then one
+ * kernel (folded); or the backend's persistent loop. */
+enum { PATH_KERNELS, PATH_FOLDED, PATH_LOOP };
 
 struct mpcgi_cg_fused {
     mpcgi_cg_state *st;     /* device state, followed by the partials */
@@ -42,7 +43,7 @@ struct mpcgi_cg_fused {
     int fused_dot;          /* the backend has apply_dot */
     cudaGraphExec_t graph;  /* graph_iters iterations, or NULL */
     int64_t graph_iters;
-    int path;   /* PATH_* */
+    int path;   /* PATH_* (PATH_KERNELS runs as a graph when `graph` is set) */
     double *p2; /* the second direction buffer of the loop and the folded path */
     int par;    /* folded path: the direction is p[par] (p[0] = s->p, p[1] = p2) */
 };
@@ -56,7 +57,7 @@ typedef struct window {
 
 /* ---------------------------------------------------------------- one iteration */
 
-/* q = A p and p.q, the x and r update with r.r, the p update: three kernels (four without a
+/* q = A p and p.q, the r update with r.r, the x and p update: three kernels (four without a
  * fused apply_dot), queued on the context's stream. */
 static mpcg_status iteration(mpcg_solver *s)
 {
@@ -79,8 +80,8 @@ static mpcg_status iteration(mpcg_solver *s)
         MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, p, q)); /* q = A p */
         MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq(stream, n, p, q, f->st, f->partial));     /* pq = p.q */
     }
-    MPCG_LAUNCH(ctx, mpcgi_cg_update_xr(stream, n, p, q, r, f->st, f->partial)); /* x, r, rr */
-    MPCG_LAUNCH(ctx, mpcgi_cg_update_p(stream, n, r, p, f->st));                 /* p = r + b p */
+    MPCG_LAUNCH(ctx, mpcgi_cg_update_r(stream, n, q, r, f->st, f->partial)); /* r, rr */
+    MPCG_LAUNCH(ctx, mpcgi_cg_update_p(stream, n, r, p, f->st)); /* x += a p, p = r + b p */
     return MPCG_SUCCESS;
 }
 
@@ -130,6 +131,7 @@ static mpcg_status state_restart(mpcg_solver *s, double rr)
     m->stop = MPCGI_CG_RUNNING;
     m->beta = 0;
     m->par = 0;
+    m->xpend = 0;
     s->fused->par = 0;
     return state_send(s);
 }
@@ -198,12 +200,13 @@ static void window_grow(window *w, int64_t k, double rr, double threshold)
 
 /*
  * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row):
- *   q = A p, pq = p.q (apply_dot): A + 16 | x += alpha p, r -= alpha q, rr = r.r: 48 |
- *   p = r + beta p: 24
- * total A + 88 bytes per row (the 3-kernel fused count of ref/anchors-performance.md section 7);
- * a backend without apply_dot adds a separate p.q: A + 104. The folded path and the backend's
+ *   q = A p, pq = p.q (apply_dot): A + 16 | r -= alpha q, rr = r.r: 24 |
+ *   x += alpha p, p = r + beta p: 40
+ * total A + 80 bytes per row, 8 under the 3-kernel fused count of ref/anchors-performance.md
+ * section 7 (A + 88, with x updated beside r): x moves to the p update, which reads p anyway. A
+ * backend without apply_dot adds a separate p.q: A + 96. The folded path and the backend's
  * persistent loop form p inside the SpMV instead (apply_direction_dot reads r and the old p,
- * writes p and q: A + 32, then x, r, rr: 48): A + 80.
+ * writes p and q: A + 32, then x, r, rr: 48): also A + 80.
  */
 mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
@@ -241,13 +244,19 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
 
 /* ---------------------------------------------------------------- setup */
 
-/* Whether the environment variable `name` (read at setup) turns a small-system path off (0),
- * on for any n (1), or leaves it to n <= GRAPH_MAX_N (unset). */
-static int small_path_wanted(const mpcg_solver *s, const char *name)
+/* Whether the environment variable `name` (read at setup) is set to `value`. */
+static int env_is(const char *name, const char *value)
 {
     const char *env = getenv(name);
-    if (env && strcmp(env, "0") == 0) return 0;
-    return (env && strcmp(env, "1") == 0) || s->A->csr.n <= GRAPH_MAX_N;
+    return env && strcmp(env, value) == 0;
+}
+
+/* Whether the environment variable `name` turns a small-system path off (0), on for any n (1),
+ * or leaves it to n <= SMALL_MAX_N (unset). */
+static int small_path_wanted(const mpcg_solver *s, const char *name)
+{
+    if (env_is(name, "0")) return 0;
+    return env_is(name, "1") || s->A->csr.n <= SMALL_MAX_N;
 }
 
 /* The backend's persistent loop, where it has one for this plan (MPCG_CG_LOOP). */
@@ -261,8 +270,7 @@ static int loop_wanted(mpcg_solver *s)
  * and measured slower than the three kernels on the H100 (docs/solver.md). */
 static int fold_wanted(const mpcg_solver *s)
 {
-    const char *env = getenv("MPCG_CG_FOLD");
-    return mpcgi_spmv_has_apply_direction_dot(s->plan) && env && strcmp(env, "1") == 0;
+    return mpcgi_spmv_has_apply_direction_dot(s->plan) && env_is("MPCG_CG_FOLD", "1");
 }
 
 /* Iterations per graph launch, or 0 for no graph (MPCG_CG_GRAPH). */
@@ -315,7 +323,6 @@ static void graph_setup(mpcg_solver *s)
     if (capture(s, iters) == MPCG_SUCCESS) {
         mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: a CUDA graph of %lld iterations (n = %lld)",
                   (long long)iters, (long long)s->A->csr.n);
-        s->fused->path = PATH_GRAPH;
         return;
     }
     mpcgi_log(ctx, MPCG_LOG_WARN, "fused CG: no CUDA graph, iterations are launched one by one "
@@ -339,12 +346,12 @@ mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
     f->partial = (double *)(f->st + 1);
     MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
     MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&f->mirror, sizeof *f->mirror));
-    f->path = loop_wanted(s) ? PATH_LOOP : fold_wanted(s) ? PATH_FOLDED : PATH_LAUNCHED;
-    if (f->path == PATH_LAUNCHED)
-        graph_setup(s); /* PATH_GRAPH if it works */
+    f->path = loop_wanted(s) ? PATH_LOOP : fold_wanted(s) ? PATH_FOLDED : PATH_KERNELS;
+    if (f->path == PATH_KERNELS)
+        graph_setup(s); /* a graph if it works */
     else
         MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)s->A->csr.n * sizeof(double), &f->p2));
-    mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: the %s path (n = %lld)", path_names[f->path],
+    mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: the %s path (n = %lld)", mpcgi_cg_fused_path(s),
               (long long)s->A->csr.n);
 done:
     if (st != MPCG_SUCCESS) mpcgi_cg_fused_teardown(s);
@@ -358,7 +365,6 @@ mpcg_status mpcgi_cg_fused_refresh(mpcg_solver *s)
     (void)cudaGraphExecDestroy(f->graph);
     f->graph = NULL;
     f->graph_iters = 0;
-    f->path = PATH_LAUNCHED;
     graph_setup(s);
     return MPCG_SUCCESS;
 }
@@ -383,12 +389,18 @@ int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
 
 const char *mpcgi_cg_fused_path(const mpcg_solver *s)
 {
-    return s->fused ? path_names[s->fused->path] : "none";
+    const struct mpcgi_cg_fused *f = s->fused;
+    if (!f) return "none";
+    switch (f->path) {
+    case PATH_LOOP: return "persistent";
+    case PATH_FOLDED: return "folded";
+    default: return f->graph ? "graph" : "launched";
+    }
 }
 
 double mpcgi_cg_fused_vector_bytes(const mpcg_solver *s)
 {
     const struct mpcgi_cg_fused *f = s->fused;
     if (f && (f->path == PATH_LOOP || f->path == PATH_FOLDED)) return 80.0;
-    return mpcgi_spmv_has_apply_dot(s->plan) ? 88.0 : 104.0;
+    return mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0;
 }

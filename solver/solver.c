@@ -204,8 +204,8 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
     snprintf(info->backend, sizeof info->backend, "%s", s->plan->ops->name);
     info->precision = s->precision;
     info->setup_time_s = s->setup_time_s;
-    /* matrix bytes + the vectors: 112 n in solver/cg.c; on a GPU the fused loop's 80, 88 or
-     * 104 n by its path (solver/cg_fused.c) */
+    /* matrix bytes + the vectors: 112 n in solver/cg.c; on a GPU the fused loop's 80 or 96 n
+     * (solver/cg_fused.c) */
     double vec = s->on_device ? mpcgi_cg_fused_vector_bytes(s) : 112.0;
     info->bytes_per_iteration = (double)s->plan->sizes.bytes_matrix + vec * (double)s->A->csr.n;
 }

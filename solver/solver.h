@@ -84,7 +84,7 @@ int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s);
 /* How the fused loop runs its iterations: "launched", "graph", "folded" (the backend's
  * apply_direction_dot) or "persistent" (its cg_loop); "none" without the fused loop. */
 const char *mpcgi_cg_fused_path(const mpcg_solver *s);
-/* Vector bytes per row of one fused iteration on its path (80, 88 or 104; docs/solver.md). */
+/* Vector bytes per row of one fused iteration on its path (80 or 96; docs/solver.md). */
 double mpcgi_cg_fused_vector_bytes(const mpcg_solver *s);
 
 #endif /* MPCG_SOLVER_SOLVER_H */

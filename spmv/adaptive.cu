@@ -4,6 +4,7 @@
 #include <climits>
 #include <cuda_runtime.h>
 
+#include "core/launch.cuh"
 #include "spmv/adaptive_device.cuh"
 #include "spmv/adaptive_kernels.h"
 
@@ -71,44 +72,6 @@ static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v,
     }
 }
 
-/* The rows of one virtual block (R x blockDim / NT of them): group g takes row(g + r groups),
- * r < R, where row(i) is i itself (uniform) or rows[i] (binned), i < count; rows longer than
- * skip_len are left to the long-row chunks. */
-template <int NT, int R, bool STREAM, bool DOT, bool LIST, typename T, typename S>
-static __device__ __forceinline__ void
-vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const int32_t *list,
-            const T *__restrict__ val, const S &src, T *__restrict__ y, double &dacc)
-{
-    const int groups = blockDim.x / NT, lane = threadIdx.x & (NT - 1);
-    int row[R], start[R], len[R];
-    T sum[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        const int64_t i = first + r * groups + threadIdx.x / NT;
-        row[r] = -1, start[r] = 0, len[r] = 0;
-        if (i < count) {
-            const int q = LIST ? __ldg(list + i) : (int)i;
-            const int b = __ldg(L.row_ptr + q), e = __ldg(L.row_ptr + q + 1);
-            if (LIST || e - b <= L.skip_len) row[r] = q, start[r] = b, len[r] = e - b;
-        }
-    }
-    /* Streaming loads only for groups of 8 lanes or more: narrower groups read each row's
-     * entries over several loads, and the lines must stay in L1 in between (one lane per row
-     * streamed ran at 0.37 of the copy bandwidth on poisson3d:256, cached at 0.99) */
-    rows_sum<NT, R, STREAM && NT >= 8>(start, len, lane, L.col_idx, val, src, sum);
-    if (lane == 0)
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            if (row[r] >= 0) {
-                y[row[r]] = sum[r];
-                if constexpr (DOT) {
-                    const T xi = src(row[r]);
-                    src.keep(row[r], xi);
-                    dacc = fma((double)xi, (double)sum[r], dacc);
-                }
-            }
-}
-
 /* The dot's first level: each warp's partial (its lanes' terms in butterfly order) goes to ws,
  * dot_reduce_kernel, launched after, adds them. Per warp, not per block: a block-wide sum at the
  * end of every virtual block (two barriers) made the fused SpMV + dot 1.2 times slower than the
@@ -116,36 +79,29 @@ vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const 
  * last block finishing the sum (a fence and an atomic counter per block) up to 1.6 times. */
 static __device__ void warp_partial(const mpcgi_adaptive_launch &L, double *ws, double dacc)
 {
-#pragma unroll
-    for (int s = 16; s > 0; s >>= 1)
-        dacc += __shfl_xor_sync(FULL_MASK, dacc, s);
+    dacc = warp_sum(dacc);
     if ((threadIdx.x & 31) == 0)
         ws[L.long_blocks + L.n_long + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32] = dacc;
 }
 
 /* The dot: the `parts` warp partials, then the long rows' terms, in a fixed order. Block b of
- * the grid adds partials [b DOT_CHUNK, (b + 1) DOT_CHUNK): thread t adds those t, t +
- * DOT_THREADS, ... in four interleaved running sums (independent loads in flight), added in
- * order, then block_sum; with one block that is the dot, else each block stores its sum and the
- * block that finishes last (an integer counter, after a fence) adds the block sums and the long
- * rows' terms the same way. The split depends on `parts` alone, so the order is fixed. Many
- * blocks because one block reads a few GB/s only: 2 MB of partials (poisson3d:256) took longer
- * than a tenth of the SpMV. */
+ * the grid adds partials [b DOT_CHUNK, (b + 1) DOT_CHUNK), one per thread, by block_sum<true>;
+ * with one block that is the dot, else each block stores its sum and the block that finishes
+ * last (an integer counter, after a fence) adds the block sums (a few per thread, in order) and
+ * the long rows' terms the same way. The split depends on `parts` alone, so the order is
+ * fixed. One partial per thread and tree sums because the reduction is latency-bound: 8192
+ * partials per block and a serial sum of the warp sums took 8 - 10 us on poisson3d:128 and
+ * poisson3d27:96 (ncu, H100), 6 - 8 % of the CG iteration. */
 static __device__ double dot_sum(const double *part, int64_t lo, int64_t hi, const double *more,
                                  int n_more, double *sh)
 {
-    double a[4] = {0, 0, 0, 0};
-    int64_t b = lo + threadIdx.x;
-    for (; b + 3 * DOT_THREADS < hi; b += 4 * DOT_THREADS)
-#pragma unroll
-        for (int u = 0; u < 4; u++)
-            a[u] += __ldcg(part + b + u * DOT_THREADS);
-    for (int u = 0; b < hi; b += DOT_THREADS, u++)
-        a[u] += __ldcg(part + b);
-    double t = (a[0] + a[1]) + (a[2] + a[3]);
+    double t = 0;
+#pragma unroll 4
+    for (int64_t b = lo + threadIdx.x; b < hi; b += DOT_THREADS)
+        t += __ldcg(part + b);
     for (int j = threadIdx.x; j < n_more; j += DOT_THREADS)
         t += more[j];
-    return block_sum(t, sh);
+    return block_sum<true>(t, sh);
 }
 
 static __global__ void __launch_bounds__(DOT_THREADS)
@@ -154,6 +110,7 @@ static __global__ void __launch_bounds__(DOT_THREADS)
 {
     __shared__ double sh[DOT_THREADS / 32];
     __shared__ bool last;
+    mpcgi_pdl_start();
     if (skip && *skip) return;
     double *dlong = ws + L.long_blocks, *part = dlong + L.n_long,
            *stage = part + (int64_t)L.dot_grid * (L.block / 32);
@@ -218,9 +175,10 @@ static __device__ __forceinline__ void binned_vblock(const mpcgi_adaptive_launch
 template <int NT, int R, bool STREAM, bool DOT, typename T, typename S>
 static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_BLOCKS : 1)
     spmv_kernel(const __grid_constant__ mpcgi_adaptive_launch L, const T *__restrict__ val, S src,
-                T *__restrict__ y, double *ws, double *dot, const int *skip)
+                T *__restrict__ y, double *ws, const int *skip)
 {
     __shared__ T sh[WARPS_MAX];
+    mpcgi_pdl_start();
     if (DOT && skip && *skip) return;
     src.start();
     double dacc = 0;
@@ -242,8 +200,7 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
 
 /* Every SpMV kernel of value type T and source S has this signature. */
 template <typename T, typename S>
-using kernel_fn = void (*)(const mpcgi_adaptive_launch, const T *, S, T *, double *, double *,
-                           const int *);
+using kernel_fn = void (*)(const mpcgi_adaptive_launch, const T *, S, T *, double *, const int *);
 
 template <int R, bool STREAM, bool DOT, typename T, typename S>
 static kernel_fn<T, S> pick_path(const mpcgi_adaptive_launch *L)
@@ -290,14 +247,15 @@ static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, S sr
         if (!DOT) return (int)cudaSuccess; /* no rows */
         grid = 1;                          /* still writes dot = 0 */
     }
-    pick<DOT, T, S>(L)<<<(unsigned)grid, L->block, 0, (cudaStream_t)stream>>>(*L, val, src, y, ws,
-                                                                              dot, skip);
+    cudaError_t e = mpcgi_launch(pick<DOT, T, S>(L), (unsigned)grid, (unsigned)L->block, stream,
+                                 *L, val, src, y, ws, skip);
     if constexpr (DOT) {
         const int parts = (int)grid * (L->block / 32);
-        dot_reduce_kernel<<<(unsigned)mpcgi_adaptive_dot_stages(parts), DOT_THREADS, 0,
-                            (cudaStream_t)stream>>>(*L, ws, parts, dot, skip);
+        if (e == cudaSuccess)
+            e = mpcgi_launch(dot_reduce_kernel, (unsigned)mpcgi_adaptive_dot_stages(parts),
+                             DOT_THREADS, stream, *L, ws, parts, dot, skip);
     }
-    return (int)cudaGetLastError();
+    return (int)e;
 }
 
 /* ---------------------------------------------------------------- setup: binning on the GPU */
@@ -533,7 +491,7 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
                                           const double *beta_dev, double *p_out, double *y,
                                           double *ws, double *dot, const int *skip)
 {
-    return spmv<true>(stream, L, val, mpcgi_src_direction{r, p, p_out, beta_dev, 0.0}, y, ws, dot,
+    return spmv<true>(stream, L, val, mpcgi_src_direction<false>{r, p, p_out, beta_dev, 0.0}, y, ws, dot,
                       skip);
 }
 

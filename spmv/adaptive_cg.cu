@@ -34,62 +34,18 @@
 
 namespace cg = cooperative_groups;
 
-/* The loader of x_j for rows_sum: the direction r_j + beta p_j, formed as phase 1 stores it (at a
- * start or restart the host sets beta = 0 with p = r, so d = r). */
-struct load_direction {
-    const double *r, *p;
-    double beta;
-    __device__ __forceinline__ double operator()(int j) const
-    {
-        return fma(beta, __ldcg(p + j), __ldcg(r + j));
-    }
-};
-
 /* The sum of part[0 .. count) in a fixed order, the same in every block; every thread gets it. */
 static __device__ double partials_sum(const double *part, int count, double *sh, double *bcast)
 {
     double t = 0;
     for (int j = threadIdx.x; j < count; j += blockDim.x)
         t += __ldcg(part + j);
-    t = block_sum(t, sh);
+    t = block_sum<true>(t, sh);
     if (threadIdx.x == 0) *bcast = t;
     __syncthreads();
     t = *bcast;
     __syncthreads(); /* bcast is free again */
     return t;
-}
-
-/* Phase 1 for one virtual block of rows: d and q stored, the terms d_i q_i added to dacc. */
-template <int NT, int R>
-static __device__ __forceinline__ void direction_rows(const mpcgi_adaptive_launch &L, int64_t first,
-                                                      const double *__restrict__ val,
-                                                      const mpcgi_cg_loop &c, const double *pin,
-                                                      double *pout, double beta, double &dacc)
-{
-    const int groups = blockDim.x / NT, lane = threadIdx.x & (NT - 1);
-    int start[R], len[R];
-    int64_t row[R];
-    double sum[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        row[r] = first + r * groups + threadIdx.x / NT;
-        start[r] = 0, len[r] = 0;
-        if (row[r] < L.n) {
-            start[r] = __ldg(L.row_ptr + row[r]);
-            len[r] = __ldg(L.row_ptr + row[r] + 1) - start[r];
-        }
-    }
-    const load_direction xd{c.r, pin, beta};
-    rows_sum<NT, R, false>(start, len, lane, L.col_idx, val, xd, sum);
-    if (lane == 0)
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            if (row[r] < L.n) {
-                const double d = xd((int)row[r]);
-                pout[row[r]] = d;
-                c.q[row[r]] = sum[r];
-                dacc = fma(d, sum[r], dacc);
-            }
 }
 
 template <int NT, int R>
@@ -110,13 +66,13 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
     const int64_t vblocks = (L.n + per - 1) / per;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t it = 0; it < c.iters; it++) {
-        const double *pin = c.p[s.par];
         double *pout = c.p[s.par ^ 1];
-        const double beta = s.beta;
+        /* the direction through L2, beta from this block's state (no start()) */
+        const mpcgi_src_direction<true> d{c.r, c.p[s.par], pout, nullptr, s.beta};
         double dacc = 0;
         for (int64_t v = blockIdx.x; v < vblocks; v += gridDim.x)
-            direction_rows<NT, R>(L, v * per, val, c, pin, pout, beta, dacc);
-        dacc = block_sum(dacc, sh);
+            vblock_rows<NT, R, false, true, false>(L, v * per, L.n, nullptr, val, d, c.q, dacc);
+        dacc = block_sum<true>(dacc, sh);
         if (threadIdx.x == 0) part_pq[blockIdx.x] = dacc;
         grid.sync();
         const double pq = partials_sum(part_pq, gridDim.x, sh, &bcast);
@@ -134,7 +90,7 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
             c.r[i] = ri;
             acc += ri * ri;
         }
-        acc = block_sum(acc, sh);
+        acc = block_sum<true>(acc, sh);
         if (threadIdx.x == 0) part_rr[blockIdx.x] = acc;
         grid.sync();
         const double rr_new = partials_sum(part_rr, gridDim.x, sh, &bcast);

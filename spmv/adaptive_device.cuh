@@ -1,10 +1,13 @@
-/* spmv/adaptive_device.cuh: the row sums of the adaptive backend, shared by its SpMV kernels
- * (spmv/adaptive.cu) and its persistent CG loop (spmv/adaptive_cg.cu) */
+/* spmv/adaptive_device.cuh: the row sums of the adaptive backend and the rows of a virtual
+ * block, shared by its SpMV kernels (spmv/adaptive.cu) and its persistent CG loop
+ * (spmv/adaptive_cg.cu) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_ADAPTIVE_DEVICE_CUH
 #define MPCG_SPMV_ADAPTIVE_DEVICE_CUH
 
 #include <stdint.h>
+
+#include "spmv/adaptive_kernels.h"
 
 /*
  * Every row sum is formed the same way wherever it runs (spmv/adaptive.c emulates it):
@@ -37,9 +40,12 @@ template <typename T> struct mpcgi_src_x { /* x itself */
 };
 
 /* The CG direction formed on the fly: x_j = r_j + beta p_j (one fused multiply-add, as the
- * separate p update of core/cg_kernels.cu), beta read from the device at start; keep stores the
- * row's x_i in p_out, so p_out holds the direction after the SpMV. */
-struct mpcgi_src_direction {
+ * separate p update of core/cg_kernels.cu); keep stores the row's x_i in p_out, so p_out holds
+ * the direction after the SpMV. In a kernel of its own (L2 = false) r and p come through the
+ * read-only path and start() reads beta from the device; in the persistent loop, where r and p
+ * are written by other blocks during the launch, through L2 (L2 = true), with beta set by the
+ * loop. */
+template <bool L2> struct mpcgi_src_direction {
     const double *__restrict__ r, *__restrict__ p;
     double *__restrict__ p_out;
     const double *beta_dev;
@@ -47,6 +53,7 @@ struct mpcgi_src_direction {
     __device__ __forceinline__ void start() { beta = *beta_dev; }
     __device__ __forceinline__ double operator()(int j) const
     {
+        if (L2) return fma(beta, __ldcg(p + j), __ldcg(r + j));
         return fma(beta, __ldg(p + j), __ldg(r + j));
     }
     __device__ __forceinline__ void keep(int i, double d) const { p_out[i] = d; }
@@ -109,17 +116,67 @@ rows_sum(const int (&start)[R], const int (&len)[R], int lane, const int32_t *__
             acc[r] += __shfl_xor_sync(FULL_MASK, acc[r], s, NT);
 }
 
-/* v summed over the block: a butterfly in each warp, then thread 0 adds the warp sums in warp
- * order. The result is valid in thread 0. Every thread of the block calls it. */
-template <typename T> static __device__ T block_sum(T v, T *sh)
+/* The rows of one virtual block (R x blockDim / NT of them): group g takes row(g + r groups),
+ * r < R, where row(i) is i itself (uniform) or rows[i] (binned), i < count; rows longer than
+ * skip_len are left to the long-row chunks. */
+template <int NT, int R, bool STREAM, bool DOT, bool LIST, typename T, typename S>
+static __device__ __forceinline__ void
+vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const int32_t *list,
+            const T *__restrict__ val, const S &src, T *__restrict__ y, double &dacc)
+{
+    const int groups = blockDim.x / NT, lane = threadIdx.x & (NT - 1);
+    int row[R], start[R], len[R];
+    T sum[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int64_t i = first + r * groups + threadIdx.x / NT;
+        row[r] = -1, start[r] = 0, len[r] = 0;
+        if (i < count) {
+            const int q = LIST ? __ldg(list + i) : (int)i;
+            const int b = __ldg(L.row_ptr + q), e = __ldg(L.row_ptr + q + 1);
+            if (LIST || e - b <= L.skip_len) row[r] = q, start[r] = b, len[r] = e - b;
+        }
+    }
+    /* Streaming loads only for groups of 8 lanes or more: narrower groups read each row's
+     * entries over several loads, and the lines must stay in L1 in between (one lane per row
+     * streamed ran at 0.37 of the copy bandwidth on poisson3d:256, cached at 0.99) */
+    rows_sum<NT, R, STREAM && NT >= 8>(start, len, lane, L.col_idx, val, src, sum);
+    if (lane == 0)
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            if (row[r] >= 0) {
+                y[row[r]] = sum[r];
+                if constexpr (DOT) {
+                    const T xi = src(row[r]);
+                    src.keep(row[r], xi);
+                    dacc = fma((double)xi, (double)sum[r], dacc);
+                }
+            }
+}
+
+/* v summed over a warp by a butterfly (xor 16 ... 1): the sum in every lane. */
+template <typename T> static __device__ __forceinline__ T warp_sum(T v)
 {
 #pragma unroll
     for (int s = 16; s > 0; s >>= 1)
         v += __shfl_xor_sync(FULL_MASK, v, s);
+    return v;
+}
+
+/* v summed over the block, valid in thread 0; every thread of the block calls it. Each warp's
+ * sum goes to sh[warp] (warp_sum); then, without TREE, thread 0 adds them in warp order (the
+ * row sums' order, which the CPU emulation repeats), with TREE warp 0 adds them by a butterfly,
+ * zeros past the last warp (no serial loop: for the dots, whose order is fixed but not
+ * emulated). */
+template <bool TREE = false, typename T> static __device__ T block_sum(T v, T *sh)
+{
+    v = warp_sum(v);
     if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
     __syncthreads();
     T p = 0;
-    if (threadIdx.x == 0) {
+    if (TREE && threadIdx.x < 32) {
+        p = warp_sum(threadIdx.x < (blockDim.x >> 5) ? sh[threadIdx.x] : T(0));
+    } else if (!TREE && threadIdx.x == 0) {
         p = sh[0];
         for (int w = 1; w < (int)(blockDim.x >> 5); w++)
             p += sh[w];

@@ -104,8 +104,9 @@ typedef struct mpcgi_adaptive_launch {
                                   reset by the kernels after use */
 } mpcgi_adaptive_launch;
 
-/* Dot partials one block of the dot's reduction adds (the first of its two levels). */
-#define MPCGI_ADAPTIVE_DOT_CHUNK 8192
+/* Dot partials one block of the dot's reduction adds (the first of its two levels): one per
+ * thread of its 1024. */
+#define MPCGI_ADAPTIVE_DOT_CHUNK 1024
 
 /* Blocks of the dot's reduction for `parts` partials: the sums of its first level. */
 static inline int64_t mpcgi_adaptive_dot_stages(int64_t parts)

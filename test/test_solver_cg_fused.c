@@ -3,6 +3,7 @@
 #include <float.h>
 
 #include "core/alloc.h"
+#include "core/cg_kernels.h"
 #include "core/cuda_check.h"
 #include "core/device.h"
 #include "core/matrix.h"
@@ -187,6 +188,86 @@ static void compare_file(const char *name, const char *path, void *user)
     CHECK_OK(gpu, mpcg_matrix_read_mm(gpu, path, &Ag));
     if (Ac && Ag) compare(name, Ac, Ag, user);
     mpcg_matrix_destroy(Ac), mpcg_matrix_destroy(Ag);
+}
+
+/* ---------------------------------------------------------------- GPU: the update kernels */
+
+#define UN 1000 /* rows of the kernel checks: not a multiple of the block */
+
+/* Device vectors x, p, q, r (UN each) and the state with its partials. */
+typedef struct upd {
+    double *v;
+    mpcgi_cg_state *st;
+    cudaStream_t stream;
+} upd;
+
+/* Run mpcgi_cg_update_r then mpcgi_cg_update_p from the host state *h and vectors x, p, q, r
+ * (4 UN doubles); both come back updated. */
+static void run_updates(upd *u, mpcgi_cg_state *h, double *xpqr)
+{
+    double *x = u->v, *p = x + UN, *q = p + UN, *r = q + UN;
+    h->x = x;
+    CHECK(cudaMemcpy(u->v, xpqr, 4 * UN * sizeof(double), cudaMemcpyHostToDevice) == 0);
+    CHECK(cudaMemcpy(u->st, h, sizeof *h, cudaMemcpyHostToDevice) == 0);
+    CHECK(mpcgi_cg_update_r(u->stream, UN, q, r, u->st, (double *)(u->st + 1)) == 0);
+    CHECK(mpcgi_cg_update_p(u->stream, UN, r, p, u->st) == 0);
+    CHECK(cudaStreamSynchronize(u->stream) == 0);
+    CHECK(cudaMemcpy(xpqr, u->v, 4 * UN * sizeof(double), cudaMemcpyDeviceToHost) == 0);
+    CHECK(cudaMemcpy(h, u->st, sizeof *h, cudaMemcpyDeviceToHost) == 0);
+}
+
+/*
+ * The x update deferred from mpcgi_cg_update_r to mpcgi_cg_update_p: a running update moves r,
+ * x and p; the update that converges moves r and x, not p; a stopped state or a curvature stop
+ * moves nothing; xpend says which, and the next update_r clears it.
+ */
+static void test_update_kernels(void)
+{
+    upd u = {0};
+    double *v0 = vec(4 * UN), *v = vec(4 * UN);
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed ^ 77);
+    for (int i = 0; i < 4 * UN; i++) v0[i] = 2 * mpcgi_rng_uniform(&g) - 1;
+    CHECK(cudaMalloc((void **)&u.v, 4 * UN * sizeof(double)) == 0);
+    CHECK(cudaMalloc((void **)&u.st, sizeof *u.st + MPCGI_CG_BLOCKS * sizeof(double)) == 0);
+    CHECK(cudaMemset(u.st, 0, sizeof *u.st + MPCGI_CG_BLOCKS * sizeof(double)) == 0);
+    CHECK(cudaStreamCreate(&u.stream) == 0);
+    const double *x0 = v0, *p0 = v0 + UN, *q0 = v0 + 2 * UN, *r0 = v0 + 3 * UN;
+    double *x = v, *p = v + UN, *r = v + 3 * UN;
+
+    for (int converge = 0; converge < 2; converge++) { /* rr = 2, pq = 4: alpha = 0.5 */
+        mpcgi_cg_state h = {.rr = 2, .pq = 4, .kmax = 100, .threshold = converge ? 1e300 : 0};
+        double rr = 0;
+        memcpy(v, v0, 4 * UN * sizeof *v);
+        run_updates(&u, &h, v);
+        for (int i = 0; i < UN; i++) rr += r[i] * r[i];
+        CHECK(h.k == 1 && h.xpend == 1 && h.alpha == 0.5 && h.arrived == 0);
+        CHECK(h.stop == (converge ? MPCGI_CG_STOP_CONVERGED : MPCGI_CG_RUNNING));
+        CHECK(test_close(h.rr_new, rr, 1e-13, 0) && test_close(h.beta, h.rr_new / 2, 1e-15, 0));
+        for (int i = 0; i < UN; i++) { /* O(1) values: within 1e-15, fused or not */
+            CHECK(test_close(r[i], r0[i] - 0.5 * q0[i], 1e-15, 1.0));
+            CHECK(test_close(x[i], x0[i] + 0.5 * p0[i], 1e-15, 1.0));
+            if (converge) CHECK(memcmp(&p[i], &p0[i], sizeof *p) == 0);
+            else CHECK(test_close(p[i], r[i] + h.beta * p0[i], 1e-15, 1.0));
+        }
+        /* the next update after the stop: nothing moves, xpend cleared */
+        if (converge) {
+            double *w = vec(4 * UN);
+            memcpy(w, v, 4 * UN * sizeof *w);
+            run_updates(&u, &h, w);
+            CHECK(memcmp(w, v, 4 * UN * sizeof *w) == 0 && h.xpend == 0 && h.k == 1);
+            mpcgi_host_free(w);
+        }
+    }
+    /* a curvature stop (p.q < 0): nothing moves, xpend cleared even where it was set */
+    mpcgi_cg_state h = {.rr = 2, .pq = -4, .kmax = 100, .xpend = 1, .alpha = 3};
+    memcpy(v, v0, 4 * UN * sizeof *v);
+    run_updates(&u, &h, v);
+    CHECK(memcmp(v, v0, 4 * UN * sizeof *v) == 0);
+    CHECK(h.stop == MPCGI_CG_STOP_INDEFINITE && h.xpend == 0 && h.k == 0);
+    cudaStreamDestroy(u.stream);
+    cudaFree(u.v), cudaFree(u.st);
+    mpcgi_host_free(v0), mpcgi_host_free(v);
 }
 
 /* ---------------------------------------------------------------- GPU: reasons */
@@ -401,6 +482,7 @@ int main(void)
     CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
     if (!gpu) return test_finish("test_solver_cg_fused");
     printf("test_solver_cg_fused: %s\n", mpcg_context_device_name(gpu));
+    test_update_kernels();
     test_backend("cusparse", 0);
     test_backend("adaptive", 0);
     test_backend("adaptive", 1);

@@ -1,0 +1,75 @@
+/* core/launch.cuh: kernel launches with programmatic dependent launch (PDL) on Hopper, for the
+ * kernels of the fused CG iteration */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_CORE_LAUNCH_CUH
+#define MPCG_CORE_LAUNCH_CUH
+
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+#include <utility>
+
+/*
+ * A kernel launched with PDL may be scheduled while the kernel before it on the stream still
+ * runs (once every block of that one has started: mpcgi_pdl_start), so its launch and block
+ * dispatch overlap the other's last wave instead of following it. Its blocks then wait in
+ * mpcgi_pdl_start until the kernel before has finished and its writes are visible, before they
+ * read or write anything: the order and the results are those of a plain launch.
+ *
+ * Every kernel launched by mpcgi_launch calls mpcgi_pdl_start first, in every block, before any
+ * memory access and before any early return (a block that returned without waiting would let
+ * the kernel finish before its predecessor, and the next kernel's wait would no longer cover
+ * that one). On devices below compute capability 9.0, or with MPCG_CG_PDL=0 in the environment,
+ * launches are plain, and the wait is a no-op.
+ */
+
+/* Wait for the kernel before (PDL), then allow the kernel after to be scheduled. */
+static __device__ __forceinline__ void mpcgi_pdl_start()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Whether launches on the current device use PDL: compute capability 9.0 or more and
+ * MPCG_CG_PDL not 0; asked once per device (a benign race: every thread stores the same). */
+static inline bool mpcgi_pdl_on()
+{
+    static signed char known[64]; /* 0 not asked, 1 on, -1 off */
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    if (known[dev] == 0) {
+        const char *env = std::getenv("MPCG_CG_PDL");
+        bool on = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
+                      cudaSuccess &&
+                  major >= 9 && !(env && std::strcmp(env, "0") == 0);
+        (void)cudaGetLastError();
+        known[dev] = on ? 1 : -1;
+    }
+    return known[dev] > 0;
+}
+
+/* kernel<<<grid, block, 0, stream>>>(args...), with PDL where mpcgi_pdl_on(); the launch's
+ * error. */
+template <typename... P, typename... A>
+static cudaError_t mpcgi_launch(void (*kernel)(P...), unsigned grid, unsigned block, void *stream,
+                                A &&...args)
+{
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = (cudaStream_t)stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = mpcgi_pdl_on() ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+
+#endif /* MPCG_CORE_LAUNCH_CUH */
