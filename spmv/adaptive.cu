@@ -24,7 +24,7 @@ static_assert(MPCGI_ADAPTIVE_TILE % SETUP_THREADS == 0, "a tile is whole rounds 
 
 /* Virtual block v < long_blocks: one chunk of a long row. part: the chunk partials (ws);
  * dlong: the long rows' terms x_r y_r of the dot. */
-template <bool STREAM, bool DOT, typename T, typename S>
+template <bool STREAM, bool DOT, bool C16, typename T, typename S>
 static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v,
                                   const T *__restrict__ val, const S &src, T *__restrict__ y,
                                   T *part, double *dlong, T *sh)
@@ -42,10 +42,11 @@ static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v,
     const int64_t row_end = L.row_ptr[r + 1];
     const int64_t start = L.row_ptr[r] + (v - first) * (int64_t)L.chunk;
     const int end = (int)(start + L.chunk < row_end ? start + L.chunk : row_end);
+    const mpcgi_cols<C16> cols{L.col_idx, L.col16};
     T acc = 0;
 #pragma unroll 4
     for (int k = (int)start + (int)threadIdx.x; k < end; k += (int)blockDim.x)
-        acc = fmadd(load_matrix<STREAM>(val + k), src(load_matrix<STREAM>(L.col_idx + k)), acc);
+        acc = fmadd(load_matrix<STREAM>(val + k), src(cols.template col<STREAM>(k, r)), acc);
     T p = block_sum(acc, sh);
     if (threadIdx.x == 0) {
         bool finish = nblk == 1;
@@ -140,18 +141,18 @@ static __global__ void __launch_bounds__(DOT_THREADS)
 
 /* Virtual block v of the binned path: its bin (uniform per block, so the switch does not
  * diverge), then bin B's rows with NT = 64 >> B lanes each. */
-template <int B, int R, bool STREAM, bool DOT, typename T, typename S>
+template <int B, int R, bool STREAM, bool DOT, bool C16, typename T, typename S>
 static __device__ __forceinline__ void bin_vblock(const mpcgi_adaptive_launch &L, int64_t v,
                                                   const T *__restrict__ val, const S &src,
                                                   T *__restrict__ y, double &dacc)
 {
     constexpr int NT = 64 >> B;
     const int64_t per = (int64_t)R * (blockDim.x / NT);
-    vblock_rows<NT, R, STREAM, DOT, true>(L, (v - L.vb_start[B - 1]) * per, L.row_count[B],
+    vblock_rows<NT, R, STREAM, DOT, true, C16>(L, (v - L.vb_start[B - 1]) * per, L.row_count[B],
                                           L.rows + L.row_start[B], val, src, y, dacc);
 }
 
-template <int R, bool STREAM, bool DOT, typename T, typename S>
+template <int R, bool STREAM, bool DOT, bool C16, typename T, typename S>
 static __device__ __forceinline__ void binned_vblock(const mpcgi_adaptive_launch &L, int64_t v,
                                                      const T *__restrict__ val, const S &src,
                                                      T *__restrict__ y, double &dacc)
@@ -159,12 +160,12 @@ static __device__ __forceinline__ void binned_vblock(const mpcgi_adaptive_launch
     int b = 1 + (v >= L.vb_start[1]) + (v >= L.vb_start[2]) + (v >= L.vb_start[3]) +
             (v >= L.vb_start[4]) + (v >= L.vb_start[5]);
     switch (b) {
-    case 1: bin_vblock<1, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
-    case 2: bin_vblock<2, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
-    case 3: bin_vblock<3, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
-    case 4: bin_vblock<4, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
-    case 5: bin_vblock<5, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
-    default: bin_vblock<6, R, STREAM, DOT>(L, v, val, src, y, dacc); break;
+    case 1: bin_vblock<1, R, STREAM, DOT, C16>(L, v, val, src, y, dacc); break;
+    case 2: bin_vblock<2, R, STREAM, DOT, C16>(L, v, val, src, y, dacc); break;
+    case 3: bin_vblock<3, R, STREAM, DOT, C16>(L, v, val, src, y, dacc); break;
+    case 4: bin_vblock<4, R, STREAM, DOT, C16>(L, v, val, src, y, dacc); break;
+    case 5: bin_vblock<5, R, STREAM, DOT, C16>(L, v, val, src, y, dacc); break;
+    default: bin_vblock<6, R, STREAM, DOT, C16>(L, v, val, src, y, dacc); break;
     }
 }
 
@@ -172,7 +173,7 @@ static __device__ __forceinline__ void binned_vblock(const mpcgi_adaptive_launch
  * rows: with NT > 0 consecutive rows, NT lanes each (the seed's kernel: the uniform and split
  * paths), with NT = 0 the bins of the row list (binned path). Blocks stride over the virtual
  * blocks. x comes from src (a vector, or the CG direction formed on the fly). */
-template <int NT, int R, bool STREAM, bool DOT, typename T, typename S>
+template <int NT, int R, bool STREAM, bool DOT, bool C16, typename T, typename S>
 static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_BLOCKS : 1)
     spmv_kernel(const __grid_constant__ mpcgi_adaptive_launch L, const T *__restrict__ val, S src,
                 T *__restrict__ y, double *ws, const int *skip)
@@ -184,13 +185,13 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
     double dacc = 0;
     for (int64_t v = blockIdx.x; v < L.vblocks; v += gridDim.x) {
         if (v < L.long_blocks) {
-            long_chunk<STREAM, DOT>(L, v, val, src, y, (T *)ws, ws + L.long_blocks, sh);
+            long_chunk<STREAM, DOT, C16>(L, v, val, src, y, (T *)ws, ws + L.long_blocks, sh);
         } else if constexpr (NT > 0) {
             const int64_t per = (int64_t)R * (blockDim.x / NT);
-            vblock_rows<NT, R, STREAM, DOT, false>(L, (v - L.long_blocks) * per, L.n, nullptr, val,
-                                                   src, y, dacc);
+            vblock_rows<NT, R, STREAM, DOT, false, C16>(L, (v - L.long_blocks) * per, L.n, nullptr,
+                                                        val, src, y, dacc);
         } else {
-            binned_vblock<R, STREAM, DOT>(L, v, val, src, y, dacc);
+            binned_vblock<R, STREAM, DOT, C16>(L, v, val, src, y, dacc);
         }
     }
     if constexpr (DOT) warp_partial(L, ws, dacc);
@@ -202,35 +203,42 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
 template <typename T, typename S>
 using kernel_fn = void (*)(const mpcgi_adaptive_launch, const T *, S, T *, double *, const int *);
 
-template <int R, bool STREAM, bool DOT, typename T, typename S>
+template <int R, bool STREAM, bool DOT, bool C16, typename T, typename S>
 static kernel_fn<T, S> pick_path(const mpcgi_adaptive_launch *L)
 {
-    if (L->path == MPCGI_ADAPTIVE_BINNED) return spmv_kernel<0, R, STREAM, DOT, T, S>;
+    if (L->path == MPCGI_ADAPTIVE_BINNED) return spmv_kernel<0, R, STREAM, DOT, C16, T, S>;
     switch (L->nt) {
-    case 1: return spmv_kernel<1, R, STREAM, DOT, T, S>;
-    case 2: return spmv_kernel<2, R, STREAM, DOT, T, S>;
-    case 4: return spmv_kernel<4, R, STREAM, DOT, T, S>;
-    case 8: return spmv_kernel<8, R, STREAM, DOT, T, S>;
-    case 16: return spmv_kernel<16, R, STREAM, DOT, T, S>;
-    default: return spmv_kernel<32, R, STREAM, DOT, T, S>;
+    case 1: return spmv_kernel<1, R, STREAM, DOT, C16, T, S>;
+    case 2: return spmv_kernel<2, R, STREAM, DOT, C16, T, S>;
+    case 4: return spmv_kernel<4, R, STREAM, DOT, C16, T, S>;
+    case 8: return spmv_kernel<8, R, STREAM, DOT, C16, T, S>;
+    case 16: return spmv_kernel<16, R, STREAM, DOT, C16, T, S>;
+    default: return spmv_kernel<32, R, STREAM, DOT, C16, T, S>;
     }
 }
 
-template <bool STREAM, bool DOT, typename T, typename S>
+template <bool STREAM, bool DOT, bool C16, typename T, typename S>
 static kernel_fn<T, S> pick_rows(const mpcgi_adaptive_launch *L)
 {
     switch (L->rows_per_group) {
-    case 1: return pick_path<1, STREAM, DOT, T, S>(L);
-    case 2: return pick_path<2, STREAM, DOT, T, S>(L);
-    default: return pick_path<4, STREAM, DOT, T, S>(L);
+    case 1: return pick_path<1, STREAM, DOT, C16, T, S>(L);
+    case 2: return pick_path<2, STREAM, DOT, C16, T, S>(L);
+    default: return pick_path<4, STREAM, DOT, C16, T, S>(L);
     }
+}
+
+template <bool DOT, bool C16, typename T, typename S>
+static kernel_fn<T, S> pick_index(const mpcgi_adaptive_launch *L)
+{
+    return L->stream_loads ? pick_rows<true, DOT, C16, T, S>(L)
+                           : pick_rows<false, DOT, C16, T, S>(L);
 }
 
 /* The kernel of a plan. */
 template <bool DOT, typename T, typename S>
 static kernel_fn<T, S> pick(const mpcgi_adaptive_launch *L)
 {
-    return L->stream_loads ? pick_rows<true, DOT, T, S>(L) : pick_rows<false, DOT, T, S>(L);
+    return L->col16 ? pick_index<DOT, true, T, S>(L) : pick_index<DOT, false, T, S>(L);
 }
 
 /* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
@@ -409,6 +417,21 @@ static __global__ void __launch_bounds__(SETUP_THREADS)
     }
 }
 
+/* The 16-bit column offsets, a warp per row (rows strided over the grid). */
+static __global__ void __launch_bounds__(SETUP_THREADS)
+    col16_kernel(int64_t n, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
+                 int16_t *__restrict__ col16, int *bad)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t warps = (int64_t)gridDim.x * SETUP_WARPS;
+    for (int64_t r = ((int64_t)blockIdx.x * SETUP_THREADS + threadIdx.x) / 32; r < n; r += warps)
+        for (int k = rp[r] + lane; k < rp[r + 1]; k += 32) {
+            const int64_t off = (int64_t)col[k] - r;
+            if (off < INT16_MIN || off > INT16_MAX) *bad = 1; /* any one of them may write */
+            col16[k] = (int16_t)off;
+        }
+}
+
 static __global__ void to_f32_kernel(int64_t nnz, const double *__restrict__ v64,
                                      float *__restrict__ v32)
 {
@@ -453,6 +476,17 @@ int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr
     int64_t ntiles = tiles_of(n);
     setup_scatter_kernel<<<(unsigned)ntiles, SETUP_THREADS, 0, (cudaStream_t)stream>>>(
         n, ntiles, row_ptr32, *bin, counts, reg, long_only, rows, long_start);
+    return (int)cudaGetLastError();
+}
+
+int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32,
+                               const int32_t *col, int16_t *col16, int *bad)
+{
+    int64_t blocks = (n + SETUP_WARPS - 1) / SETUP_WARPS;
+    if (blocks > 65536) blocks = 65536;
+    if (blocks < 1) return (int)cudaSuccess;
+    col16_kernel<<<(unsigned)blocks, SETUP_THREADS, 0, (cudaStream_t)stream>>>(n, row_ptr32, col,
+                                                                              col16, bad);
     return (int)cudaGetLastError();
 }
 

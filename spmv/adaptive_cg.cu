@@ -48,7 +48,7 @@ static __device__ double partials_sum(const double *part, int count, double *sh,
     return t;
 }
 
-template <int NT, int R>
+template <int NT, int R, bool C16>
 static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
     cg_loop_kernel(const __grid_constant__ mpcgi_adaptive_launch L, const double *__restrict__ val,
                    const __grid_constant__ mpcgi_cg_loop c)
@@ -71,7 +71,8 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
         const mpcgi_src_direction<true> d{c.r, c.p[s.par], pout, nullptr, s.beta};
         double dacc = 0;
         for (int64_t v = blockIdx.x; v < vblocks; v += gridDim.x)
-            vblock_rows<NT, R, false, true, false>(L, v * per, L.n, nullptr, val, d, c.q, dacc);
+            vblock_rows<NT, R, false, true, false, C16>(L, v * per, L.n, nullptr, val, d, c.q,
+                                                        dacc);
         dacc = block_sum<true>(dacc, sh);
         if (threadIdx.x == 0) part_pq[blockIdx.x] = dacc;
         grid.sync();
@@ -109,25 +110,30 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
 
 typedef void (*loop_fn)(const mpcgi_adaptive_launch, const double *, const mpcgi_cg_loop);
 
-template <int R> static loop_fn pick_nt(int nt)
+template <int R, bool C16> static loop_fn pick_nt(int nt)
 {
     switch (nt) {
-    case 1: return cg_loop_kernel<1, R>;
-    case 2: return cg_loop_kernel<2, R>;
-    case 4: return cg_loop_kernel<4, R>;
-    case 8: return cg_loop_kernel<8, R>;
-    case 16: return cg_loop_kernel<16, R>;
-    default: return cg_loop_kernel<32, R>;
+    case 1: return cg_loop_kernel<1, R, C16>;
+    case 2: return cg_loop_kernel<2, R, C16>;
+    case 4: return cg_loop_kernel<4, R, C16>;
+    case 8: return cg_loop_kernel<8, R, C16>;
+    case 16: return cg_loop_kernel<16, R, C16>;
+    default: return cg_loop_kernel<32, R, C16>;
+    }
+}
+
+template <bool C16> static loop_fn pick_rows(const mpcgi_adaptive_launch *L)
+{
+    switch (L->rows_per_group) {
+    case 1: return pick_nt<1, C16>(L->nt);
+    case 2: return pick_nt<2, C16>(L->nt);
+    default: return pick_nt<4, C16>(L->nt);
     }
 }
 
 static loop_fn pick(const mpcgi_adaptive_launch *L)
 {
-    switch (L->rows_per_group) {
-    case 1: return pick_nt<1>(L->nt);
-    case 2: return pick_nt<2>(L->nt);
-    default: return pick_nt<4>(L->nt);
-    }
+    return L->col16 ? pick_rows<true>(L) : pick_rows<false>(L);
 }
 
 extern "C" {

@@ -75,15 +75,28 @@ template <bool STREAM, typename T> static __device__ __forceinline__ T load_matr
     return __ldg(p);
 }
 
+/* Where the column of entry k of row `row` comes from: the CSR's 32-bit columns, or (C16) 16-bit
+ * offsets col - row, which spmv/adaptive.c stores instead where every offset of the matrix
+ * fits: 10 bytes per fp64 nonzero instead of 12. */
+template <bool C16> struct mpcgi_cols {
+    const int32_t *__restrict__ c32;
+    const int16_t *__restrict__ c16;
+    template <bool STREAM> __device__ __forceinline__ int col(int k, int row) const
+    {
+        if constexpr (C16) return row + (int)load_matrix<STREAM>(c16 + k);
+        else return load_matrix<STREAM>(c32 + k);
+    }
+};
+
 /* R rows at once by a group of NT lanes (see the top comment): lane l adds the entries l,
  * l + NT, ... of each row in order, two strides per round with every load of the round issued
  * before its multiply-adds (R x 2 independent loads in flight per lane); a butterfly per row
  * then leaves the sums in every lane. All 32 lanes of the warp call it; a group without a row
  * passes len = 0; x(j) gives x_j (a source above, or a loader that forms x_j). An entry past a
  * row's end is skipped, not added as 0 (that keeps -0 sums). */
-template <int NT, int R, bool STREAM, typename T, typename X>
+template <int NT, int R, bool STREAM, typename T, typename X, typename C>
 static __device__ __forceinline__ void
-rows_sum(const int (&start)[R], const int (&len)[R], int lane, const int32_t *__restrict__ col,
+rows_sum(const int (&row)[R], const int (&start)[R], const int (&len)[R], int lane, const C &cols,
          const T *__restrict__ val, const X &x, T (&acc)[R])
 {
     int most = 0;
@@ -100,7 +113,7 @@ rows_sum(const int (&start)[R], const int (&len)[R], int lane, const int32_t *__
                 a[r][u] = 0, b[r][u] = 0;
                 if (k < len[r]) {
                     a[r][u] = load_matrix<STREAM>(val + start[r] + k);
-                    b[r][u] = x(load_matrix<STREAM>(col + start[r] + k));
+                    b[r][u] = x(cols.template col<STREAM>(start[r] + k, row[r]));
                 }
             }
 #pragma unroll
@@ -118,8 +131,8 @@ rows_sum(const int (&start)[R], const int (&len)[R], int lane, const int32_t *__
 
 /* The rows of one virtual block (R x blockDim / NT of them): group g takes row(g + r groups),
  * r < R, where row(i) is i itself (uniform) or rows[i] (binned), i < count; rows longer than
- * skip_len are left to the long-row chunks. */
-template <int NT, int R, bool STREAM, bool DOT, bool LIST, typename T, typename S>
+ * skip_len are left to the long-row chunks. C16: the plan's columns are 16-bit offsets. */
+template <int NT, int R, bool STREAM, bool DOT, bool LIST, bool C16, typename T, typename S>
 static __device__ __forceinline__ void
 vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const int32_t *list,
             const T *__restrict__ val, const S &src, T *__restrict__ y, double &dacc)
@@ -140,7 +153,8 @@ vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const 
     /* Streaming loads only for groups of 8 lanes or more: narrower groups read each row's
      * entries over several loads, and the lines must stay in L1 in between (one lane per row
      * streamed ran at 0.37 of the copy bandwidth on poisson3d:256, cached at 0.99) */
-    rows_sum<NT, R, STREAM && NT >= 8>(start, len, lane, L.col_idx, val, src, sum);
+    rows_sum<NT, R, STREAM && NT >= 8>(row, start, len, lane,
+                                       mpcgi_cols<C16>{L.col_idx, L.col16}, val, src, sum);
     if (lane == 0)
 #pragma unroll
         for (int r = 0; r < R; r++)

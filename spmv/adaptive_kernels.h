@@ -96,7 +96,8 @@ typedef struct mpcgi_adaptive_launch {
     int64_t vb_start[MPCGI_ADAPTIVE_SHORT_BINS + 1];
     int64_t row_start[MPCGI_ADAPTIVE_BINS], row_count[MPCGI_ADAPTIVE_BINS];
     const int32_t *row_ptr;    /* n + 1 */
-    const int32_t *col_idx;    /* nnz */
+    const int32_t *col_idx;    /* nnz, or NULL where col16 is used */
+    const int16_t *col16;      /* nnz offsets col - row where all fit in 16 bits, else NULL */
     const int32_t *rows;       /* the row list, bin by bin, ascending within a bin (split: the
                                   long rows only) */
     const int32_t *long_start; /* binned: n_long + 1 prefix of the long rows' chunk counts */
@@ -140,6 +141,10 @@ int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr
                                  const mpcgi_adaptive_binning *bin, const int32_t *counts,
                                  const int64_t *region, int long_only, int32_t *rows,
                                  int32_t *long_start);
+/* col16[k] = col[k] - row of entry k, for every row; *bad (a zeroed device int) becomes nonzero
+ * if an offset does not fit in 16 bits (col16 is then unusable). */
+int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32,
+                               const int32_t *col, int16_t *col16, int *bad);
 /* v32[k] = (float)v64[k] */
 int mpcgi_adaptive_to_f32(void *stream, int64_t nnz, const double *v64, float *v32);
 

@@ -17,8 +17,8 @@ static mpcg_context *cpu, *gpu;
 static const char *const configs[][8] = {
     {NULL},
     {"MPCG_ADAPTIVE_MODE=binned", NULL},
-    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_RULE=seed", NULL},
-    {"MPCG_ADAPTIVE_MODE=split", NULL},
+    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_RULE=seed", "MPCG_ADAPTIVE_INDEX=32", NULL},
+    {"MPCG_ADAPTIVE_MODE=split", "MPCG_ADAPTIVE_INDEX=32", NULL},
     {"MPCG_ADAPTIVE_MODE=binned", "MPCG_ADAPTIVE_BLOCK=256", "MPCG_ADAPTIVE_CHUNK=512",
      "MPCG_ADAPTIVE_LONG_MIN=64", "MPCG_ADAPTIVE_PASSES=2", "MPCG_ADAPTIVE_ROWS=4", NULL},
     {"MPCG_ADAPTIVE_MODE=split", "MPCG_ADAPTIVE_BLOCK=64", "MPCG_ADAPTIVE_LOAD=cached",
@@ -45,7 +45,7 @@ static const char *const knobs[] = {
     "MPCG_ADAPTIVE_BLOCK",  "MPCG_ADAPTIVE_MAX_RATIO10", "MPCG_ADAPTIVE_SPLIT_PCT",
     "MPCG_ADAPTIVE_PASSES", "MPCG_ADAPTIVE_LONG_MIN",    "MPCG_ADAPTIVE_CHUNK",
     "MPCG_ADAPTIVE_LOAD",   "MPCG_ADAPTIVE_GRID",        "MPCG_ADAPTIVE_DOT_GRID",
-    "MPCG_ADAPTIVE_RULE"};
+    "MPCG_ADAPTIVE_RULE",   "MPCG_ADAPTIVE_INDEX"};
 
 static void set_config(int c)
 {
@@ -93,7 +93,8 @@ static void test_refusals(void)
     const char *bad[][2] = {{"MPCG_ADAPTIVE_BLOCK", "100"},    {"MPCG_ADAPTIVE_NT", "3"},
                             {"MPCG_ADAPTIVE_MODE", "fast"},    {"MPCG_ADAPTIVE_CHUNK", "100"},
                             {"MPCG_ADAPTIVE_PASSES", "0"},     {"MPCG_ADAPTIVE_LOAD", "x"},
-                            {"MPCG_ADAPTIVE_LONG_MIN", "1e3"}, {"MPCG_ADAPTIVE_ROWS", "3"}};
+                            {"MPCG_ADAPTIVE_LONG_MIN", "1e3"}, {"MPCG_ADAPTIVE_ROWS", "3"},
+                            {"MPCG_ADAPTIVE_INDEX", "16"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         set_config(0);
         setenv(bad[i][0], bad[i][1], 1);
@@ -281,7 +282,7 @@ done:
 }
 
 /* Matrix k of the set (0 <= k < NMATRICES); 0 on success. */
-#define NMATRICES 10
+#define NMATRICES 11
 static int make_matrix(int k, test_matrix *t)
 {
     static const int64_t sizes[] = {1, 31, 597, 10007};
@@ -306,6 +307,11 @@ static int make_matrix(int k, test_matrix *t)
     if (k == 9) {
         shape sh = {.n = 5001, .even = 1, .odd = 30, .row = 0, .len = 200, .dense = 0};
         snprintf(t->name, sizeof t->name, "bimodal 5001");
+        return shaped_csr(&g, &sh, &t->A);
+    }
+    if (k == 10) { /* column offsets up to 40000: no 16-bit columns */
+        shape sh = {.n = 40000, .even = 3, .odd = 4, .row = -1, .len = 0, .dense = 0};
+        snprintf(t->name, sizeof t->name, "random 40000, wide");
         return shaped_csr(&g, &sh, &t->A);
     }
     const char *spec = k == 6 ? "powerlaw:30000:16" : k == 7 ? "poisson3d:20" : "poisson3d27:12";
@@ -379,16 +385,32 @@ static int all_poisoned(const void *h, size_t bytes)
 }
 
 /* The GPU-built layout equals the host-built one. */
-static void check_same_layout(const mpcgi_spmv_plan *emu, const mpcgi_spmv_plan *dev)
+/* Whether every column offset col - row of A fits in 16 bits. */
+static int offsets_fit(const mpcgi_csr *A)
+{
+    for (int64_t i = 0; i < A->n; i++)
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            if (A->col_idx[k] - i < INT16_MIN || A->col_idx[k] - i > INT16_MAX) return 0;
+    return 1;
+}
+
+/* The device plan has the emulation's layout, and 16-bit columns exactly where they fit (not
+ * with MPCG_ADAPTIVE_INDEX=32), 2 bytes less per nonzero. */
+static void check_same_layout(const mpcgi_csr *A, const mpcgi_spmv_plan *emu,
+                              const mpcgi_spmv_plan *dev)
 {
     mpcgi_adaptive_info a, b;
+    const char *index = getenv("MPCG_ADAPTIVE_INDEX");
+    int bits = A->nnz > 0 && offsets_fit(A) && !(index && strcmp(index, "32") == 0) ? 16 : 32;
     mpcgi_spmv_adaptive_info(emu->impl, &a);
     mpcgi_spmv_adaptive_info(dev->impl, &b);
     CHECK(a.path == b.path && a.nt == b.nt && a.rows_per_group == b.rows_per_group);
     CHECK(a.long_blocks == b.long_blocks && a.list_length == b.list_length);
     CHECK(a.max_len == b.max_len && a.vblocks == b.vblocks);
     CHECK(memcmp(a.bin_rows, b.bin_rows, sizeof a.bin_rows) == 0);
-    CHECK(emu->sizes.bytes_matrix == dev->sizes.bytes_matrix);
+    CHECK(a.index_bits == 32 && b.index_bits == bits);
+    CHECK(emu->sizes.bytes_matrix - (bits == 16 ? 2 * (size_t)A->nnz : 0) ==
+          dev->sizes.bytes_matrix);
     if (a.path == MPCGI_ADAPTIVE_UNIFORM || a.path != b.path) return;
     size_t rb = (size_t)a.list_length * 4, lb = ((size_t)a.bin_rows[0] + 1) * 4;
     int32_t *rows, *ls;
@@ -563,7 +585,7 @@ static void check_device(test_matrix *t, int config)
     if (emu && plan) {
         char what[96];
         snprintf(what, sizeof what, "%s (config %d)", t->name, config);
-        check_same_layout(emu, plan);
+        check_same_layout(A, emu, plan);
         for (int pass = 0; pass < 2; pass++) {
             check_device_pass(what, A, emu, plan, &d, x, xf);
             for (int64_t k = 0; k < A->nnz; k++)
