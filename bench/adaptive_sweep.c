@@ -37,7 +37,7 @@ static const char usage_text[] =
 static const char *const knobs[] = {"MODE",        "NT",        "ROWS",   "BLOCK",
                                     "MAX_RATIO10", "SPLIT_PCT", "PASSES", "LONG_MIN",
                                     "CHUNK",       "LOAD",      "GRID",   "DOT_GRID",
-                                    "RULE"};
+                                    "RULE",        "INDEX"};
 
 typedef struct sweep {
     mpcg_context *ctx;

@@ -184,14 +184,16 @@ static int rule_nt(const adaptive_params *par, int64_t n, int64_t nnz)
     return nt;
 }
 
-/* R, rows a group sums at once. Seed rule: 1. Tuned rule: 2 for groups of 2 ... 16 lanes on
- * matrices of 2^16 rows or more (more loads in flight per lane), else 1 (a full warp per row
- * has enough lanes; small matrices need the blocks more than the loads in flight). */
+/* R, rows a group sums at once. Seed rule: 1. Tuned rule: 2 for groups of 2 ... 32 lanes on
+ * matrices of 2^16 rows or more (more loads in flight per lane), else 1 (small matrices need the
+ * blocks more than the loads in flight). A full warp per row took R = 1 until 2026-11-23: with
+ * the 32-register bound of the R < 4 kernels, replicate bcsstk16 x 150 (NT = 32) ran at 0.90 x
+ * cuSPARSE with R = 1 and 1.11 x with R = 2 (its permuted replica 0.95 x and 0.90 x). */
 static int rows_per_group(const adaptive_params *par, int64_t n, int nt)
 {
     if (par->rows) return par->rows;
     if (par->rule == RULE_SEED) return 1;
-    return nt > 1 && nt < 32 && n >= (1 << 16) ? 2 : 1;
+    return nt > 1 && n >= (1 << 16) ? 2 : 1;
 }
 
 /* The path (the rule of docs/backends.md). counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
