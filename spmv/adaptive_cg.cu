@@ -12,10 +12,10 @@
  * One cooperative launch runs up to `iters` CG iterations (core/cg_kernels.h, mpcgi_cg_loop);
  * every block keeps its own copy of the scalars, and all blocks compute the same bits:
  *
- *   phase 1: for the rows of the plan's uniform path (NT lanes, R rows per group by loop_rows,
- *            in virtual blocks of R blockDim / NT rows strided over the grid): d_i = r_i +
- *            beta p_i written to the other p buffer, q_i = sum_j a_ij d_j with the d_j formed
- *            on the fly, and the terms d_i q_i; one partial per block      A + 32 B per row
+ *   phase 1: for the rows of the plan's uniform path (NT lanes, R rows per group, in virtual
+ *            blocks of R blockDim / NT rows strided over the grid): d_i = r_i + beta p_i written
+ *            to the other p buffer, q_i = sum_j a_ij d_j with the d_j formed on the fly, and the
+ *            terms d_i q_i; one partial per block                          A + 32 B per row
  *   barrier; every block adds the partials in the same order: p.q, the curvature test, alpha
  *   phase 2: x += alpha d, r -= alpha q, the terms r_i r_i; one partial per block    48 B
  *   barrier; every block adds the partials: r.r, then solver/cg.c's stop tests and beta
@@ -136,17 +136,6 @@ static loop_fn pick(const mpcgi_adaptive_launch *L)
     return L->col16 ? pick_rows<true>(L) : pick_rows<false>(L);
 }
 
-/* The loop's R: the plan's, doubled (at most 4) while the grid needs more than one pass over the
- * virtual blocks: every pass is a chain of dependent loads between two grid barriers. R changes
- * which thread sums which row, not a row's sum. */
-static int loop_rows(const mpcgi_adaptive_launch *L, int grid)
-{
-    int r = L->rows_per_group;
-    while (r < 4 && (int64_t)grid * r * (LOOP_THREADS / L->nt) < L->n)
-        r *= 2;
-    return r;
-}
-
 extern "C" {
 
 int mpcgi_adaptive_cg_grid(const mpcgi_adaptive_launch *L, int device, int blocks_per_sm,
@@ -173,8 +162,7 @@ int mpcgi_adaptive_cg_loop(void *stream, const mpcgi_adaptive_launch *L, const d
     mpcgi_adaptive_launch l = *L;
     mpcgi_cg_loop cc = *c;
     void *args[] = {&l, &val, &cc};
-    l.rows_per_group = loop_rows(L, grid);
-    return (int)cudaLaunchCooperativeKernel((const void *)pick(&l), grid, LOOP_THREADS, args, 0,
+    return (int)cudaLaunchCooperativeKernel((const void *)pick(L), grid, LOOP_THREADS, args, 0,
                                             (cudaStream_t)stream);
 }
 
