@@ -123,8 +123,8 @@ int test_residual_ok(const mpcgi_csr *A, const double *b, const double *x, doubl
 int test_iterations_close(const char *name, int64_t gpu_it, int64_t cpu_it)
 {
     int64_t slack = 1;
-    if (strstr(name, "mesh2em5")) slack = 3;
-    if (strstr(name, "bcsstk05")) slack = (cpu_it + 19) / 20;
+    /* the two bundled matrices whose count moves with the dots' summation order (docs/gpu.md) */
+    if (strstr(name, "mesh2em5") || strstr(name, "bcsstk05")) slack = (cpu_it + 19) / 20;
     int64_t d = gpu_it - cpu_it;
     return (d < 0 ? -d : d) <= slack;
 }
