@@ -18,8 +18,9 @@
  *     entries t, t + blockDim, ... of its chunk, a 32-lane butterfly per warp, thread 0 adds the
  *     warp sums in warp order, and the chunk sums are added in chunk order by the block that
  *     finishes last (an integer counter says which; no floating-point atomics anywhere).
- * Bytes per fp64 SpMV: 12 per nonzero (value + column), 4 per row pointer, 8 per row for y, x
- * gathered through the read-only path; the binned kernel adds 4 per row for the row list.
+ * Bytes per fp64 SpMV: 12 per nonzero (value + column; 10 with 16-bit column offsets,
+ * mpcgi_cols), 4 per row pointer, 8 per row for y, x gathered through the read-only path; the
+ * binned kernel adds 4 per row for the row list.
  */
 
 #define FULL_MASK 0xffffffffu
