@@ -24,4 +24,4 @@ noinst_PROGRAMS += adaptive_sweep
 adaptive_sweep_SOURCES = bench/adaptive_sweep.c
 adaptive_sweep_LDADD = libmpcgi.la $(LIBS)
 endif
-EXTRA_DIST += bench/adaptive_experiment.sh
+EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py
