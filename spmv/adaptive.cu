@@ -525,8 +525,8 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
                                           const double *beta_dev, double *p_out, double *y,
                                           double *ws, double *dot, const int *skip)
 {
-    return spmv<true>(stream, L, val, mpcgi_src_direction<false>{r, p, p_out, beta_dev, 0.0}, y, ws, dot,
-                      skip);
+    return spmv<true>(stream, L, val, mpcgi_src_direction<false>{r, p, p_out, beta_dev, 0.0}, y,
+                      ws, dot, skip);
 }
 
 } /* extern "C" */

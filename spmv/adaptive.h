@@ -17,7 +17,8 @@ typedef struct mpcgi_adaptive_info {
     int64_t max_len;                       /* the longest row */
     int64_t vblocks;                       /* virtual blocks of one SpMV */
     int index_bits; /* 32, or 16 where a GPU plan stores 16-bit column offsets col - row */
-    double setup_ms; /* device plans: the setup on the GPU (count, scan, decide, scatter, columns) */
+    double setup_ms; /* device plans: the setup on the GPU (count, scan, decide, scatter,
+                        16-bit columns) */
     /* the row list (list_length: n binned, the long rows split, 0 uniform) and the long rows'
      * first chunks (bin_rows[0] + 1, split and binned); host arrays for a CPU plan, device
      * arrays for a GPU plan; NULL when uniform */
