@@ -76,8 +76,7 @@ typedef struct adaptive_plan {
     int32_t *rows, *long_start;
     float *val32;
     double *part; /* chunk partials of the emulation (long_blocks) */
-    /* device plan */
-    int uploaded;
+    /* device plan (d_row_ptr is set once uploaded) */
     int32_t *d_row_ptr, *d_col_idx, *d_rows, *d_long_start;
     int16_t *d_col16;
     int *d_counters;
@@ -555,7 +554,6 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     /* the persistent CG loop: its two partial arrays share the fused CG's MPCGI_CG_BLOCKS */
     p->loop_grid =
         p->use64 ? mpcgi_adaptive_cg_grid(L, g->id, p->par.loop_blocks, MPCGI_CG_BLOCKS / 2) : 0;
-    p->uploaded = 1;
     sizes->bytes_matrix = bytes_matrix(p);
     sizes->bytes_workspace = (size_t)mpcgi_adaptive_ws_doubles(L) * sizeof(double);
     mpcgi_log(ctx, MPCG_LOG_INFO,
@@ -575,7 +573,7 @@ static mpcg_status adaptive_update_values(mpcg_context *ctx, void *impl, const m
     adaptive_plan *p = impl;
     p->A = A;
     if (p->val32) fill_val32(p);
-    if (p->uploaded) MPCG_CHECK(ctx, upload_values(ctx, p)); /* a device plan */
+    if (p->d_row_ptr) MPCG_CHECK(ctx, upload_values(ctx, p)); /* uploaded: a device plan */
     return MPCG_SUCCESS;
 }
 
@@ -668,8 +666,8 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     info->max_len = p->max_len;
     info->vblocks = L->vblocks;
     info->setup_ms = p->setup_ms;
-    info->rows = p->uploaded ? p->d_rows : p->rows;
-    info->long_start = p->uploaded ? p->d_long_start : p->long_start;
+    info->rows = p->d_row_ptr ? p->d_rows : p->rows;
+    info->long_start = p->d_row_ptr ? p->d_long_start : p->long_start;
     info->index_bits = p->d_col16 ? 16 : 32;
 }
 
