@@ -46,19 +46,29 @@ typedef struct mpcgi_cg_state {
     unsigned arrived; /* blocks done in the running reduction; 0 between kernels */
     int par;          /* the persistent loop (mpcgi_cg_loop): the direction is p[par] */
     int xpend;        /* mpcgi_cg_update_r did not add alpha p to x: mpcgi_cg_update_p does */
+    double delta;     /* the single-reduction loop: w.r with w = A r of the current residual */
+    int primed;       /* the single-reduction loop: w, delta and rws[par] are set (0 at a start
+                         or restart: the loop forms w = A r first) */
+    int pad;          /* keeps the size a multiple of 8 (the partials follow the state) */
 } mpcgi_cg_state;
 
 /*
- * What the persistent loop of a backend (the `cg_loop` slot of spmv/spmv.h) works on: every
- * iteration forms the direction p[par ^ 1] = r + beta p[par] on the fly inside the SpMV (at a
- * start or restart the host sets beta = 0, par = 0 with p[0] = r), q = A p[par ^ 1] and p.q,
- * then x, r and r.r as mpcgi_cg_update_xr, with grid-wide barriers between the phases, for up
- * to `iters` iterations or until it stops. Same scalars, stop tests and state as the kernels
- * below; partials: MPCGI_CG_BLOCKS doubles.
+ * What the persistent loop of a backend (the `cg_loop` slot of spmv/spmv.h) works on, for up to
+ * `iters` iterations or until it stops, with the stop tests and state of the kernels below;
+ * partials: MPCGI_CG_BLOCKS doubles. A backend runs one of two loops:
+ *   - the two-barrier loop: every iteration forms the direction p[par ^ 1] = r + beta p[par] on
+ *     the fly inside the SpMV (at a start or restart the host sets beta = 0, par = 0 with
+ *     p[0] = r), q = A p[par ^ 1] and p.q, then x, r and r.r as mpcgi_cg_update_xr, with a
+ *     grid-wide barrier after each of the two sums;
+ *   - the single-reduction loop (Chronopoulos-Gear, docs/solver.md): w = A r and the two sums
+ *     r.r, w.r together, one grid-wide barrier per iteration. It keeps r, w = A r and s = A p of
+ *     every row in `rws`, two sets of n records (r, w, s, unused) of 4 doubles; between windows
+ *     p lives in p[0] and r in r. q and p[1] are not used.
  */
 typedef struct mpcgi_cg_loop {
     double *p[2];
     double *q, *r;
+    double *rws; /* 8 n doubles: the single-reduction loop's records */
     mpcgi_cg_state *st;
     double *partial;
     int64_t iters;

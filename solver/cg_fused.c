@@ -44,7 +44,8 @@ struct mpcgi_cg_fused {
     cudaGraphExec_t graph;  /* graph_iters iterations, or NULL */
     int64_t graph_iters;
     int path;   /* PATH_* (PATH_KERNELS runs as a graph when `graph` is set) */
-    double *p2; /* the second direction buffer of the loop and the folded path */
+    double *p2;  /* the second direction buffer of the loop and the folded path */
+    double *rws; /* the loop: 8 n doubles of records (core/cg_kernels.h), then p2 */
     int par;    /* folded path: the direction is p[par] (p[0] = s->p, p[1] = p2) */
 };
 
@@ -92,8 +93,8 @@ static mpcg_status enqueue(mpcg_solver *s, int64_t iters)
     struct mpcgi_cg_fused *f = s->fused;
     cudaStream_t stream = mpcgi_gpu_of(s->ctx)->stream;
     if (f->path == PATH_LOOP) {
-        mpcgi_cg_loop c = {.p = {s->p, f->p2}, .q = s->q, .r = s->r, .st = f->st,
-                           .partial = f->partial, .iters = iters};
+        mpcgi_cg_loop c = {.p = {s->p, f->p2}, .q = s->q, .r = s->r, .rws = f->rws,
+                           .st = f->st, .partial = f->partial, .iters = iters};
         return mpcgi_spmv_cg_loop(s->ctx, s->plan, &c);
     }
     for (; f->graph && iters >= f->graph_iters; iters -= f->graph_iters)
@@ -132,6 +133,7 @@ static mpcg_status state_restart(mpcg_solver *s, double rr)
     m->beta = 0;
     m->par = 0;
     m->xpend = 0;
+    m->primed = 0;
     s->fused->par = 0;
     return state_send(s);
 }
@@ -347,10 +349,15 @@ mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
     MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
     MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&f->mirror, sizeof *f->mirror));
     f->path = loop_wanted(s) ? PATH_LOOP : fold_wanted(s) ? PATH_FOLDED : PATH_KERNELS;
-    if (f->path == PATH_KERNELS)
+    if (f->path == PATH_KERNELS) {
         graph_setup(s); /* a graph if it works */
-    else
+    } else if (f->path == PATH_FOLDED) {
         MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)s->A->csr.n * sizeof(double), &f->p2));
+    } else { /* the records of the single-reduction loop, then p2 of the two-barrier one */
+        MPCG_TRY(ctx, st,
+                 mpcgi_device_alloc(ctx, (size_t)s->A->csr.n * 9 * sizeof(double), &f->rws));
+        f->p2 = f->rws + 8 * s->A->csr.n;
+    }
     mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: the %s path (n = %lld)", mpcgi_cg_fused_path(s),
               (long long)s->A->csr.n);
 done:
@@ -376,7 +383,7 @@ void mpcgi_cg_fused_teardown(mpcg_solver *s)
     /* teardown cannot report failures: the calls are unchecked */
     if (f->graph) (void)cudaGraphExecDestroy(f->graph);
     if (f->mirror) (void)cudaFreeHost(f->mirror);
-    mpcgi_device_free(s->ctx, f->p2);
+    mpcgi_device_free(s->ctx, f->path == PATH_LOOP ? f->rws : f->p2);
     mpcgi_device_free(s->ctx, f->st);
     mpcgi_host_free(f);
     s->fused = NULL;
@@ -401,6 +408,8 @@ const char *mpcgi_cg_fused_path(const mpcg_solver *s)
 double mpcgi_cg_fused_vector_bytes(const mpcg_solver *s)
 {
     const struct mpcgi_cg_fused *f = s->fused;
+    if (f && f->path == PATH_LOOP && s->plan->sizes.loop_row_bytes > 0)
+        return s->plan->sizes.loop_row_bytes;
     if (f && (f->path == PATH_LOOP || f->path == PATH_FOLDED)) return 80.0;
     return mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0;
 }

@@ -149,7 +149,7 @@ static void backends(mpcg_context *ctx, const mpcgi_csr *A, info_facts *f)
     for (int i = 0; i < mpcgi_spmv_count() && f->nbackends < MAX_BACKENDS; i++) {
         const struct mpcgi_spmv_ops *ops = mpcgi_spmv_get(i);
         backend_facts *b = &f->be[f->nbackends++];
-        mpcgi_spmv_sizes sizes = {0, 0, 1.0};
+        mpcgi_spmv_sizes sizes = {.padding_ratio = 1.0};
         void *impl = NULL;
         b->name = ops->name;
         b->status = ops->analyze(ctx, A, MPCG_CAP_FP64, &impl, &sizes);

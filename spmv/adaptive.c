@@ -51,6 +51,11 @@ typedef enum { RULE_TUNED, RULE_SEED } adaptive_rule;
 
 typedef enum { MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED } adaptive_mode;
 
+/* The persistent CG loop a plan runs (spmv/adaptive_cg.cu): the single-reduction loop where
+ * its rows fit in shared memory, else the two-barrier loop on the uniform path (auto); or only
+ * one of them. */
+typedef enum { LOOP_AUTO, LOOP_TWO_BARRIER, LOOP_SINGLE } adaptive_loop;
+
 typedef struct adaptive_params {
     adaptive_mode mode;
     adaptive_rule rule; /* how NT and R follow from the matrix when not set */
@@ -62,7 +67,8 @@ typedef struct adaptive_params {
     mpcgi_adaptive_binning bin;
     int stream_loads;
     int grid, dot_grid; /* 0: the defaults */
-    int loop_blocks;    /* blocks per SM of the persistent CG loop */
+    int loop_blocks;    /* blocks per SM of the two-barrier persistent CG loop */
+    adaptive_loop loop; /* which persistent CG loop (MPCG_ADAPTIVE_LOOP) */
     int index32;        /* MPCG_ADAPTIVE_INDEX=32: never the 16-bit column offsets */
 } adaptive_params;
 
@@ -82,7 +88,9 @@ typedef struct adaptive_plan {
     int *d_counters;
     double *d_val64;
     float *d_val32;
-    int loop_grid; /* blocks of the persistent CG loop; 0: the plan cannot run it */
+    int loop_grid; /* blocks of the two-barrier CG loop; 0: the plan cannot run it */
+    int loop1_grid, loop1_rb, loop1_width; /* the single-reduction loop's blocks (0: cannot
+                                              run it), rows per block, entries per row */
     double setup_ms;
 } adaptive_plan;
 
@@ -129,7 +137,8 @@ static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
     static const char *const loads[] = {"stream", "cached", NULL};
     static const char *const rules[] = {"tuned", "seed", NULL};
     static const char *const indices[] = {"auto", "32", NULL};
-    int mode, load, rule, ratio10, index;
+    static const char *const loops[] = {"auto", "two-barrier", "single", NULL};
+    int mode, load, rule, ratio10, index, loop;
     MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_MODE", modes, &mode));
     MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_RULE", rules, &rule));
     par->rule = (adaptive_rule)rule;
@@ -162,6 +171,8 @@ static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_DOT_GRID", 0, 1 << 20, 0, 0, &par->dot_grid));
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_LOOP_BLOCKS", 1, 32, 0, DEFAULT_LOOP_BLOCKS,
                             &par->loop_blocks));
+    MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_LOOP", loops, &loop));
+    par->loop = (adaptive_loop)loop;
     par->mode = (adaptive_mode)mode;
     par->stream_loads = load == 0;
     par->max_ratio = ratio10 / 10.0;
@@ -519,6 +530,12 @@ static const char *path_name(int path)
                                           : "binned";
 }
 
+/* The persistent CG loop an uploaded plan runs. */
+static const char *loop_name(const adaptive_plan *p)
+{
+    return p->loop1_grid > 0 ? "single-reduction" : p->loop_grid > 0 ? "two-barrier" : "none";
+}
+
 /* On failure the dispatcher destroys the plan, which releases what was created here. */
 static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes)
 {
@@ -551,20 +568,28 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     L->rows = p->d_rows;
     L->long_start = p->d_long_start;
     L->counters = p->d_counters;
-    /* the persistent CG loop: its two partial arrays share the fused CG's MPCGI_CG_BLOCKS */
-    p->loop_grid =
-        p->use64 ? mpcgi_adaptive_cg_grid(L, g->id, p->par.loop_blocks, MPCGI_CG_BLOCKS / 2) : 0;
+    /* the persistent CG loops: their partial arrays share the fused CG's MPCGI_CG_BLOCKS */
+    p->loop_grid = p->use64 && p->par.loop != LOOP_SINGLE
+                       ? mpcgi_adaptive_cg_grid(L, g->id, p->par.loop_blocks, MPCGI_CG_BLOCKS / 2)
+                       : 0;
+    p->loop1_grid = p->use64 && p->par.loop != LOOP_TWO_BARRIER
+                        ? mpcgi_adaptive_cg_loop1_grid(L, g->id, p->max_len, &p->loop1_rb,
+                                                       &p->loop1_width)
+                        : 0;
     sizes->bytes_matrix = bytes_matrix(p);
+    /* the single-reduction loop reads and writes one record per row (r, w, s: 24 + 24 B), the
+     * two-barrier loop A + 80 (solver/cg_fused.c) */
+    sizes->loop_row_bytes = p->loop1_grid > 0 ? 48.0 : 0.0;
     sizes->bytes_workspace = (size_t)mpcgi_adaptive_ws_doubles(L) * sizeof(double);
     mpcgi_log(ctx, MPCG_LOG_INFO,
               "adaptive: n %lld, nnz %lld, longest row %lld: %s (NT %d, R %d, %d-bit columns), "
               "rows per bin long %lld (%d chunks), NT32 %lld, NT16 %lld, NT8 %lld, NT4 %lld, "
-              "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms",
+              "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms; persistent CG loop: %s",
               (long long)A->n, (long long)A->nnz, (long long)p->max_len, path_name(L->path), L->nt,
               L->rows_per_group, p->d_col16 ? 16 : 32, (long long)p->bin_rows[0], L->long_blocks,
               (long long)p->bin_rows[1], (long long)p->bin_rows[2], (long long)p->bin_rows[3],
               (long long)p->bin_rows[4], (long long)p->bin_rows[5], (long long)p->bin_rows[6],
-              p->setup_ms);
+              p->setup_ms, loop_name(p));
     return MPCG_SUCCESS;
 }
 
@@ -613,10 +638,14 @@ static mpcg_status adaptive_apply_direction_dot(mpcg_context *ctx, void *impl, c
 static mpcg_status adaptive_cg_loop(mpcg_context *ctx, void *impl, const mpcgi_cg_loop *c)
 {
     const adaptive_plan *p = impl;
-    if (p->loop_grid < 1) return MPCG_ERR_NOT_SUPPORTED; /* a question, not an error */
+    void *s = mpcgi_device_stream(ctx);
+    if (p->loop_grid < 1 && p->loop1_grid < 1)
+        return MPCG_ERR_NOT_SUPPORTED; /* a question, not an error */
     if (!c) return MPCG_SUCCESS;
-    MPCG_LAUNCH(
-        ctx, mpcgi_adaptive_cg_loop(mpcgi_device_stream(ctx), &p->L, p->d_val64, p->loop_grid, c));
+    if (p->loop1_grid > 0)
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_cg_loop1(s, &p->L, p->d_val64, p->loop1_grid, p->loop1_rb,
+                                                 p->loop1_width, c));
+    else MPCG_LAUNCH(ctx, mpcgi_adaptive_cg_loop(s, &p->L, p->d_val64, p->loop_grid, c));
     return MPCG_SUCCESS;
 }
 
@@ -669,6 +698,7 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     info->rows = p->d_row_ptr ? p->d_rows : p->rows;
     info->long_start = p->d_row_ptr ? p->d_long_start : p->long_start;
     info->index_bits = p->d_col16 ? 16 : 32;
+    info->cg_loop = loop_name(p);
 }
 
 const struct mpcgi_spmv_ops mpcgi_spmv_adaptive = {

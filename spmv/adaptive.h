@@ -19,6 +19,8 @@ typedef struct mpcgi_adaptive_info {
     int index_bits; /* 32, or 16 where a GPU plan stores 16-bit column offsets col - row */
     double setup_ms; /* device plans: the setup on the GPU (count, scan, decide, scatter,
                         16-bit columns) */
+    const char *cg_loop; /* device plans: the persistent CG loop it runs, "single-reduction",
+                            "two-barrier" or "none" */
     /* the row list (list_length: n binned, the long rows split, 0 uniform) and the long rows'
      * first chunks (bin_rows[0] + 1, split and binned); host arrays for a CPU plan, device
      * arrays for a GPU plan; NULL when uniform */

@@ -73,7 +73,7 @@ mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *pl
         return MPCG_SUCCESS;
     }
     void *impl = NULL;
-    mpcgi_spmv_sizes sizes;
+    mpcgi_spmv_sizes sizes = {0};
     MPCG_CHECK(ctx, plan->ops->analyze(ctx, A, plan->precisions, &impl, &sizes));
     if (plan->on_device) {
         mpcg_status st = plan->ops->upload(ctx, impl, &sizes);

@@ -15,6 +15,8 @@ typedef struct mpcgi_spmv_sizes {
     size_t bytes_matrix;    /* bytes one SpMV reads of the matrix (per precision in use) */
     size_t bytes_workspace; /* workspace apply needs (allocated once by the dispatcher) */
     double padding_ratio;   /* stored entries / nnz (1 for CSR) */
+    double loop_row_bytes;  /* device plans with a cg_loop: vector bytes per row and iteration
+                               of that loop, beside the matrix (0: the solver's count, 80) */
 } mpcgi_spmv_sizes;
 
 /*

@@ -8,6 +8,7 @@
 #include "core/device.h"
 #include "core/matrix.h"
 #include "solver/solver.h"
+#include "spmv/adaptive.h"
 #include "test/testutil.h"
 
 static mpcg_context *cpu, *gpu;
@@ -82,6 +83,19 @@ static int is_path(const mpcg_solver *S, const char *path)
 {
     return strcmp(mpcgi_cg_fused_path(S), path) == 0;
 }
+
+/* The persistent loop an adaptive plan runs: "single-reduction", "two-barrier" or "none". */
+static const char *adaptive_loop(const mpcg_solver *S)
+{
+    mpcgi_adaptive_info a;
+    mpcgi_spmv_adaptive_info(S->plan->impl, &a);
+    return a.cg_loop;
+}
+
+/* The persistent loops of the adaptive backend (MPCG_ADAPTIVE_LOOP, read at setup): loop 1 is
+ * the default (the single-reduction loop where the rows fit), loop 2 the two-barrier loop. */
+static const char *const loop_names[] = {"none", "single-reduction", "two-barrier"};
+static const char *const loop_env[] = {NULL, NULL, "two-barrier"};
 
 /* ---------------------------------------------------------------- CPU checks */
 
@@ -336,6 +350,7 @@ static void test_graph_and_allocation(const char *spec, const char *spmv, int lo
     if (loop) {
         CHECK_OK(gpu, mpcg_solver_setup(S));
         CHECK(is_path(S, "persistent") && mpcgi_cg_fused_graph_iters(S) == 0);
+        CHECK(strcmp(adaptive_loop(S), loop_names[loop]) == 0);
     } else {
         setenv("MPCG_CG_GRAPH", "0", 1);
         CHECK_OK(gpu, mpcg_solver_setup(S));
@@ -412,38 +427,96 @@ static void test_replacement(const char *spmv)
 /* ---------------------------------------------------------------- main */
 
 /*
- * The path for n > 2e5 (launched); MPCG_CG_LOOP=1 asks for the persistent loop there, and where
- * the plan cannot run it (MPCG_ADAPTIVE_MODE=binned: not the uniform path) the solver launches
- * the kernels instead, or folds with MPCG_CG_FOLD=1.
+ * The path for n > 2e5 (launched); MPCG_CG_LOOP=1 asks for the persistent loop there: the
+ * single-reduction loop on any path of the plan (its rows fit in shared memory: 1637 rows of 7
+ * entries per SM on 132 SMs), the two-barrier loop only on the uniform path, so with
+ * MPCG_ADAPTIVE_MODE=binned and MPCG_ADAPTIVE_LOOP=two-barrier the solver launches the kernels
+ * instead, or folds with MPCG_CG_FOLD=1. Every persistent solve is checked against the CPU.
  */
 static void test_loop_choice(void)
 {
-    mpcg_matrix *A = NULL;
+    mpcg_matrix *A = NULL, *Ac = NULL;
     mpcg_solver *S = NULL;
     CHECK_OK(gpu, mpcg_matrix_generate(gpu, "poisson3d:60", &A)); /* n = 216000 */
-    if (!A) return;
+    CHECK_OK(cpu, mpcg_matrix_generate(cpu, "poisson3d:60", &Ac));
+    if (!A || !Ac) return;
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
     CHECK_OK(gpu, mpcg_solver_set_spmv(S, "adaptive"));
     CHECK_OK(gpu, mpcg_solver_setup(S));
     CHECK(is_path(S, "launched") && mpcgi_cg_fused_graph_iters(S) == 0); /* n > 2e5 */
+    mpcg_solver_destroy(S);
     setenv("MPCG_CG_LOOP", "1", 1);
+    compare("poisson3d:60", Ac, A, "adaptive"); /* the single-reduction loop, 2 rows a thread */
+    CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_spmv(S, "adaptive"));
     CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(is_path(S, "persistent"));
+    CHECK(is_path(S, "persistent") && strcmp(adaptive_loop(S), "single-reduction") == 0);
+    setenv("MPCG_ADAPTIVE_LOOP", "two-barrier", 1);
+    CHECK_OK(gpu, mpcg_solver_setup(S));
+    CHECK(is_path(S, "persistent") && strcmp(adaptive_loop(S), "two-barrier") == 0);
     setenv("MPCG_ADAPTIVE_MODE", "binned", 1);
     CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(is_path(S, "launched"));
+    CHECK(is_path(S, "launched") && strcmp(adaptive_loop(S), "none") == 0);
     setenv("MPCG_CG_FOLD", "1", 1);
     CHECK_OK(gpu, mpcg_solver_setup(S));
     CHECK(is_path(S, "folded"));
     unsetenv("MPCG_CG_FOLD");
+    unsetenv("MPCG_ADAPTIVE_LOOP");
+    CHECK_OK(gpu, mpcg_solver_setup(S)); /* binned: the single-reduction loop all the same */
+    CHECK(is_path(S, "persistent") && strcmp(adaptive_loop(S), "single-reduction") == 0);
+    mpcg_solver_destroy(S);
+    compare("poisson3d:60 binned", Ac, A, "adaptive");
     unsetenv("MPCG_ADAPTIVE_MODE");
     unsetenv("MPCG_CG_LOOP");
-    mpcg_solver_destroy(S);
-    mpcg_matrix_destroy(A);
+    mpcg_matrix_destroy(A), mpcg_matrix_destroy(Ac);
 }
 
-/* Everything above with one backend; "adaptive" only where this build registers it, once with
- * its persistent loop (the default for small n) and once with the graph (MPCG_CG_LOOP=0). */
+/*
+ * An arrow matrix (one row as long as the matrix: 3000 entries of every SM's rows would not fit
+ * in shared memory) has no single-reduction loop; whatever the plan runs instead agrees with the
+ * CPU.
+ */
+static void test_loop_too_wide(void)
+{
+    enum { N = 3000 };
+    int64_t *rp = NULL;
+    int32_t *col = NULL;
+    double *val = NULL;
+    mpcg_matrix *A = NULL, *Ac = NULL;
+    mpcg_solver *S = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, N + 1, sizeof *rp, &rp));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, 3 * N, sizeof *col, &col));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, 3 * N, sizeof *val, &val));
+    int64_t k = 0;
+    for (int i = 0; i < N; i++) { /* a_00 = N, a_ii = 2 + i / N, a_0j = a_j0 = 0.5 */
+        rp[i] = k;
+        if (i == 0) {
+            for (int j = 0; j < N; j++) col[k] = j, val[k++] = j == 0 ? N : 0.5;
+        } else {
+            col[k] = 0, val[k++] = 0.5;
+            col[k] = i, val[k++] = 2.0 + (double)i / N;
+        }
+    }
+    rp[N] = k;
+    CHECK_OK(gpu, mpcg_matrix_create_csr(gpu, N, rp, col, val, &A));
+    CHECK_OK(cpu, mpcg_matrix_create_csr(cpu, N, rp, col, val, &Ac));
+    if (A && Ac) {
+        CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+        CHECK_OK(gpu, mpcg_solver_set_spmv(S, "adaptive"));
+        CHECK_OK(gpu, mpcg_solver_setup(S));
+        printf("  arrow n = %d: the %s path, persistent loop %s\n", N, mpcgi_cg_fused_path(S),
+               adaptive_loop(S));
+        CHECK(strcmp(adaptive_loop(S), "single-reduction") != 0);
+        mpcg_solver_destroy(S);
+        compare("arrow", Ac, A, "adaptive");
+    }
+    mpcg_matrix_destroy(A), mpcg_matrix_destroy(Ac);
+    mpcgi_host_free(rp), mpcgi_host_free(col), mpcgi_host_free(val);
+}
+
+/* Everything above with one backend; "adaptive" only where this build registers it, with the
+ * graph (loop 0: MPCG_CG_LOOP=0), its default persistent loop (1: the single-reduction loop)
+ * and the two-barrier loop (2). */
 static void test_backend(const char *spmv, int loop)
 {
     mpcg_matrix *A = diag(gpu, 2, (const double[]){1, 2});
@@ -458,8 +531,9 @@ static void test_backend(const char *spmv, int loop)
         return;
     }
     printf(" backend %s (%sdeterministic), %s\n", spmv, deterministic(spmv) ? "" : "not ",
-           loop ? "its persistent loop" : "graph and one-by-one launches");
+           loop ? loop_names[loop] : "graph and one-by-one launches");
     if (!loop) setenv("MPCG_CG_LOOP", "0", 1);
+    if (loop_env[loop]) setenv("MPCG_ADAPTIVE_LOOP", loop_env[loop], 1);
     compare_generated("poisson3d:24", spmv);
     if (strcmp(spmv, "adaptive") == 0) { /* 32-bit columns too (16-bit ones where they fit) */
         setenv("MPCG_ADAPTIVE_INDEX", "32", 1);
@@ -471,6 +545,7 @@ static void test_backend(const char *spmv, int loop)
     test_graph_and_allocation("poisson3d:20", spmv, loop);
     test_replacement(spmv);
     unsetenv("MPCG_CG_LOOP");
+    unsetenv("MPCG_ADAPTIVE_LOOP");
 }
 
 int main(void)
@@ -491,7 +566,9 @@ int main(void)
     test_backend("cusparse", 0);
     test_backend("adaptive", 0);
     test_backend("adaptive", 1);
+    test_backend("adaptive", 2);
     test_loop_choice();
+    test_loop_too_wide();
     mpcg_context_destroy(cpu);
     mpcg_context_destroy(gpu);
     return test_finish("test_solver_cg_fused");
