@@ -177,6 +177,10 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, const ch
         ik[j] = solve_k(S, intervals[j], b, xk[j], n);
         CHECK(ik[j].iterations == 5 && ik[j].reason == MPCG_DIVERGED_MAX_ITER);
         CHECK(test_close(ik[j].true_relres, test_relres(&Ag->csr, b, xk[j], &scale), 1e-6, 0));
+        if (!test_close(ik[j].true_relres, ic.true_relres, 1e-6, 0))
+            printf("  %s %s, %s path, K = %lld: 5th iterate's true relres %.17g, cpu %.17g\n",
+                   name, spmv, mpcgi_cg_fused_path(S), (long long)intervals[j],
+                   ik[j].true_relres, ic.true_relres);
         CHECK(test_close(ik[j].true_relres, ic.true_relres, 1e-6, 0));
         same_bits(spmv, "the 5th iterate, K = 3 or adaptive against 1", xk[j], xk[0], n);
     }
@@ -474,7 +478,9 @@ static void test_loop_choice(void)
 /*
  * An arrow matrix (one row as long as the matrix: 3000 entries of every SM's rows would not fit
  * in shared memory) has no single-reduction loop; whatever the plan runs instead agrees with the
- * CPU.
+ * CPU. Its off-diagonals are 1/N, so its eigenvalues lie in [2, 4.1]: with 0.5 and a_00 = N (an
+ * eigenvalue near N beside the rest in [2, 3]) the 5th iterate's residual moved by up to 40 %
+ * with the summation order alone (numpy, fsum against np.dot), past what compare() allows.
  */
 static void test_loop_too_wide(void)
 {
@@ -488,12 +494,12 @@ static void test_loop_too_wide(void)
     CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, 3 * N, sizeof *col, &col));
     CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, 3 * N, sizeof *val, &val));
     int64_t k = 0;
-    for (int i = 0; i < N; i++) { /* a_00 = N, a_ii = 2 + i / N, a_0j = a_j0 = 0.5 */
+    for (int i = 0; i < N; i++) { /* a_00 = 4, a_ii = 2 + i / N, a_0j = a_j0 = 1 / N */
         rp[i] = k;
         if (i == 0) {
-            for (int j = 0; j < N; j++) col[k] = j, val[k++] = j == 0 ? N : 0.5;
+            for (int j = 0; j < N; j++) col[k] = j, val[k++] = j == 0 ? 4.0 : 1.0 / N;
         } else {
-            col[k] = 0, val[k++] = 0.5;
+            col[k] = 0, val[k++] = 1.0 / N;
             col[k] = i, val[k++] = 2.0 + (double)i / N;
         }
     }
