@@ -573,7 +573,8 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
                        ? mpcgi_adaptive_cg_grid(L, g->id, p->par.loop_blocks, MPCGI_CG_BLOCKS / 2)
                        : 0;
     p->loop1_grid = p->use64 && p->par.loop != LOOP_TWO_BARRIER
-                        ? mpcgi_adaptive_cg_loop1_grid(L, g->id, p->max_len, &p->loop1_rb,
+                        ? mpcgi_adaptive_cg_loop1_grid(L, g->id, p->max_len,
+                                                       p->par.loop == LOOP_SINGLE, &p->loop1_rb,
                                                        &p->loop1_width)
                         : 0;
     sizes->bytes_matrix = bytes_matrix(p);

@@ -140,6 +140,12 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
 #define LOOP1_THREADS 896
 /* Entries gathered before their multiply-adds. */
 #define LOOP1_BATCH 4
+/* Most entries one thread sums per iteration (rows per thread x the longest row) where the
+ * choice is left to the plan: one lane per row is a chain of dependent gathers, and on the H100
+ * (2026-11-24) bcsstk16 (1 x 81) ran at 20.3 us per iteration against 14.0 in the two-barrier
+ * loop (32 lanes a row), bcsstk25 (1 x 59) at 13.4 against 12.1, while poisson3d27:40 (1 x 27)
+ * ran at 14.9 against 26.7 and poisson3d:58 (2 x 7) at 11.3 against 18.7. */
+#define LOOP1_MAX_CHAIN 32
 
 /* Record j of a set: (r_j, w_j, s_j, unused); plain loads (written during the launch). */
 static __device__ __forceinline__ void record_get(const double *set, int64_t j, double &r,
@@ -399,7 +405,7 @@ int mpcgi_adaptive_cg_grid(const mpcgi_adaptive_launch *L, int device, int block
 }
 
 int mpcgi_adaptive_cg_loop1_grid(const mpcgi_adaptive_launch *L, int device, int64_t max_len,
-                                  int *rb, int *width)
+                                  int any_chain, int *rb, int *width)
 {
     int coop = 0, sms = 0, optin = 0, fit = 0;
     *rb = 0, *width = 0;
@@ -414,6 +420,8 @@ int mpcgi_adaptive_cg_loop1_grid(const mpcgi_adaptive_launch *L, int device, int
     const int64_t per = (L->n + sms - 1) / sms;
     if (per > (1 << 20) || max_len > (1 << 20)) return 0;
     const int r = per < 1 ? 1 : (int)per, wd = max_len < 1 ? 1 : (int)max_len;
+    if (!any_chain && (int64_t)((r + LOOP1_THREADS - 1) / LOOP1_THREADS) * wd > LOOP1_MAX_CHAIN)
+        return 0;
     /* the static shared memory (the state, the warp sums) comes on top of the dynamic */
     const size_t bytes = loop1_smem(r, wd);
     if (bytes + 1024 > (size_t)optin) return 0;

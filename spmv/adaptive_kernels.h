@@ -178,11 +178,12 @@ int mpcgi_adaptive_cg_loop(void *stream, const mpcgi_adaptive_launch *L, const d
 
 /* The single-reduction loop (one grid-wide barrier per iteration; any path: it reads the CSR
  * rows itself): blocks of one cooperative launch on `device`, one per SM, each owning *rb
- * consecutive rows whose entries (*width per row at most: the longest row, max_len) it keeps in
- * shared memory; 0 if they do not fit (more than 2048 rows per SM, or rb width 12 bytes over
- * the shared memory of a block) or the device cannot run it. */
+ * consecutive rows whose entries (*width per row at most: the longest row, max_len) and vectors
+ * it keeps in shared memory; 0 if they do not fit (rb (44 + 12 width) bytes over the shared
+ * memory of a block), if a thread would sum more than LOOP1_MAX_CHAIN entries per iteration
+ * (unless any_chain: spmv/adaptive_cg.cu says why) or if the device cannot run it. */
 int mpcgi_adaptive_cg_loop1_grid(const mpcgi_adaptive_launch *L, int device, int64_t max_len,
-                                 int *rb, int *width);
+                                 int any_chain, int *rb, int *width);
 /* Up to c->iters iterations of it (c->rws: 8 n doubles; c->partial: at least 4 grid doubles). */
 int mpcgi_adaptive_cg_loop1(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                             int grid, int rb, int width, const mpcgi_cg_loop *c);
