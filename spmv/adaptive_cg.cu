@@ -248,7 +248,7 @@ static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
 
     const int G = gridDim.x;
     const int64_t first = (int64_t)blockIdx.x * rb;
-    const int own = (int)(L.n - first < rb ? (L.n - first > 0 ? L.n - first : 0) : rb);
+    const int own = (int)max((int64_t)0, min((int64_t)rb, L.n - first)); /* rows of this block */
     const mpcgi_cols<C16> cols{L.col_idx, L.col16};
     double *x = s.x;
     /* a thread touches only its own rows' shared entries: no barrier needed around them */
