@@ -76,6 +76,7 @@ typedef struct adaptive_plan {
     const mpcgi_csr *A;
     adaptive_params par;
     int use64, use32;
+    int wide; /* a column offset col - row does not fit in 16 bits (gathers span far) */
     int64_t bin_rows[MPCGI_ADAPTIVE_BINS], max_len;
     mpcgi_adaptive_launch L; /* the layout; its pointers are device arrays once uploaded */
     /* CPU plan */
@@ -195,15 +196,17 @@ static int rule_nt(const adaptive_params *par, int64_t n, int64_t nnz)
 }
 
 /* R, rows a group sums at once. Seed rule: 1. Tuned rule: 2 for groups of 2 ... 32 lanes on
- * matrices of 2^16 rows or more (more loads in flight per lane), else 1 (small matrices need the
- * blocks more than the loads in flight). A full warp per row took R = 1 until 2026-11-23: with
- * the 32-register bound of the R < 4 kernels, replicate bcsstk16 x 150 (NT = 32) ran at 0.90 x
- * cuSPARSE with R = 1 and 1.11 x with R = 2 (its permuted replica 0.95 x and 0.90 x). */
-static int rows_per_group(const adaptive_params *par, int64_t n, int nt)
+ * matrices of 2^16 rows or more whose column offsets all fit in 16 bits (more loads in flight per
+ * lane), else 1: small matrices need the blocks more than the loads in flight, and where the
+ * gathers span far (wide), L2 is the limit and fewer rows per group ran faster. On the H100
+ * (2026-11-24, adaptive_sweep): replicate bcsstk16 x 150 (NT = 32) 0.90 x cuSPARSE with R = 1 and
+ * 1.11 x with R = 2, but its permuted replica 0.95 x and 0.90 x, the permuted bcsstk25 replica
+ * (NT = 16) 0.93 x and 0.89 x, powerlaw:4000000:16 (split, NT = 16) 0.94 x and 0.87 x. */
+static int rows_per_group(const adaptive_params *par, int64_t n, int nt, int wide)
 {
     if (par->rows) return par->rows;
     if (par->rule == RULE_SEED) return 1;
-    return nt > 1 && n >= (1 << 16) ? 2 : 1;
+    return nt > 1 && n >= (1 << 16) && !wide ? 2 : 1;
 }
 
 /* The path (the rule of docs/backends.md). counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
@@ -261,7 +264,7 @@ static void plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len
     L->grid = par->grid;
     L->stream_loads = par->stream_loads;
     L->path = choose_path(par, n, p->A->nnz, counts, max_len, &L->nt);
-    L->rows_per_group = rows_per_group(par, n, L->nt);
+    L->rows_per_group = rows_per_group(par, n, L->nt, p->wide);
     L->skip_len = INT64_MAX;
     L->n_long = L->long_blocks = 0;
     if (L->path != MPCGI_ADAPTIVE_UNIFORM) {
@@ -318,6 +321,8 @@ static mpcg_status host_binning(mpcg_context *ctx, adaptive_plan *p)
             counts[MPCGI_ADAPTIVE_LONG_NNZ] += len;
         }
         if (len > max_len) max_len = len;
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1] && !p->wide; k++)
+            p->wide = A->col_idx[k] - r < INT16_MIN || A->col_idx[k] - r > INT16_MAX;
     }
     plan_layout(p, counts, max_len);
     const mpcgi_adaptive_launch *L = &p->L;
@@ -430,7 +435,8 @@ done:
 
 /* The 16-bit column offsets col - row where all of them fit: they replace the 32-bit columns on
  * the device, 2 bytes less per nonzero that every SpMV reads (10 instead of 12 per fp64
- * nonzero). Where one does not fit, the 32-bit columns stay. flag: a device int to use. */
+ * nonzero), unless MPCG_ADAPTIVE_INDEX=32. Where one does not fit (p->wide), the 32-bit columns
+ * stay. flag: a device int to use. */
 static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *flag)
 {
     void *s = mpcgi_device_stream(ctx);
@@ -441,7 +447,8 @@ static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *flag)
     MPCG_CUDA(ctx, (cudaError_t)mpcgi_adaptive_setup_col16(s, p->A->n, p->d_row_ptr, p->d_col_idx,
                                                            p->d_col16, flag));
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, &bad, flag, sizeof bad, MPCGI_D2H));
-    if (bad) {
+    p->wide = bad != 0;
+    if (bad || p->par.index32) {
         mpcgi_device_free(ctx, p->d_col16);
         p->d_col16 = NULL;
     } else {
@@ -451,8 +458,9 @@ static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *flag)
     return MPCG_SUCCESS;
 }
 
-/* The binning on the GPU: count per tile, scan, the decision on the host from the totals, then
- * the scatter into the row list, and the 16-bit columns where they fit (columns16). Timed with
+/* The binning on the GPU: count per tile, scan, the 16-bit columns where they fit (columns16,
+ * which finds whether the plan is wide), the decision on the host from the totals, then the
+ * scatter into the row list. Timed with
  * events from the first kernel to the last, the copies of the totals and the flag, the decision
  * and the allocations included. */
 static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
@@ -486,6 +494,7 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, totals, d_totals, sizeof totals, MPCGI_D2H));
     for (int q = 0; q < MPCGI_ADAPTIVE_QUANTITIES; q++)
         c64[q] = totals[q];
+    MPCG_TRY(ctx, st, columns16(ctx, p, d_totals)); /* p->wide, which the layout needs */
     plan_layout(p, c64, totals[MPCGI_ADAPTIVE_QUANTITIES]);
     if (p->L.path != MPCGI_ADAPTIVE_UNIFORM) {
         int32_t long_blocks = p->L.long_blocks;
@@ -506,7 +515,6 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
                  mpcgi_device_copy(ctx, p->d_long_start + p->L.n_long, &long_blocks,
                                    sizeof long_blocks, MPCGI_H2D));
     }
-    if (!p->par.index32) MPCG_TRY(ctx, st, columns16(ctx, p, d_totals));
     MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t1, g->stream));
     MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(t1));
     float ms = 0;

@@ -615,6 +615,45 @@ static void test_device(void)
     }
 }
 
+/* R of the tuned rule on 2^16 rows or more: 2 where every column offset fits in 16 bits
+ * (poisson3d:42, NT = 4), 1 where one does not (random columns), whatever the index knob; on
+ * ctx (the CPU plan, or the GPU plan, which decides at upload). */
+static void check_rows_rule(mpcg_context *ctx)
+{
+    static const char *const specs[] = {"poisson3d:42", "random"};
+    for (int k = 0; k < 2; k++)
+        for (int index32 = 0; index32 < 2; index32++) {
+            test_matrix t;
+            memset(&t, 0, sizeof t);
+            mpcgi_rng g;
+            mpcgi_rng_seed(&g, test_seed);
+            shape sh = {.n = 70000, .even = 8, .odd = 8, .row = -1, .len = 0, .dense = 0};
+            if (k == 0) {
+                CHECK_OK(cpu, mpcg_matrix_generate(cpu, specs[k], &t.M));
+                if (!t.M) return;
+                t.A = t.M->csr;
+            } else {
+                CHECK(shaped_csr(&g, &sh, &t.A) == 0);
+            }
+            set_config(0);
+            if (index32) setenv("MPCG_ADAPTIVE_INDEX", "32", 1);
+            mpcgi_spmv_plan *plan = NULL;
+            mpcgi_adaptive_info info;
+            CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &t.A, MPCG_CAP_FP64,
+                                                 &plan));
+            if (plan) {
+                mpcgi_spmv_adaptive_info(plan->impl, &info);
+                if (info.rows_per_group != (k == 0 ? 2 : 1))
+                    fprintf(stderr, "%s on %s, index32 %d: R %d\n", specs[k],
+                            ctx == gpu ? "GPU" : "CPU", index32, info.rows_per_group);
+                CHECK(info.nt > 1 && info.rows_per_group == (k == 0 ? 2 : 1));
+                mpcgi_spmv_plan_destroy(ctx, plan);
+            }
+            set_config(0);
+            free_matrix(&t);
+        }
+}
+
 /* CG with --spmv=adaptive converges as with cusparse (iterations within 1). */
 static void test_solve(void)
 {
@@ -658,6 +697,7 @@ int main(void)
     test_refusals();
     test_seed_example();
     test_emulation();
+    check_rows_rule(cpu);
     if (mpcgi_device_count() == 0) {
         mpcg_context_destroy(cpu);
         printf("test_spmv_adaptive: no usable GPU, the GPU checks are skipped\n");
@@ -668,6 +708,7 @@ int main(void)
     if (gpu) {
         printf("test_spmv_adaptive: %s\n", mpcg_context_device_name(gpu));
         test_device();
+        check_rows_rule(gpu);
         test_solve();
         mpcg_context_destroy(gpu);
     }
