@@ -76,7 +76,7 @@ typedef struct adaptive_plan {
     const mpcgi_csr *A;
     adaptive_params par;
     int use64, use32;
-    int wide; /* a column offset col - row does not fit in 16 bits (gathers span far) */
+    int wide; /* gathers span far: some |col - row| exceeds both INT16_MAX and n / 4 */
     int64_t bin_rows[MPCGI_ADAPTIVE_BINS], max_len;
     mpcgi_adaptive_launch L; /* the layout; its pointers are device arrays once uploaded */
     /* CPU plan */
@@ -196,9 +196,12 @@ static int rule_nt(const adaptive_params *par, int64_t n, int64_t nnz)
 }
 
 /* R, rows a group sums at once. Seed rule: 1. Tuned rule: 2 for groups of 2 ... 32 lanes on
- * matrices of 2^16 rows or more whose column offsets all fit in 16 bits (more loads in flight per
- * lane), else 1: small matrices need the blocks more than the loads in flight, and where the
- * gathers span far (wide), L2 is the limit and fewer rows per group ran faster. On the H100
+ * matrices of 2^16 rows or more that are not wide (more loads in flight per lane), else 1: small
+ * matrices need the blocks more than the loads in flight, and where the gathers span far (wide:
+ * some |col - row| above both INT16_MAX and n / 4, as in permuted or random matrices, but not
+ * in stencils, whose longest offset N^2 is far below n / 4) L2 is the limit and fewer rows per
+ * group ran faster. poisson3d:256 (offsets up to 65536, not wide) ran at 1.00 of the copy
+ * bandwidth with R = 2 and 0.91 with R = 1. On the H100
  * (2026-11-24, adaptive_sweep): replicate bcsstk16 x 150 (NT = 32) 0.90 x cuSPARSE with R = 1 and
  * 1.11 x with R = 2, but its permuted replica 0.95 x and 0.90 x, the permuted bcsstk25 replica
  * (NT = 16) 0.93 x and 0.89 x, powerlaw:4000000:16 (split, NT = 16) 0.94 x and 0.87 x. */
@@ -311,7 +314,7 @@ static size_t bytes_matrix(const adaptive_plan *p)
 static mpcg_status host_binning(mpcg_context *ctx, adaptive_plan *p)
 {
     const mpcgi_csr *A = p->A;
-    int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0}, max_len = 0;
+    int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0}, max_len = 0, span = 0;
     for (int64_t r = 0; r < A->n; r++) {
         int64_t len = A->row_ptr[r + 1] - A->row_ptr[r];
         int b = mpcgi_adaptive_bin_of(len, p->par.bin);
@@ -321,9 +324,12 @@ static mpcg_status host_binning(mpcg_context *ctx, adaptive_plan *p)
             counts[MPCGI_ADAPTIVE_LONG_NNZ] += len;
         }
         if (len > max_len) max_len = len;
-        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1] && !p->wide; k++)
-            p->wide = A->col_idx[k] - r < INT16_MIN || A->col_idx[k] - r > INT16_MAX;
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
+            int64_t off = llabs(A->col_idx[k] - r);
+            if (off > span) span = off;
+        }
     }
+    p->wide = span > INT16_MAX && span > A->n / 4;
     plan_layout(p, counts, max_len);
     const mpcgi_adaptive_launch *L = &p->L;
     if (L->path == MPCGI_ADAPTIVE_UNIFORM) return MPCG_SUCCESS;
@@ -435,20 +441,20 @@ done:
 
 /* The 16-bit column offsets col - row where all of them fit: they replace the 32-bit columns on
  * the device, 2 bytes less per nonzero that every SpMV reads (10 instead of 12 per fp64
- * nonzero), unless MPCG_ADAPTIVE_INDEX=32. Where one does not fit (p->wide), the 32-bit columns
- * stay. flag: a device int to use. */
+ * nonzero), unless MPCG_ADAPTIVE_INDEX=32. Where one does not fit, the 32-bit columns stay.
+ * Sets p->wide as host_binning does. flag: a device int to use. */
 static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *flag)
 {
     void *s = mpcgi_device_stream(ctx);
-    int32_t bad = 0;
+    int32_t span = 0; /* the largest |col - row| if above INT16_MAX, else 0 */
     if (p->A->nnz == 0) return MPCG_SUCCESS;
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (size_t)p->A->nnz * sizeof(int16_t), &p->d_col16));
     MPCG_CUDA(ctx, cudaMemsetAsync(flag, 0, sizeof *flag, mpcgi_gpu_of(ctx)->stream));
     MPCG_CUDA(ctx, (cudaError_t)mpcgi_adaptive_setup_col16(s, p->A->n, p->d_row_ptr, p->d_col_idx,
                                                            p->d_col16, flag));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, &bad, flag, sizeof bad, MPCGI_D2H));
-    p->wide = bad != 0;
-    if (bad || p->par.index32) {
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, &span, flag, sizeof span, MPCGI_D2H));
+    p->wide = span > p->A->n / 4; /* span is 0 or above INT16_MAX */
+    if (span || p->par.index32) {
         mpcgi_device_free(ctx, p->d_col16);
         p->d_col16 = NULL;
     } else {

@@ -420,16 +420,27 @@ static __global__ void __launch_bounds__(SETUP_THREADS)
 /* The 16-bit column offsets, a warp per row (rows strided over the grid). */
 static __global__ void __launch_bounds__(SETUP_THREADS)
     col16_kernel(int64_t n, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
-                 int16_t *__restrict__ col16, int *bad)
+                 int16_t *__restrict__ col16, int *span)
 {
+    __shared__ int most[SETUP_WARPS];
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * SETUP_WARPS;
+    int far = 0; /* this thread's largest |col - row| beyond INT16_MAX, else 0 */
     for (int64_t r = ((int64_t)blockIdx.x * SETUP_THREADS + threadIdx.x) / 32; r < n; r += warps)
         for (int k = rp[r] + lane; k < rp[r + 1]; k += 32) {
-            const int64_t off = (int64_t)col[k] - r;
-            if (off < INT16_MIN || off > INT16_MAX) *bad = 1; /* any one of them may write */
+            const int64_t off = (int64_t)col[k] - r, a = off < 0 ? -off : off;
+            if (a > INT16_MAX && a > far) far = (int)a;
             col16[k] = (int16_t)off;
         }
+    for (int d = 16; d > 0; d >>= 1)
+        far = max(far, __shfl_xor_sync(0xffffffffu, far, d));
+    if (lane == 0) most[threadIdx.x / 32] = far;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < SETUP_WARPS; w++)
+            far = max(far, most[w]);
+        if (far > 0) atomicMax(span, far); /* order-free: integers */
+    }
 }
 
 static __global__ void to_f32_kernel(int64_t nnz, const double *__restrict__ v64,
@@ -480,13 +491,13 @@ int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr
 }
 
 int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32,
-                               const int32_t *col, int16_t *col16, int *bad)
+                               const int32_t *col, int16_t *col16, int *span)
 {
     int64_t blocks = (n + SETUP_WARPS - 1) / SETUP_WARPS;
     if (blocks > 65536) blocks = 65536;
     if (blocks < 1) return (int)cudaSuccess;
     col16_kernel<<<(unsigned)blocks, SETUP_THREADS, 0, (cudaStream_t)stream>>>(n, row_ptr32, col,
-                                                                              col16, bad);
+                                                                              col16, span);
     return (int)cudaGetLastError();
 }
 

@@ -141,10 +141,10 @@ int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr
                                  const mpcgi_adaptive_binning *bin, const int32_t *counts,
                                  const int64_t *region, int long_only, int32_t *rows,
                                  int32_t *long_start);
-/* col16[k] = col[k] - row of entry k, for every row; *bad (a zeroed device int) becomes nonzero
- * if an offset does not fit in 16 bits (col16 is then unusable). */
+/* col16[k] = col[k] - row of entry k, for every row; *span (a zeroed device int) becomes the
+ * largest |col - row| where that exceeds INT16_MAX (col16 is then unusable), else stays 0. */
 int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32,
-                               const int32_t *col, int16_t *col16, int *bad);
+                               const int32_t *col, int16_t *col16, int *span);
 /* v32[k] = (float)v64[k] */
 int mpcgi_adaptive_to_f32(void *stream, int64_t nnz, const double *v64, float *v32);
 

@@ -615,13 +615,38 @@ static void test_device(void)
     }
 }
 
-/* R of the tuned rule on 2^16 rows or more: 2 where every column offset fits in 16 bits
- * (poisson3d:42, NT = 4), 1 where one does not (random columns), whatever the index knob; on
- * ctx (the CPU plan, or the GPU plan, which decides at upload). */
+/* A banded matrix of n rows: row i holds i - far, i - 1, i, i + 1, i + far where inside. */
+static int banded_csr(int64_t n, int64_t far, mpcgi_csr *out)
+{
+    static const int64_t offs[5] = {0, -1, 1, 0, 0};
+    int64_t m = 0, cap = 5 * n;
+    int32_t *ri = NULL, *ci = NULL;
+    double *v = NULL;
+    int rc = 1;
+    if (mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ri, &ri) ||
+        mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ci, &ci) ||
+        mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *v, &v))
+        goto done;
+    for (int64_t i = 0; i < n; i++)
+        for (int t = 0; t < 5; t++) {
+            int64_t j = i + (t == 3 ? -far : t == 4 ? far : offs[t]);
+            if (j < 0 || j >= n) continue;
+            ri[m] = (int32_t)i, ci[m] = (int32_t)j, v[m++] = t == 0 ? 4.0 : -1.0;
+        }
+    rc = mpcgi_csr_from_coo(NULL, n, m, ri, ci, v, out) != MPCG_SUCCESS;
+done:
+    mpcgi_host_free(ri), mpcgi_host_free(ci), mpcgi_host_free(v);
+    return rc;
+}
+
+/* R of the tuned rule on 2^16 rows or more: 1 where the plan is wide (random columns: offsets
+ * up to n), 2 where it is not: poisson3d:42 (offsets up to 1764, 16-bit columns on the GPU) and a
+ * banded matrix whose offsets reach 40000 (above INT16_MAX, so 32-bit columns, but below n / 4),
+ * whatever the index knob; on ctx (the CPU plan, or the GPU plan, which decides at upload). */
 static void check_rows_rule(mpcg_context *ctx)
 {
-    static const char *const specs[] = {"poisson3d:42", "random"};
-    for (int k = 0; k < 2; k++)
+    static const char *const names[] = {"poisson3d:42", "random 70000", "banded 200000"};
+    for (int k = 0; k < 3; k++)
         for (int index32 = 0; index32 < 2; index32++) {
             test_matrix t;
             memset(&t, 0, sizeof t);
@@ -629,11 +654,11 @@ static void check_rows_rule(mpcg_context *ctx)
             mpcgi_rng_seed(&g, test_seed);
             shape sh = {.n = 70000, .even = 8, .odd = 8, .row = -1, .len = 0, .dense = 0};
             if (k == 0) {
-                CHECK_OK(cpu, mpcg_matrix_generate(cpu, specs[k], &t.M));
+                CHECK_OK(cpu, mpcg_matrix_generate(cpu, names[k], &t.M));
                 if (!t.M) return;
                 t.A = t.M->csr;
             } else {
-                CHECK(shaped_csr(&g, &sh, &t.A) == 0);
+                CHECK((k == 1 ? shaped_csr(&g, &sh, &t.A) : banded_csr(200000, 40000, &t.A)) == 0);
             }
             set_config(0);
             if (index32) setenv("MPCG_ADAPTIVE_INDEX", "32", 1);
@@ -642,11 +667,13 @@ static void check_rows_rule(mpcg_context *ctx)
             CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &t.A, MPCG_CAP_FP64,
                                                  &plan));
             if (plan) {
+                int want = k == 1 ? 1 : 2;
                 mpcgi_spmv_adaptive_info(plan->impl, &info);
-                if (info.rows_per_group != (k == 0 ? 2 : 1))
-                    fprintf(stderr, "%s on %s, index32 %d: R %d\n", specs[k],
+                if (info.rows_per_group != want)
+                    fprintf(stderr, "%s on %s, index32 %d: R %d\n", names[k],
                             ctx == gpu ? "GPU" : "CPU", index32, info.rows_per_group);
-                CHECK(info.nt > 1 && info.rows_per_group == (k == 0 ? 2 : 1));
+                CHECK(info.nt > 1 && info.rows_per_group == want);
+                if (ctx == gpu) CHECK(info.index_bits == (k == 0 && !index32 ? 16 : 32));
                 mpcgi_spmv_plan_destroy(ctx, plan);
             }
             set_config(0);
