@@ -248,17 +248,21 @@ typedef struct test_matrix {
 
 /* The shape of a test matrix: even rows hold `even` entries, odd rows `odd`, row `row` holds
  * `len`, each the diagonal then random columns (duplicates add up); with dense, row `row` is
- * columns 0 ... len - 1. */
+ * columns 0 ... len - 1. With far > 0 instead: banded, row i holds i - far, i - 1, i, i + 1,
+ * i + far where inside. */
 typedef struct shape {
     int64_t n;
     int even, odd;
     int64_t row, len;
     int dense;
+    int64_t far;
 } shape;
 
 static int shaped_csr(mpcgi_rng *g, const shape *sh, mpcgi_csr *out)
 {
-    int64_t most = sh->even > sh->odd ? sh->even : sh->odd, cap = most * sh->n + sh->len, m = 0;
+    static const int64_t band[5] = {0, -1, 1, 0, 0}; /* with far: -far and +far at 3 and 4 */
+    int64_t most = sh->even > sh->odd ? sh->even : sh->odd, m = 0;
+    int64_t cap = (sh->far > 0 ? 5 : most) * sh->n + sh->len;
     int32_t *ri = NULL, *ci = NULL;
     double *v = NULL;
     int rc = 1;
@@ -266,7 +270,13 @@ static int shaped_csr(mpcgi_rng *g, const shape *sh, mpcgi_csr *out)
         mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ci, &ci) ||
         mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *v, &v))
         goto done;
-    for (int64_t i = 0; i < sh->n; i++) {
+    for (int64_t i = 0; i < sh->n && sh->far > 0; i++)
+        for (int t = 0; t < 5; t++) {
+            int64_t j = i + (t == 3 ? -sh->far : t == 4 ? sh->far : band[t]);
+            if (j >= 0 && j < sh->n)
+                ri[m] = (int32_t)i, ci[m] = (int32_t)j, v[m++] = t == 0 ? 4.0 : -1.0;
+        }
+    for (int64_t i = 0; i < sh->n && sh->far == 0; i++) {
         int64_t k = i == sh->row ? sh->len : i % 2 ? sh->odd : sh->even;
         for (int64_t t = 0; t < k; t++) {
             int64_t j = i == sh->row && sh->dense ? t
@@ -615,30 +625,6 @@ static void test_device(void)
     }
 }
 
-/* A banded matrix of n rows: row i holds i - far, i - 1, i, i + 1, i + far where inside. */
-static int banded_csr(int64_t n, int64_t far, mpcgi_csr *out)
-{
-    static const int64_t offs[5] = {0, -1, 1, 0, 0};
-    int64_t m = 0, cap = 5 * n;
-    int32_t *ri = NULL, *ci = NULL;
-    double *v = NULL;
-    int rc = 1;
-    if (mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ri, &ri) ||
-        mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *ci, &ci) ||
-        mpcgi_host_alloc_array(NULL, (size_t)cap, sizeof *v, &v))
-        goto done;
-    for (int64_t i = 0; i < n; i++)
-        for (int t = 0; t < 5; t++) {
-            int64_t j = i + (t == 3 ? -far : t == 4 ? far : offs[t]);
-            if (j < 0 || j >= n) continue;
-            ri[m] = (int32_t)i, ci[m] = (int32_t)j, v[m++] = t == 0 ? 4.0 : -1.0;
-        }
-    rc = mpcgi_csr_from_coo(NULL, n, m, ri, ci, v, out) != MPCG_SUCCESS;
-done:
-    mpcgi_host_free(ri), mpcgi_host_free(ci), mpcgi_host_free(v);
-    return rc;
-}
-
 /* R of the tuned rule on 2^16 rows or more: 1 where the plan is wide (random columns: offsets
  * up to n), 2 where it is not: poisson3d:42 (offsets up to 1764, 16-bit columns on the GPU) and a
  * banded matrix whose offsets reach 40000 (above INT16_MAX, so 32-bit columns, but below n / 4),
@@ -653,12 +639,13 @@ static void check_rows_rule(mpcg_context *ctx)
             mpcgi_rng g;
             mpcgi_rng_seed(&g, test_seed);
             shape sh = {.n = 70000, .even = 8, .odd = 8, .row = -1, .len = 0, .dense = 0};
+            if (k == 2) sh = (shape){.n = 200000, .row = -1, .far = 40000};
             if (k == 0) {
                 CHECK_OK(cpu, mpcg_matrix_generate(cpu, names[k], &t.M));
                 if (!t.M) return;
                 t.A = t.M->csr;
             } else {
-                CHECK((k == 1 ? shaped_csr(&g, &sh, &t.A) : banded_csr(200000, 40000, &t.A)) == 0);
+                CHECK(shaped_csr(&g, &sh, &t.A) == 0);
             }
             set_config(0);
             if (index32) setenv("MPCG_ADAPTIVE_INDEX", "32", 1);
