@@ -39,6 +39,11 @@
 #define DEFAULT_MAX_RATIO 4.0
 #define DEFAULT_LONG_MIN 1024
 #define DEFAULT_CHUNK 2048
+/* The tuned rule's long rows of a small matrix (fewer than SMALL_NNZ nonzeros): there one warp
+ * on a row of a few hundred entries, or one block on 2048, outlasts the rest of the SpMV. */
+#define SMALL_NNZ (1 << 22)
+#define SMALL_LONG_MIN 256
+#define SMALL_CHUNK 512
 #define DEFAULT_SPLIT_PCT 90
 #define DOT_GRID_MAX (1 << 20)
 #define DEFAULT_LOOP_BLOCKS 1
@@ -132,7 +137,7 @@ static mpcg_status env_word(const mpcg_context *ctx, const char *name, const cha
     MPCG_FAIL(ctx, MPCG_ERR_INVALID_ARG, "%s=%s: expected one of %s", name, s, list);
 }
 
-static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
+static mpcg_status read_params(const mpcg_context *ctx, int64_t nnz, adaptive_params *par)
 {
     static const char *const modes[] = {"auto", "uniform", "split", "binned", NULL};
     static const char *const loads[] = {"stream", "cached", NULL};
@@ -161,10 +166,12 @@ static mpcg_status read_params(const mpcg_context *ctx, adaptive_params *par)
     /* binned short rows follow the rule too: two entries per lane (tuned) or one (seed) */
     MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_PASSES", 1, 32, 1, par->rule == RULE_SEED ? 1 : 2,
                             &par->bin.passes));
-    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_LONG_MIN", 32, 1 << 30, 0, DEFAULT_LONG_MIN,
-                            &par->bin.long_min));
-    MPCG_CHECK(ctx,
-               env_int(ctx, "MPCG_ADAPTIVE_CHUNK", 64, 1 << 24, 0, DEFAULT_CHUNK, &par->bin.chunk));
+    /* small matrices (tuned rule): shorter long rows, cut finer (a multiple of the block) */
+    const int small = par->rule == RULE_TUNED && nnz < SMALL_NNZ;
+    const int chunk = small ? (par->block > SMALL_CHUNK ? par->block : SMALL_CHUNK) : DEFAULT_CHUNK;
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_LONG_MIN", 32, 1 << 30, 0,
+                            small ? SMALL_LONG_MIN : DEFAULT_LONG_MIN, &par->bin.long_min));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_CHUNK", 64, 1 << 24, 0, chunk, &par->bin.chunk));
     MPCG_ENSURE(ctx, par->bin.chunk % par->block == 0, MPCG_ERR_INVALID_ARG,
                 "MPCG_ADAPTIVE_CHUNK=%d must be a multiple of the block size %d", par->bin.chunk,
                 par->block);
@@ -395,7 +402,7 @@ static mpcg_status adaptive_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
     p->A = A;
     p->use64 = (precisions & MPCG_CAP_FP64) != 0;
     p->use32 = (precisions & MPCG_CAP_FP32) != 0;
-    MPCG_TRY(ctx, st, read_params(ctx, &p->par));
+    MPCG_TRY(ctx, st, read_params(ctx, A->nnz, &p->par));
     if (ctx->kind == MPCG_DEVICE_CUDA) {
         int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0};
         plan_layout(p, counts, 0); /* provisional: no statistics yet */
@@ -705,6 +712,7 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     info->list_length = list_length(L);
     info->block = L->block;
     info->chunk = L->chunk;
+    info->long_min = p->par.bin.long_min;
     memcpy(info->bin_rows, p->bin_rows, sizeof info->bin_rows);
     info->long_blocks = L->long_blocks;
     info->max_len = p->max_len;

@@ -12,6 +12,7 @@ typedef struct mpcgi_adaptive_info {
     int nt;                                /* uniform and split: threads per row */
     int rows_per_group;                    /* R */
     int block, chunk;                      /* threads per block; nonzeros per long-row chunk */
+    int long_min;                          /* rows longer than this are long rows */
     int64_t bin_rows[MPCGI_ADAPTIVE_BINS]; /* rows per bin: long, NT = 32, 16, ..., 1 */
     int64_t long_blocks;                   /* chunks of the long rows */
     int64_t max_len;                       /* the longest row */

@@ -148,9 +148,12 @@ static int layout_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in, const in
     const char *p = getenv("MPCG_ADAPTIVE_PASSES"), *l = getenv("MPCG_ADAPTIVE_LONG_MIN");
     const char *rule = getenv("MPCG_ADAPTIVE_RULE");
     int seed = rule && strcmp(rule, "seed") == 0; /* entries per lane: seed 1, tuned 2 */
+    /* long rows: the knob, else 1024, or 256 for the tuned rule under 2^22 nonzeros */
+    int long_min = l ? atoi(l) : !seed && A->nnz < (1 << 22) ? 256 : 1024;
     mpcgi_adaptive_binning bin = {.passes = p ? atoi(p) : seed ? 1 : 2,
-                                  .long_min = l ? atoi(l) : 1024,
+                                  .long_min = long_min,
                                   .chunk = in->chunk};
+    if (in->long_min != long_min) return 0;
     int bins = in->path == MPCGI_ADAPTIVE_BINNED ? MPCGI_ADAPTIVE_BINS : 1;
     int64_t i = 0, chunks = 0;
     for (int b = 0; b < bins; b++)
@@ -359,9 +362,11 @@ static void test_emulation(void)
             if (k < 4) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM);
             /* the tuned rule (spmv/adaptive.c): NT >= mean / 2; R = 1 below 2^16 rows */
             if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 2);
-            if (k == 4) CHECK(info.bin_rows[0] == 1 && info.long_blocks == 10);
+            /* small: rows over 256 are long, in chunks of 512 */
+            if (k == 4) CHECK(info.bin_rows[0] == 1 && info.long_blocks == 40);
+            if (k == 4) CHECK(info.long_min == 256 && info.chunk == 512);
             if (k == 5) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1);
-            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.nt == 16);
+            if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.nt == 8);
             if (k == 7) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 4);
             if (k == 8) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 16);
             CHECK(info.rows_per_group == 1);
