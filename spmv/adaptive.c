@@ -203,15 +203,15 @@ static int rule_nt(const adaptive_params *par, int64_t n, int64_t nnz)
 }
 
 /* R, rows a group sums at once. Seed rule: 1. Tuned rule: 2 for groups of 2 ... 32 lanes on
- * matrices of 2^16 rows or more that are not wide (more loads in flight per lane), else 1: small
- * matrices need the blocks more than the loads in flight, and where the gathers span far (wide:
- * some |col - row| above both INT16_MAX and n / 4, as in permuted or random matrices, but not
- * in stencils, whose longest offset N^2 is far below n / 4) L2 is the limit and fewer rows per
- * group ran faster. poisson3d:256 (offsets up to 65536, not wide) ran at 1.00 of the copy
- * bandwidth with R = 2 and 0.91 with R = 1. On the H100
- * (2026-11-24, adaptive_sweep): replicate bcsstk16 x 150 (NT = 32) 0.90 x cuSPARSE with R = 1 and
- * 1.11 x with R = 2, but its permuted replica 0.95 x and 0.90 x, the permuted bcsstk25 replica
- * (NT = 16) 0.93 x and 0.89 x, powerlaw:4000000:16 (split, NT = 16) 0.94 x and 0.87 x. */
+ * matrices of 2^16 rows or more that are not wide (more loads in flight per lane), else 1. Small
+ * matrices need the blocks more than the loads in flight. Wide plans (some |col - row| above
+ * both INT16_MAX and n / 4: permuted or random matrices, not stencils, whose longest offset N^2
+ * is far below n / 4) are limited by L2, and fewer rows per group ran faster there. H100,
+ * adaptive_sweep, fp64 against cuSPARSE, R = 1 and R = 2: replicate bcsstk16 x 150 (NT = 32)
+ * 0.90 x and 1.11 x; its permuted replica 0.95 x and 0.90 x; the permuted bcsstk25 replica
+ * (NT = 16) 0.93 x and 0.89 x; powerlaw:4000000:16 (split, NT = 16) 0.94 x and 0.87 x; and
+ * poisson3d:256 (offsets up to 65536: 32-bit columns, not wide) 0.91 and 1.00 of the copy
+ * bandwidth. */
 static int rows_per_group(const adaptive_params *par, int64_t n, int nt, int wide)
 {
     if (par->rows) return par->rows;
@@ -473,9 +473,8 @@ static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *flag)
 
 /* The binning on the GPU: count per tile, scan, the 16-bit columns where they fit (columns16,
  * which finds whether the plan is wide), the decision on the host from the totals, then the
- * scatter into the row list. Timed with
- * events from the first kernel to the last, the copies of the totals and the flag, the decision
- * and the allocations included. */
+ * scatter into the row list. Timed with events from the first kernel to the last, the copies of
+ * the totals and the span, the decision and the allocations included. */
 static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
 {
     mpcg_status st = MPCG_SUCCESS;
