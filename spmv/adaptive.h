@@ -10,6 +10,7 @@
 typedef struct mpcgi_adaptive_info {
     int path;                              /* MPCGI_ADAPTIVE_UNIFORM, _SPLIT or _BINNED */
     int nt;                                /* uniform and split: threads per row */
+    int nt_fp32;                           /* the same for the fp32 SpMV */
     int rows_per_group;                    /* R */
     int block, chunk;                      /* threads per block; nonzeros per long-row chunk */
     int long_min;                          /* rows longer than this are long rows */

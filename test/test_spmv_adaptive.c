@@ -356,6 +356,11 @@ static void test_emulation(void)
             check_emulation(t.name, &t.A, c, &info);
             if (c >= FIRST_NT_CONFIG)
                 CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 << (c - FIRST_NT_CONFIG));
+            /* fp32 halves NT only on the tuned rule's uniform path, not wide, NT not set */
+            if (c != 0 || info.path != MPCGI_ADAPTIVE_UNIFORM || k == 10 || info.nt < 2)
+                CHECK(info.nt_fp32 == info.nt);
+            else
+                CHECK(info.nt_fp32 == info.nt / 2);
             if (c != 0) continue;
             printf("test_spmv_adaptive: %s: path %d, NT %d, R %d\n", t.name, info.path, info.nt,
                    info.rows_per_group);
@@ -368,6 +373,7 @@ static void test_emulation(void)
             if (k == 5) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1);
             if (k == 6) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.nt == 8);
             if (k == 7) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 4);
+            if (k == 7) CHECK(info.nt_fp32 == 2);
             if (k == 8) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 16);
             CHECK(info.rows_per_group == 1);
             if (k == 9) CHECK(info.path == MPCGI_ADAPTIVE_BINNED && info.bin_rows[0] == 0);
@@ -420,6 +426,7 @@ static void check_same_layout(const mpcgi_csr *A, const mpcgi_spmv_plan *emu,
     mpcgi_spmv_adaptive_info(emu->impl, &a);
     mpcgi_spmv_adaptive_info(dev->impl, &b);
     CHECK(a.path == b.path && a.nt == b.nt && a.rows_per_group == b.rows_per_group);
+    CHECK(a.nt_fp32 == b.nt_fp32);
     CHECK(a.long_blocks == b.long_blocks && a.list_length == b.list_length);
     CHECK(a.max_len == b.max_len && a.vblocks == b.vblocks);
     CHECK(memcmp(a.bin_rows, b.bin_rows, sizeof a.bin_rows) == 0);
