@@ -474,19 +474,26 @@ done:
 
 /* The 16-bit column offsets col - row where all of them fit: they replace the 32-bit columns on
  * the device, 2 bytes less per nonzero that every SpMV reads (10 instead of 12 per fp64
- * nonzero), unless MPCG_ADAPTIVE_INDEX=32. Where one does not fit, the 32-bit columns stay.
- * Sets p->wide as host_binning does. flag: a device int to use. */
-static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *flag)
+ * nonzero), unless MPCG_ADAPTIVE_INDEX=32. columns16 queues the offsets and the largest
+ * |col - row| above INT16_MAX into *span_dev (left 0 if none; the caller zeroes it), without
+ * waiting; columns16_keep then takes that span (read back with the binning's totals), sets
+ * p->wide as host_binning does and frees the columns not kept: the 32-bit ones where every
+ * offset fits, else the offsets. */
+static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *span_dev)
 {
-    void *s = mpcgi_device_stream(ctx);
-    int32_t span = 0; /* the largest |col - row| if above INT16_MAX, else 0 */
     if (p->A->nnz == 0) return MPCG_SUCCESS;
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (size_t)p->A->nnz * sizeof(int16_t), &p->d_col16));
-    MPCG_CUDA(ctx, cudaMemsetAsync(flag, 0, sizeof *flag, mpcgi_gpu_of(ctx)->stream));
-    MPCG_CUDA(ctx, (cudaError_t)mpcgi_adaptive_setup_col16(s, p->A->n, p->d_row_ptr, p->d_col_idx,
-                                                           p->d_col16, flag));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, &span, flag, sizeof span, MPCGI_D2H));
+    MPCG_CUDA(ctx, (cudaError_t)mpcgi_adaptive_setup_col16(mpcgi_device_stream(ctx), p->A->n,
+                                                           p->d_row_ptr, p->d_col_idx, p->d_col16,
+                                                           span_dev));
+    return MPCG_SUCCESS;
+}
+
+static void columns16_keep(mpcg_context *ctx, adaptive_plan *p, int32_t span)
+{
     p->wide = span > p->A->n / 4; /* span is 0 or above INT16_MAX */
+    /* no nonzeros: nothing was made */
+    if (!p->d_col16) return;
     if (span || p->par.index32) {
         mpcgi_device_free(ctx, p->d_col16);
         p->d_col16 = NULL;
@@ -494,13 +501,12 @@ static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *flag)
         mpcgi_device_free(ctx, p->d_col_idx);
         p->d_col_idx = NULL;
     }
-    return MPCG_SUCCESS;
 }
 
-/* The binning on the GPU: count per tile, scan, the 16-bit columns where they fit (columns16,
- * which finds whether the plan is wide), the decision on the host from the totals, then the
- * scatter into the row list. Timed with events from the first kernel to the last, the copies of
- * the totals and the span, the decision and the allocations included. */
+/* The binning on the GPU: count per tile, scan, the 16-bit columns (columns16, which finds
+ * whether the plan is wide), one copy of the totals and the span to the host, the decision
+ * there, then the scatter into the row list. Timed with events from the first kernel to the
+ * last, the copies, the decision and the allocations included. */
 static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
 {
     mpcg_status st = MPCG_SUCCESS;
@@ -509,7 +515,8 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
     int64_t n = p->A->n, ntiles = n / MPCGI_ADAPTIVE_TILE + 1;
     int64_t *rp64 = NULL;
     int32_t *counts = NULL, *tile_max = NULL, *d_totals = NULL;
-    int32_t totals[MPCGI_ADAPTIVE_QUANTITIES + 1];
+    /* the quantities, the longest row, the span of the column offsets (columns16) */
+    int32_t totals[MPCGI_ADAPTIVE_QUANTITIES + 2];
     int64_t c64[MPCGI_ADAPTIVE_QUANTITIES], region[MPCGI_ADAPTIVE_BINS];
     cudaEvent_t t0 = NULL, t1 = NULL;
     size_t rp_bytes = ((size_t)n + 1) * sizeof *rp64;
@@ -529,10 +536,13 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
                                                            counts, tile_max));
     MPCG_CUDA_GOTO(ctx, st,
                    (cudaError_t)mpcgi_adaptive_setup_scan(s, ntiles, counts, tile_max, d_totals));
+    int32_t *d_span = d_totals + MPCGI_ADAPTIVE_QUANTITIES + 1;
+    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(d_span, 0, sizeof *d_span, g->stream));
+    MPCG_TRY(ctx, st, columns16(ctx, p, d_span));
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, totals, d_totals, sizeof totals, MPCGI_D2H));
     for (int q = 0; q < MPCGI_ADAPTIVE_QUANTITIES; q++)
         c64[q] = totals[q];
-    MPCG_TRY(ctx, st, columns16(ctx, p, d_totals)); /* p->wide, which the layout needs */
+    columns16_keep(ctx, p, totals[MPCGI_ADAPTIVE_QUANTITIES + 1]); /* p->wide: the layout's */
     plan_layout(p, c64, totals[MPCGI_ADAPTIVE_QUANTITIES]);
     if (p->L.path != MPCGI_ADAPTIVE_UNIFORM) {
         int32_t long_blocks = p->L.long_blocks;
