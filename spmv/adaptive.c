@@ -83,8 +83,7 @@ typedef struct adaptive_plan {
     int use64, use32;
     int wide; /* gathers span far: some |col - row| exceeds both INT16_MAX and n / 4 */
     int64_t bin_rows[MPCGI_ADAPTIVE_BINS], max_len;
-    mpcgi_adaptive_launch L;   /* the layout; its pointers are device arrays once uploaded */
-    mpcgi_adaptive_launch L32; /* fp32's: L with its own NT (fp32_layout) */
+    mpcgi_adaptive_launch L; /* the layout; its pointers are device arrays once uploaded */
     /* CPU plan */
     int32_t *rows, *long_start;
     float *val32;
@@ -261,30 +260,33 @@ static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const
                                                            : MPCGI_ADAPTIVE_BINNED;
 }
 
-/*
- * fp32's layout: L, but on the uniform path of the tuned rule, where the plan is not wide and NT
- * is not set by the knob, half the lanes per row (NT / 2, at least 1): with half the bytes per
- * entry, fp32 needs more entries per lane to keep as many bytes in flight. H100, adaptive_sweep,
- * fp32 against cuSPARSE, NT / 2 and NT: poisson3d:128 1.31 x and 1.27 x, poisson3d27:96 1.28 x and
- * 1.09 x, poisson3d:256 1.18 x and 1.15 x, replicate bcsstk16 x 150 1.24 x and 0.98 x, replicate
- * bcsstk25 x 170 0.93 x and 0.72 x; on the permuted (wide) replicas NT / 2 was slower (0.91 x
- * and 0.95 x, 0.88 x and 0.90 x). Called whenever L changes, pointers included.
- */
-static void fp32_layout(adaptive_plan *p)
+/* Virtual blocks of `rows` rows for groups of nt lanes, R rows each. */
+static int64_t group_vblocks(const mpcgi_adaptive_launch *L, int64_t rows, int nt)
 {
-    const adaptive_params *par = &p->par;
-    mpcgi_adaptive_launch *L = &p->L32;
-    *L = p->L;
-    if (L->path != MPCGI_ADAPTIVE_UNIFORM || par->rule != RULE_TUNED || par->nt || p->wide ||
-        L->nt < 2)
-        return;
-    L->nt /= 2;
-    int64_t per = (int64_t)L->rows_per_group * (par->block / L->nt);
-    L->vblocks = (L->n + per - 1) / per;
+    const int64_t per = (int64_t)L->rows_per_group * (L->block / nt);
+    return (rows + per - 1) / per;
 }
 
-/* The path, then the virtual blocks of one SpMV (fp64: L, fp32: L32). counts:
- * MPCGI_ADAPTIVE_QUANTITIES totals. */
+/*
+ * The fp32 SpMV's layout, derived from L: the same, but on the uniform path of the tuned rule,
+ * where the plan is not wide and NT is not set by the knob, half the lanes per row (NT / 2): with
+ * half the bytes per entry, fp32 needs more entries per lane to keep as many bytes in flight.
+ * H100, adaptive_sweep, fp32 against cuSPARSE, NT / 2 and NT: poisson3d:128 1.31 x and 1.27 x,
+ * poisson3d27:96 1.28 x and 1.09 x, poisson3d:256 1.18 x and 1.15 x, replicate bcsstk16 x 150
+ * 1.24 x and 0.98 x, replicate bcsstk25 x 170 0.93 x and 0.72 x; on the permuted (wide) replicas
+ * NT / 2 was slower (0.91 x and 0.95 x, 0.88 x and 0.90 x).
+ */
+static void fp32_launch(const adaptive_plan *p, mpcgi_adaptive_launch *out)
+{
+    *out = p->L;
+    if (out->path != MPCGI_ADAPTIVE_UNIFORM || p->par.rule != RULE_TUNED || p->par.nt || p->wide ||
+        out->nt < 2)
+        return;
+    out->nt /= 2;
+    out->vblocks = group_vblocks(out, out->n, out->nt);
+}
+
+/* The path, then the virtual blocks of one SpMV. counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
 static void plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len)
 {
     const adaptive_params *par = &p->par;
@@ -309,20 +311,16 @@ static void plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len
     L->row_count[0] = L->n_long;
     L->vb_start[0] = L->long_blocks;
     if (L->path != MPCGI_ADAPTIVE_BINNED) {
-        int64_t per = (int64_t)L->rows_per_group * (par->block / L->nt);
         if (L->path == MPCGI_ADAPTIVE_SPLIT) L->skip_len = par->bin.long_min;
-        L->vblocks = L->long_blocks + (n + per - 1) / per;
-        fp32_layout(p);
+        L->vblocks = L->long_blocks + group_vblocks(L, n, L->nt);
         return;
     }
     for (int b = 1; b < MPCGI_ADAPTIVE_BINS; b++) {
-        int64_t per = (int64_t)L->rows_per_group * (par->block / mpcgi_adaptive_bin_nt(b));
         L->row_start[b] = L->row_start[b - 1] + L->row_count[b - 1];
         L->row_count[b] = counts[b];
-        L->vb_start[b] = L->vb_start[b - 1] + (counts[b] + per - 1) / per;
+        L->vb_start[b] = L->vb_start[b - 1] + group_vblocks(L, counts[b], mpcgi_adaptive_bin_nt(b));
     }
     L->vblocks = L->vb_start[MPCGI_ADAPTIVE_SHORT_BINS];
-    fp32_layout(p);
 }
 
 /* Entries of the row list: every row (binned), the long rows (split), none (uniform). */
@@ -624,7 +622,6 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     L->rows = p->d_rows;
     L->long_start = p->d_long_start;
     L->counters = p->d_counters;
-    fp32_layout(p); /* the same arrays */
     /* the persistent CG loops: their partial arrays share the fused CG's MPCGI_CG_BLOCKS */
     p->loop_grid = p->use64 && p->par.loop != LOOP_SINGLE
                        ? mpcgi_adaptive_cg_grid(L, g->id, p->par.loop_blocks, MPCGI_CG_BLOCKS / 2)
@@ -665,10 +662,13 @@ static mpcg_status adaptive_apply(mpcg_context *ctx, void *impl, mpcg_precision 
 {
     const adaptive_plan *p = impl;
     void *s = mpcgi_device_stream(ctx);
-    if (prec == MPCG_PRECISION_FP64)
+    mpcgi_adaptive_launch l32;
+    if (prec == MPCG_PRECISION_FP64) {
         MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f64(s, &p->L, p->d_val64, x, y, ws));
-    else
-        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f32(s, &p->L32, p->d_val32, x, y, ws));
+    } else {
+        fp32_launch(p, &l32);
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f32(s, &l32, p->d_val32, x, y, ws));
+    }
     return MPCG_SUCCESS;
 }
 
@@ -730,10 +730,13 @@ static mpcg_status adaptive_apply_host(mpcg_context *ctx, void *impl, mpcg_preci
 {
     (void)ctx;
     adaptive_plan *p = impl;
-    if (prec == MPCG_PRECISION_FP64)
+    mpcgi_adaptive_launch l32;
+    if (prec == MPCG_PRECISION_FP64) {
         emulate_f64(p, &p->L, p->A->val, x, y, p->part);
-    else
-        emulate_f32(p, &p->L32, p->val32, x, y, (float *)p->part);
+    } else {
+        fp32_launch(p, &l32);
+        emulate_f32(p, &l32, p->val32, x, y, (float *)p->part);
+    }
     return MPCG_SUCCESS;
 }
 
@@ -744,7 +747,9 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     memset(info, 0, sizeof *info);
     info->path = L->path;
     info->nt = L->nt;
-    info->nt_fp32 = p->L32.nt;
+    mpcgi_adaptive_launch l32;
+    fp32_launch(p, &l32);
+    info->nt_fp32 = l32.nt;
     info->rows_per_group = L->rows_per_group;
     info->list_length = list_length(L);
     info->block = L->block;

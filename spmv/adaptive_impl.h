@@ -51,8 +51,8 @@ static EMU_T EMU(chunk_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x
     return p;
 }
 
-/* y = A x as the device computes it with layout L (the plan's L or L32); part: the plan's
- * long_blocks chunk partials. */
+/* y = A x as the device computes it with layout L (the plan's, or fp32_launch's); part: the
+ * plan's long_blocks chunk partials. */
 static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L, const EMU_T *val,
                          const EMU_T *x, EMU_T *y, EMU_T *part)
 {
