@@ -26,4 +26,5 @@ adaptive_sweep_LDADD = libmpcgi.la $(LIBS)
 endif
 EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py
 # an experiment built by hand (its header says how; docs/backends.md, gather-bound matrices)
-EXTRA_DIST += bench/experiments/column_split.cu
+EXTRA_DIST += bench/experiments/column_split.cu bench/experiments/row_tiles.cu \
+	bench/experiments/experiment.cuh

@@ -185,13 +185,6 @@ static mpcg_status run_cusparse(sweep *s, double *ms64, double *ms32)
     return st;
 }
 
-static const char *path_name(int path)
-{
-    return path == MPCGI_ADAPTIVE_UNIFORM ? "uniform"
-           : path == MPCGI_ADAPTIVE_SPLIT ? "split"
-                                          : "binned";
-}
-
 /* One setting: plan, times, one table row. */
 static mpcg_status run_config(sweep *s, const char *cfg, double cs64, double cs32, double *host)
 {
@@ -209,7 +202,7 @@ static mpcg_status run_config(sweep *s, const char *cfg, double cs64, double cs3
     double gbs = spmv_bytes(s, plan, 0) / (ms64 * 1e-3) / 1e9;
     printf("| %s | %s | %d/%d | %d | %d | %lld/%lld | %.3f | %.1f | %.0f | %.4f | %.1f | %.3f | "
            "%.2f | %.4f | %.2f | %.4f | %.1e |\n",
-           *cfg ? cfg : "(defaults)", path_name(in.path), in.nt, in.nt_fp32, in.rows_per_group,
+           *cfg ? cfg : "(defaults)", mpcgi_adaptive_path_name(in.path), in.nt, in.nt_fp32, in.rows_per_group,
            in.block, (long long)in.bin_rows[MPCGI_ADAPTIVE_LONG], (long long)in.long_blocks,
            in.setup_ms, in.setup_ms / ms64, plan_ms, ms64, gbs, gbs / s->copy_gbs, cs64 / ms64,
            ms32, cs32 / ms32, msdot, diff);

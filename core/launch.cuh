@@ -53,11 +53,11 @@ static inline bool mpcgi_pdl_on()
     return known[dev] > 0;
 }
 
-/* kernel<<<grid, block, 0, stream>>>(args...), with PDL where mpcgi_pdl_on(); the launch's
+/* kernel<<<grid, block, smem, stream>>>(args...), with PDL where mpcgi_pdl_on(); the launch's
  * error. */
 template <typename... P, typename... A>
-static cudaError_t mpcgi_launch(void (*kernel)(P...), unsigned grid, unsigned block, void *stream,
-                                A &&...args)
+static cudaError_t mpcgi_launch_smem(void (*kernel)(P...), unsigned grid, unsigned block,
+                                     size_t smem, void *stream, A &&...args)
 {
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -65,11 +65,19 @@ static cudaError_t mpcgi_launch(void (*kernel)(P...), unsigned grid, unsigned bl
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(block);
-    cfg.dynamicSmemBytes = 0;
+    cfg.dynamicSmemBytes = smem;
     cfg.stream = (cudaStream_t)stream;
     cfg.attrs = attr;
     cfg.numAttrs = mpcgi_pdl_on() ? 1 : 0;
     return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+
+/* The same without dynamic shared memory. */
+template <typename... P, typename... A>
+static cudaError_t mpcgi_launch(void (*kernel)(P...), unsigned grid, unsigned block, void *stream,
+                                A &&...args)
+{
+    return mpcgi_launch_smem(kernel, grid, block, 0, stream, std::forward<A>(args)...);
 }
 
 #endif /* MPCG_CORE_LAUNCH_CUH */

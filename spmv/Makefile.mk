@@ -4,6 +4,7 @@ if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += spmv/cusparse.c
 # adaptive: CSR-vector with NT threads per row and row binning (seed 003)
 libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_impl.h \
-	spmv/adaptive_kernels.h spmv/adaptive_device.cuh spmv/adaptive.cu spmv/adaptive_cg.cu
-MPCG_CU_FILES += spmv/adaptive.cu spmv/adaptive_cg.cu
+	spmv/adaptive_kernels.h spmv/adaptive_device.cuh spmv/adaptive.cu spmv/adaptive_cg.cu \
+	spmv/adaptive_tiles.cu
+MPCG_CU_FILES += spmv/adaptive.cu spmv/adaptive_cg.cu spmv/adaptive_tiles.cu
 endif

@@ -51,10 +51,24 @@
  * dependent gathers) and the device's streaming rate, both rough H100 figures */
 #define TAIL_NS_PER_ROUND 500.0
 #define TAIL_BYTES_PER_NS 3000.0
+/* The tiles path (tiles_cut, tiles_start): rows per tile at most (y of a tile in shared memory,
+ * 160 KiB in fp64; the L1 keeps the rest of the SM's 256 KiB for the loads in flight), tiles in
+ * multiples of the SMs (CPU plans: of DEFAULT_TILE_WAVE, the H100's and H200's 132), and when
+ * the tuned rule takes it: wide plans of at least TILE_MIN_NNZ nonzeros whose longest row is at
+ * most TILE_MAX_LEN. H100, adaptive_sweep, fp64 against cuSPARSE, at most 15360 and 20480 rows:
+ * powerlaw:4000000:16 1.35 x (396 tiles) and 1.50 x (264), the permuted bcsstk25 replica 1.24 x
+ * and 1.40 x; 24576 and 28672 gave the tiles of 20480 on all three wide matrices. */
+#define DEFAULT_TILE_ROWS 20480
+#define MAX_TILE_ROWS 28672
+#define TILE_LONG_MIN 16
+#define TILE_LONG_MAX 254 /* levels are counted in 8 bits */
+#define DEFAULT_TILE_WAVE 132
+#define TILE_MIN_NNZ (1 << 22)
+#define TILE_MAX_LEN (1 << 17)
 
 typedef enum { RULE_TUNED, RULE_SEED } adaptive_rule;
 
-typedef enum { MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED } adaptive_mode;
+typedef enum { MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED, MODE_TILES } adaptive_mode;
 
 /* The persistent CG loop a plan runs (spmv/adaptive_cg.cu): the single-reduction loop where
  * its rows fit in shared memory, else the two-barrier loop on the uniform path (auto); or only
@@ -75,6 +89,8 @@ typedef struct adaptive_params {
     int loop_blocks;    /* blocks per SM of the two-barrier persistent CG loop */
     adaptive_loop loop; /* which persistent CG loop (MPCG_ADAPTIVE_LOOP) */
     int index32;        /* MPCG_ADAPTIVE_INDEX=32: never the 16-bit column offsets */
+    int tile_rows, tile_long, tile_wave; /* tiles path; 0: tile_long from the tiles (tiles_start),
+                                            tile_wave the SMs (CPU: 132) */
 } adaptive_params;
 
 typedef struct adaptive_plan {
@@ -98,6 +114,18 @@ typedef struct adaptive_plan {
     int loop1_grid, loop1_rb, loop1_width; /* the single-reduction loop's blocks (0: cannot
                                               run it), rows per block, entries per row */
     double setup_ms;
+    /* tiles path: the tiles (host arrays in both plans), the slots (host arrays in a CPU plan;
+     * slot_perm: the entry of each slot, -1 if empty) and the values in slot order (device) */
+    int64_t n_slots, long_nnz;
+    int32_t *tile_row, *tile_long;
+    int64_t *tile_off;
+    int32_t *slot_col, *slot_perm;
+    uint16_t *slot_row;
+    int32_t *d_tile_row, *d_tile_long, *d_slot_col, *d_slot_perm;
+    int64_t *d_tile_off;
+    uint16_t *d_slot_row;
+    double *d_tval64;
+    float *d_tval32;
 } adaptive_plan;
 
 /* ---------------------------------------------------------------- parameters */
@@ -139,7 +167,7 @@ static mpcg_status env_word(const mpcg_context *ctx, const char *name, const cha
 
 static mpcg_status read_params(const mpcg_context *ctx, int64_t nnz, adaptive_params *par)
 {
-    static const char *const modes[] = {"auto", "uniform", "split", "binned", NULL};
+    static const char *const modes[] = {"auto", "uniform", "split", "binned", "tiles", NULL};
     static const char *const loads[] = {"stream", "cached", NULL};
     static const char *const rules[] = {"tuned", "seed", NULL};
     static const char *const indices[] = {"auto", "32", NULL};
@@ -181,6 +209,11 @@ static mpcg_status read_params(const mpcg_context *ctx, int64_t nnz, adaptive_pa
                             &par->loop_blocks));
     MPCG_CHECK(ctx, env_word(ctx, "MPCG_ADAPTIVE_LOOP", loops, &loop));
     par->loop = (adaptive_loop)loop;
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_TILE_ROWS", 16, MAX_TILE_ROWS, 0, DEFAULT_TILE_ROWS,
+                            &par->tile_rows));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_TILE_LONG", 0, TILE_LONG_MAX, 0, 0,
+                            &par->tile_long));
+    MPCG_CHECK(ctx, env_int(ctx, "MPCG_ADAPTIVE_TILE_WAVE", 0, 1 << 16, 0, 0, &par->tile_wave));
     par->mode = (adaptive_mode)mode;
     par->stream_loads = load == 0;
     par->max_ratio = ratio10 / 10.0;
@@ -217,6 +250,18 @@ static int rows_per_group(const adaptive_params *par, int64_t n, int nt, int wid
     if (par->rows) return par->rows;
     if (par->rule == RULE_SEED) return 1;
     return nt > 1 && n >= (1 << 16) && !wide ? 2 : 1;
+}
+
+/* Whether a plan takes the tiles path: asked for, or by the tuned rule on wide plans (random
+ * gathers) of TILE_MIN_NNZ nonzeros or more whose longest row is at most TILE_MAX_LEN. H100,
+ * adaptive_sweep, fp64 against cuSPARSE, tiles and split: powerlaw:4000000:16 1.50 x and 0.94 x,
+ * the permuted replicas of bcsstk16 (x 150) 1.26 x and 0.95 x, of bcsstk25 (x 170) 1.40 x and
+ * 0.93 x. */
+static int want_tiles(const adaptive_params *par, int wide, int64_t nnz, int64_t max_len)
+{
+    if (par->mode == MODE_TILES) return 1;
+    return par->mode == MODE_AUTO && par->rule == RULE_TUNED && wide && nnz >= TILE_MIN_NNZ &&
+           max_len <= TILE_MAX_LEN;
 }
 
 /* The path (the rule of docs/backends.md). counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
@@ -294,12 +339,16 @@ static void plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len
     int64_t n = p->A->n;
     memcpy(p->bin_rows, counts, sizeof p->bin_rows);
     p->max_len = max_len;
+    p->long_nnz = counts[MPCGI_ADAPTIVE_LONG_NNZ];
     L->n = n;
     L->block = par->block;
     L->chunk = par->bin.chunk;
     L->grid = par->grid;
     L->stream_loads = par->stream_loads;
-    L->path = choose_path(par, n, p->A->nnz, counts, max_len, &L->nt);
+    L->path = want_tiles(par, p->wide, p->A->nnz, max_len)
+                  ? MPCGI_ADAPTIVE_TILES
+                  : choose_path(par, n, p->A->nnz, counts, max_len, &L->nt);
+    if (L->path == MPCGI_ADAPTIVE_TILES) L->nt = 0;
     L->rows_per_group = rows_per_group(par, n, L->nt, p->wide);
     L->skip_len = INT64_MAX;
     L->n_long = L->long_blocks = 0;
@@ -310,6 +359,11 @@ static void plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len
     L->row_start[0] = 0;
     L->row_count[0] = L->n_long;
     L->vb_start[0] = L->long_blocks;
+    if (L->path == MPCGI_ADAPTIVE_TILES) { /* the rest: tiles_layout */
+        L->tile_n_long = L->n_long;
+        L->vblocks = 0;
+        return;
+    }
     if (L->path != MPCGI_ADAPTIVE_BINNED) {
         if (L->path == MPCGI_ADAPTIVE_SPLIT) L->skip_len = par->bin.long_min;
         L->vblocks = L->long_blocks + group_vblocks(L, n, L->nt);
@@ -323,10 +377,12 @@ static void plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len
     L->vblocks = L->vb_start[MPCGI_ADAPTIVE_SHORT_BINS];
 }
 
-/* Entries of the row list: every row (binned), the long rows (split), none (uniform). */
+/* Entries of the row list: every row (binned), the long rows (split, tiles), none (uniform). */
 static int64_t list_length(const mpcgi_adaptive_launch *L)
 {
-    return L->path == MPCGI_ADAPTIVE_BINNED ? L->n : L->n_long;
+    return L->path == MPCGI_ADAPTIVE_BINNED  ? L->n
+           : L->path == MPCGI_ADAPTIVE_TILES ? L->tile_n_long
+                                             : L->n_long;
 }
 
 /* Bytes one SpMV reads of the matrix: values and columns, row pointers, and off the uniform
@@ -335,32 +391,266 @@ static size_t bytes_matrix(const adaptive_plan *p)
 {
     size_t n = (size_t)p->A->n, vsize = p->use64 ? sizeof(double) : sizeof(float);
     size_t isize = p->d_col16 ? sizeof(int16_t) : sizeof(int32_t);
+    if (p->L.path == MPCGI_ADAPTIVE_TILES) /* slots (value, column, row), long rows, tiles */
+        return (size_t)p->n_slots * (vsize + 6) + (size_t)p->long_nnz * (vsize + 4) +
+               (size_t)p->L.tile_n_long * 12 + ((size_t)p->L.tiles + 1) * 16;
     size_t b = (size_t)p->A->nnz * (vsize + isize) + (n + 1) * 4;
     if (p->L.path != MPCGI_ADAPTIVE_UNIFORM)
         b += (size_t)list_length(&p->L) * 4 + ((size_t)p->L.n_long + 1) * 4;
     return b;
 }
 
+/* ---------------------------------------------------------------- the tiles path */
+
+/*
+ * Tiles, for gather-bound matrices (random columns, x far larger than the L1): a CSR kernel
+ * issues one L2 request per nonzero for x, and that request rate, not DRAM, limits it (Nsight
+ * Compute on the H100, docs/backends.md). The tiles path cuts the rows into tiles of at most
+ * tile_rows rows (balanced on entries + rows, in multiples of the SM count) and walks each
+ * tile's entries in column order, so that the 32 gathers of a warp fall into few 128-byte lines
+ * (one request each); y of the tile stays in shared memory. Each tile's short entries (rows of
+ * at most tile_long) are dealt into rounds of TILE_BLOCK slots with a row at most once per round
+ * (mpcgi_adaptive_tile_setup, spmv/adaptive_tiles.cu: an entry that meets its row again in a
+ * round moves to a later level); a round's additions need no atomics, and a row's entries are
+ * added in round order: deterministic, and emulated here. Long rows are summed whole by a warp
+ * (by the block beyond TILE_BLOCK_ROW). Device memory: the slots (value, column, row in tile:
+ * 14 bytes per fp64 entry, plus the padding of the rounds) and their entries (4 bytes) beside
+ * the CSR arrays, which the long rows, value updates and the emulation read.
+ */
+
+/* Tiles in multiples of wave, as few as keep each within tile_rows rows: p->tile_row, L->tiles,
+ * L->tile_smem. */
+static mpcg_status tiles_cut(mpcg_context *ctx, adaptive_plan *p, int wave)
+{
+    const mpcgi_csr *A = p->A;
+    const int64_t n = A->n, limit = p->par.tile_rows;
+    for (int64_t k = 1;;) {
+        const int64_t T = k * wave;
+        MPCG_ENSURE(ctx, T < (1 << 24), MPCG_ERR_NOT_SUPPORTED,
+                    "backend adaptive: %lld tiles for n = %lld exceed its limit", (long long)T,
+                    (long long)n);
+        mpcgi_host_free(p->tile_row);
+        p->tile_row = NULL;
+        MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)T + 1, sizeof *p->tile_row,
+                                               &p->tile_row));
+        int64_t most = 0;
+        for (int64_t t = 0; t <= T; t++)
+            p->tile_row[t] = (int32_t)(t == T ? n : mpcgi_adaptive_tile_cut(A->row_ptr, n, t, T));
+        for (int64_t t = 0; t < T; t++)
+            if (p->tile_row[t + 1] - p->tile_row[t] > most) most = p->tile_row[t + 1] - p->tile_row[t];
+        if (most <= limit) {
+            p->L.tiles = (int)T;
+            p->L.tile_smem = (int)most;
+            return MPCG_SUCCESS;
+        }
+        int64_t next = k * most / limit;
+        k = next > k ? next : k + 1;
+    }
+}
+
+/* Before the binning's totals are final: the tiles (wave: the SMs, or on the host 132, unless
+ * set) and the long rows' threshold, then the binning counts again with it. Unless set, rows of
+ * more than a quarter of a tile's rounds (nnz / (T TILE_BLOCK), clamped to [16, 254]) are long:
+ * a row with an entry in most rounds meets itself often and spreads over many mostly empty
+ * levels, and the warp that sums it alone is quick at that length. H100: powerlaw:4000000:16
+ * (264 tiles: 59); the permuted bcsstk16 replica (59 entries per row, 132 tiles: 80) ran at
+ * 1.26 x cuSPARSE, with 64 at 1.13 x. */
+static mpcg_status tiles_start(mpcg_context *ctx, adaptive_plan *p, int sms)
+{
+    MPCG_CHECK(ctx, tiles_cut(ctx, p, p->par.tile_wave ? p->par.tile_wave : sms));
+    int64_t t = p->par.tile_long;
+    if (!t) {
+        t = p->A->nnz / ((int64_t)p->L.tiles * MPCGI_ADAPTIVE_TILE_BLOCK * 4);
+        t = t < TILE_LONG_MIN ? TILE_LONG_MIN : t > TILE_LONG_MAX ? TILE_LONG_MAX : t;
+    }
+    p->par.bin.long_min = (int)t;
+    return MPCG_SUCCESS;
+}
+
+/* The rounds of each tile from its level lengths (every level starts a round; a tile's rounds
+ * padded to whole batches): level_round[t * ml + v], p->tile_off, p->n_slots. */
+static mpcg_status tiles_rounds(mpcg_context *ctx, adaptive_plan *p, const int32_t *level_len,
+                                int ml, int32_t *level_round)
+{
+    const int T = p->L.tiles, bs = MPCGI_ADAPTIVE_TILE_BLOCK, d = MPCGI_ADAPTIVE_TILE_BATCH;
+    MPCG_CHECK(ctx,
+               mpcgi_host_alloc_array(ctx, (size_t)T + 1, sizeof *p->tile_off, &p->tile_off));
+    int64_t off = 0;
+    for (int t = 0; t < T; t++) {
+        int64_t r = 0;
+        for (int v = 0; v < ml; v++) {
+            level_round[(int64_t)t * ml + v] = (int32_t)r;
+            r += (level_len[(int64_t)t * ml + v] + bs - 1) / bs;
+        }
+        r = (r + d - 1) / d * d;
+        p->tile_off[t] = off;
+        off += r * bs;
+    }
+    p->tile_off[T] = off;
+    p->n_slots = off;
+    return MPCG_SUCCESS;
+}
+
+/* The long rows of each tile: p->tile_long[t] = the first long row at or after tile t's first
+ * row (in p->rows, ascending). */
+static mpcg_status tiles_long_host(mpcg_context *ctx, adaptive_plan *p)
+{
+    const int T = p->L.tiles;
+    MPCG_CHECK(ctx,
+               mpcgi_host_alloc_array(ctx, (size_t)T + 1, sizeof *p->tile_long, &p->tile_long));
+    int j = 0;
+    for (int t = 0; t <= T; t++) {
+        while (j < p->L.tile_n_long && p->rows[j] < p->tile_row[t])
+            j++;
+        p->tile_long[t] = j;
+    }
+    return MPCG_SUCCESS;
+}
+
+/* The launch of a tiles layout: one block of TILE_BLOCK per tile, the dot's partials per warp;
+ * the long rows are the tiles' own (n_long and long_blocks 0 for the other kernels' use). */
+static void tiles_finish(adaptive_plan *p)
+{
+    mpcgi_adaptive_launch *L = &p->L;
+    L->n_long = L->long_blocks = 0;
+    L->block = MPCGI_ADAPTIVE_TILE_BLOCK;
+    L->vblocks = L->grid = L->tiles;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The tiles of a CPU plan, as spmv/adaptive_tiles.cu builds them on the device. */
+static mpcg_status tiles_host(mpcg_context *ctx, adaptive_plan *p)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    const mpcgi_csr *A = p->A;
+    const int ml = p->par.bin.long_min + 1, bs = MPCGI_ADAPTIVE_TILE_BLOCK;
+    int32_t *level_len = NULL, *level_round = NULL, *place = NULL, *list = NULL, *next = NULL;
+    uint8_t *level = NULL;
+    uint64_t *key = NULL;
+    int64_t *mark = NULL;
+    MPCG_TRY(ctx, st, tiles_long_host(ctx, p));
+    const int T = p->L.tiles;
+    const size_t m = (size_t)(A->nnz > 0 ? A->nnz : 1);
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)T * ml, sizeof *level_len, &level_len));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)T * ml, sizeof *level_round,
+                                             &level_round));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *place, &place));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *level, &level));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *key, &key));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *list, &list));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *next, &next));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)p->L.tile_smem + 1, sizeof *mark, &mark));
+    for (int t = 0; t < T; t++) {
+        const int64_t r0 = p->tile_row[t], r1 = p->tile_row[t + 1];
+        int64_t cnt = 0;
+        for (int64_t r = r0; r < r1; r++) /* the short entries, (column, entry) */
+            if (A->row_ptr[r + 1] - A->row_ptr[r] <= p->par.bin.long_min)
+                for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
+                    key[cnt++] = (uint64_t)A->col_idx[k] << 32 | (uint64_t)k;
+        qsort(key, (size_t)cnt, sizeof *key, cmp_u64);
+        for (int64_t i = 0; i < cnt; i++)
+            list[i] = (int32_t)(key[i] & 0xffffffffu);
+        for (int64_t i = 0; i < r1 - r0; i++)
+            mark[i] = -1;
+        int64_t stamp = 0;
+        for (int v = 0; cnt > 0; v++) {
+            MPCG_ENSURE_GOTO(ctx, st, v < ml, MPCG_ERR_INTERNAL,
+                             "backend adaptive: tile %d needs more than %d levels", t, ml);
+            level_len[(int64_t)t * ml + v] = (int32_t)cnt;
+            int64_t moved = 0;
+            for (int64_t base = 0; base < cnt; base += bs, stamp++)
+                for (int64_t j = base; j < cnt && j < base + bs; j++) {
+                    const int32_t k = list[j];
+                    int64_t lo = r0, hi = r1 - 1; /* the row of entry k */
+                    while (lo < hi) {
+                        int64_t mid = (lo + hi + 1) / 2;
+                        if (A->row_ptr[mid] <= k) lo = mid;
+                        else hi = mid - 1;
+                    }
+                    const int64_t l = lo - r0;
+                    if (mark[l] == stamp) {
+                        next[moved++] = k;
+                    } else {
+                        mark[l] = stamp;
+                        place[k] = (int32_t)j;
+                        level[k] = (uint8_t)v;
+                    }
+                }
+            int32_t *w = list;
+            list = next;
+            next = w;
+            cnt = moved;
+        }
+    }
+    MPCG_TRY(ctx, st, tiles_rounds(ctx, p, level_len, ml, level_round));
+    const size_t slots = (size_t)(p->n_slots > 0 ? p->n_slots : 1);
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, slots, sizeof *p->slot_col, &p->slot_col));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, slots, sizeof *p->slot_row, &p->slot_row));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, slots, sizeof *p->slot_perm, &p->slot_perm));
+    memset(p->slot_col, 0, slots * sizeof *p->slot_col);
+    memset(p->slot_row, 0xff, slots * sizeof *p->slot_row);
+    memset(p->slot_perm, 0xff, slots * sizeof *p->slot_perm);
+    for (int t = 0; t < T; t++)
+        for (int64_t r = p->tile_row[t]; r < p->tile_row[t + 1]; r++) {
+            if (A->row_ptr[r + 1] - A->row_ptr[r] > p->par.bin.long_min) continue;
+            for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
+                const int64_t round = level_round[(int64_t)t * ml + level[k]] + place[k] / bs;
+                const int64_t sl = p->tile_off[t] + round * bs + place[k] % bs;
+                p->slot_col[sl] = A->col_idx[k];
+                p->slot_row[sl] = (uint16_t)(r - p->tile_row[t]);
+                p->slot_perm[sl] = (int32_t)k;
+            }
+        }
+    tiles_finish(p);
+done:
+    mpcgi_host_free(level_len), mpcgi_host_free(level_round), mpcgi_host_free(place);
+    mpcgi_host_free(level), mpcgi_host_free(key), mpcgi_host_free(mark);
+    mpcgi_host_free(list), mpcgi_host_free(next);
+    return st;
+}
+
+/* The binning's totals on the host (those of setup_count_kernel and setup_scan_kernel). */
+static void host_counts(const mpcgi_csr *A, mpcgi_adaptive_binning bin, int64_t *counts,
+                        int64_t *max_len)
+{
+    memset(counts, 0, MPCGI_ADAPTIVE_QUANTITIES * sizeof *counts);
+    *max_len = 0;
+    for (int64_t r = 0; r < A->n; r++) {
+        int64_t len = A->row_ptr[r + 1] - A->row_ptr[r];
+        int b = mpcgi_adaptive_bin_of(len, bin);
+        counts[b]++;
+        if (b == MPCGI_ADAPTIVE_LONG) {
+            counts[MPCGI_ADAPTIVE_CHUNKS] += mpcgi_adaptive_chunks(len, bin);
+            counts[MPCGI_ADAPTIVE_LONG_NNZ] += len;
+        }
+        if (len > *max_len) *max_len = len;
+    }
+}
+
+static mpcg_status tiles_host(mpcg_context *ctx, adaptive_plan *p);
+static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p);
+
 /* The CPU plan: statistics, layout, row list and chunk offsets on the host. */
 static mpcg_status host_binning(mpcg_context *ctx, adaptive_plan *p)
 {
     const mpcgi_csr *A = p->A;
-    int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0}, max_len = 0, span = 0;
-    for (int64_t r = 0; r < A->n; r++) {
-        int64_t len = A->row_ptr[r + 1] - A->row_ptr[r];
-        int b = mpcgi_adaptive_bin_of(len, p->par.bin);
-        counts[b]++;
-        if (b == MPCGI_ADAPTIVE_LONG) {
-            counts[MPCGI_ADAPTIVE_CHUNKS] += mpcgi_adaptive_chunks(len, p->par.bin);
-            counts[MPCGI_ADAPTIVE_LONG_NNZ] += len;
-        }
-        if (len > max_len) max_len = len;
+    int64_t counts[MPCGI_ADAPTIVE_QUANTITIES], max_len, span = 0;
+    host_counts(A, p->par.bin, counts, &max_len);
+    for (int64_t r = 0; r < A->n; r++)
         for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
             int64_t off = llabs(A->col_idx[k] - r);
             if (off > span) span = off;
         }
-    }
     p->wide = span > INT16_MAX && span > A->n / 4;
+    if (want_tiles(&p->par, p->wide, A->nnz, max_len)) { /* the tiles' long rows */
+        MPCG_CHECK(ctx, tiles_start(ctx, p, DEFAULT_TILE_WAVE));
+        host_counts(A, p->par.bin, counts, &max_len);
+    }
     plan_layout(p, counts, max_len);
     const mpcgi_adaptive_launch *L = &p->L;
     if (L->path == MPCGI_ADAPTIVE_UNIFORM) return MPCG_SUCCESS;
@@ -378,12 +668,13 @@ static mpcg_status host_binning(mpcg_context *ctx, adaptive_plan *p)
         if (b == MPCGI_ADAPTIVE_LONG) {
             p->long_start[next[b]] = chunks;
             chunks += (int32_t)mpcgi_adaptive_chunks(len, p->par.bin);
-        } else if (L->path == MPCGI_ADAPTIVE_SPLIT) {
+        } else if (L->path != MPCGI_ADAPTIVE_BINNED) {
             continue; /* the list holds the long rows only */
         }
         p->rows[next[b]++] = (int32_t)r;
     }
     p->long_start[L->n_long] = chunks;
+    if (L->path == MPCGI_ADAPTIVE_TILES) MPCG_CHECK(ctx, tiles_host(ctx, p));
     return MPCG_SUCCESS;
 }
 
@@ -408,6 +699,16 @@ static void adaptive_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d_counters);
     mpcgi_device_free(ctx, p->d_val64);
     mpcgi_device_free(ctx, p->d_val32);
+    mpcgi_host_free(p->tile_row), mpcgi_host_free(p->tile_long), mpcgi_host_free(p->tile_off);
+    mpcgi_host_free(p->slot_col), mpcgi_host_free(p->slot_row), mpcgi_host_free(p->slot_perm);
+    mpcgi_device_free(ctx, p->d_tile_row);
+    mpcgi_device_free(ctx, p->d_tile_long);
+    mpcgi_device_free(ctx, p->d_tile_off);
+    mpcgi_device_free(ctx, p->d_slot_col);
+    mpcgi_device_free(ctx, p->d_slot_row);
+    mpcgi_device_free(ctx, p->d_slot_perm);
+    mpcgi_device_free(ctx, p->d_tval64);
+    mpcgi_device_free(ctx, p->d_tval32);
     mpcgi_host_free(p);
 }
 
@@ -461,6 +762,14 @@ static mpcg_status upload_values(mpcg_context *ctx, adaptive_plan *p)
         MPCG_CUDA_GOTO(ctx, st,
                        (cudaError_t)mpcgi_adaptive_to_f32(mpcgi_device_stream(ctx), (int64_t)nnz,
                                                           v64, p->d_val32));
+    if (p->d_tval64) /* the tiles path: the values in slot order too */
+        MPCG_CUDA_GOTO(ctx, st,
+                       (cudaError_t)mpcgi_adaptive_tiles_values_f64(
+                           mpcgi_device_stream(ctx), p->n_slots, p->d_slot_perm, v64, p->d_tval64));
+    if (p->d_tval32)
+        MPCG_CUDA_GOTO(ctx, st,
+                       (cudaError_t)mpcgi_adaptive_tiles_values_f32(
+                           mpcgi_device_stream(ctx), p->n_slots, p->d_slot_perm, v64, p->d_tval32));
 done:
     if (v64 != p->d_val64) {
         /* the conversion must finish before the temporary goes */
@@ -489,10 +798,9 @@ static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *span_
 
 static void columns16_keep(mpcg_context *ctx, adaptive_plan *p, int32_t span)
 {
-    p->wide = span > p->A->n / 4; /* span is 0 or above INT16_MAX */
-    /* no nonzeros: nothing was made */
+    /* no nonzeros: nothing was made; the tiles path reads 32-bit columns */
     if (!p->d_col16) return;
-    if (span || p->par.index32) {
+    if (span || p->par.index32 || p->L.path == MPCGI_ADAPTIVE_TILES) {
         mpcgi_device_free(ctx, p->d_col16);
         p->d_col16 = NULL;
     } else {
@@ -538,10 +846,24 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
     MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(d_span, 0, sizeof *d_span, g->stream));
     MPCG_TRY(ctx, st, columns16(ctx, p, d_span));
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, totals, d_totals, sizeof totals, MPCGI_D2H));
+    const int32_t span = totals[MPCGI_ADAPTIVE_QUANTITIES + 1];
+    p->wide = span > n / 4; /* span is 0 or above INT16_MAX */
+    if (want_tiles(&p->par, p->wide, p->A->nnz, totals[MPCGI_ADAPTIVE_QUANTITIES])) {
+        /* count again with the tiles' long rows */
+        MPCG_TRY(ctx, st, tiles_start(ctx, p, g->props.multiProcessorCount));
+        MPCG_CUDA_GOTO(ctx, st,
+                       (cudaError_t)mpcgi_adaptive_setup_count(s, n, rp64, p->d_row_ptr,
+                                                               &p->par.bin, counts, tile_max));
+        MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_adaptive_setup_scan(s, ntiles, counts, tile_max,
+                                                                        d_totals));
+        MPCG_TRY(ctx, st,
+                 mpcgi_device_copy(ctx, totals, d_totals,
+                                   (MPCGI_ADAPTIVE_QUANTITIES + 1) * sizeof *totals, MPCGI_D2H));
+    }
     for (int q = 0; q < MPCGI_ADAPTIVE_QUANTITIES; q++)
         c64[q] = totals[q];
-    columns16_keep(ctx, p, totals[MPCGI_ADAPTIVE_QUANTITIES + 1]); /* p->wide: the layout's */
     plan_layout(p, c64, totals[MPCGI_ADAPTIVE_QUANTITIES]);
+    columns16_keep(ctx, p, span);
     if (p->L.path != MPCGI_ADAPTIVE_UNIFORM) {
         int32_t long_blocks = p->L.long_blocks;
         MPCG_TRY(
@@ -556,11 +878,12 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
             MPCG_CUDA_GOTO(ctx, st,
                            (cudaError_t)mpcgi_adaptive_setup_scatter(
                                s, n, p->d_row_ptr, &p->par.bin, counts, region,
-                               p->L.path == MPCGI_ADAPTIVE_SPLIT, p->d_rows, p->d_long_start));
+                               p->L.path != MPCGI_ADAPTIVE_BINNED, p->d_rows, p->d_long_start));
         MPCG_TRY(ctx, st,
                  mpcgi_device_copy(ctx, p->d_long_start + p->L.n_long, &long_blocks,
                                    sizeof long_blocks, MPCGI_H2D));
     }
+    if (p->L.path == MPCGI_ADAPTIVE_TILES) MPCG_TRY(ctx, st, tiles_device(ctx, p));
     MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t1, g->stream));
     MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(t1));
     float ms = 0;
@@ -577,10 +900,100 @@ done:
     return st;
 }
 
-static const char *path_name(int path)
+/* The tiles of a device plan (spmv/adaptive_tiles.cu; tiles_host builds the same on the host):
+ * the cut and the rounds on the host, the sort, the levels and the slots on the device. */
+static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    void *s = mpcgi_device_stream(ctx);
+    const mpcgi_csr *A = p->A;
+    const int ml = p->par.bin.long_min + 1;
+    int failed = 0;
+    int32_t *level_len = NULL, *level_round = NULL, *d_level_len = NULL, *d_level_round = NULL;
+    int *d_failed = NULL;
+    void *scratch = NULL;
+    const int T = p->L.tiles;
+    const size_t tb = ((size_t)T + 1) * sizeof(int32_t), lb = (size_t)T * ml * sizeof(int32_t);
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, tb, &p->d_tile_row));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, p->d_tile_row, p->tile_row, tb, MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, tb, &p->d_tile_long));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, lb, &d_level_len));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, lb, &d_level_round));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, sizeof(int), &d_failed));
+    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(d_failed, 0, sizeof(int), g->stream));
+    mpcgi_adaptive_tile_setup su = {
+        .n = A->n,
+        .nnz = A->nnz,
+        .n_short = A->nnz - p->long_nnz,
+        .tiles = T,
+        .long_min = p->par.bin.long_min,
+        .max_levels = ml,
+        .max_rows = p->L.tile_smem,
+        .row_ptr = p->d_row_ptr,
+        .col = p->d_col_idx,
+        .tile_row = p->d_tile_row,
+        .rows = p->d_rows,
+        .tile_n_long = p->L.tile_n_long,
+        .scratch_bytes = mpcgi_adaptive_tiles_scratch(A->nnz, T, A->n),
+        .level_len = d_level_len,
+        .tile_long = p->d_tile_long,
+        .failed = d_failed,
+    };
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, su.scratch_bytes, &scratch));
+    su.scratch = scratch;
+    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_adaptive_tiles_step1(s, &su));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, lb, &level_len));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, lb, &level_round));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, level_len, d_level_len, lb, MPCGI_D2H));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, &failed, d_failed, sizeof failed, MPCGI_D2H));
+    MPCG_ENSURE_GOTO(ctx, st, !failed, MPCG_ERR_INTERNAL,
+                     "backend adaptive: a tile needs more than %d levels", ml);
+    MPCG_TRY(ctx, st, tiles_rounds(ctx, p, level_len, ml, level_round));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, d_level_round, level_round, lb, MPCGI_H2D));
+    const size_t ob = ((size_t)T + 1) * sizeof(int64_t);
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, ob, &p->d_tile_off));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, p->d_tile_off, p->tile_off, ob, MPCGI_H2D));
+    const size_t slots = (size_t)(p->n_slots > 0 ? p->n_slots : 1);
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(int32_t), &p->d_slot_col));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(uint16_t), &p->d_slot_row));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(int32_t), &p->d_slot_perm));
+    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(p->d_slot_col, 0, slots * sizeof(int32_t), g->stream));
+    MPCG_CUDA_GOTO(ctx, st,
+                   cudaMemsetAsync(p->d_slot_row, 0xff, slots * sizeof(uint16_t), g->stream));
+    MPCG_CUDA_GOTO(ctx, st,
+                   cudaMemsetAsync(p->d_slot_perm, 0xff, slots * sizeof(int32_t), g->stream));
+    MPCG_CUDA_GOTO(ctx, st,
+                   (cudaError_t)mpcgi_adaptive_tiles_step2(s, &su, p->d_tile_off, d_level_round,
+                                                           p->d_slot_col, p->d_slot_row,
+                                                           p->d_slot_perm));
+    if (p->use64)
+        MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(double), &p->d_tval64));
+    if (p->use32) MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(float), &p->d_tval32));
+    tiles_finish(p);
+    mpcgi_adaptive_launch *L = &p->L;
+    L->tile_row = p->d_tile_row;
+    L->tile_off = p->d_tile_off;
+    L->tile_long = p->d_tile_long;
+    L->slot_col = p->d_slot_col;
+    L->slot_row = p->d_slot_row;
+    /* the scratch goes once the slots are written */
+    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx));
+done:
+    mpcgi_device_free(ctx, scratch);
+    mpcgi_device_free(ctx, d_level_len);
+    mpcgi_device_free(ctx, d_level_round);
+    mpcgi_device_free(ctx, d_failed);
+    mpcgi_host_free(level_len);
+    mpcgi_host_free(level_round);
+    return st;
+}
+
+const char *mpcgi_adaptive_path_name(int path)
 {
     return path == MPCGI_ADAPTIVE_UNIFORM ? "uniform"
            : path == MPCGI_ADAPTIVE_SPLIT ? "split"
+           : path == MPCGI_ADAPTIVE_TILES ? "tiles"
                                           : "binned";
 }
 
@@ -604,8 +1017,8 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
                mpcgi_device_copy(ctx, p->d_col_idx, A->col_idx, nnz * sizeof(int32_t), MPCGI_H2D));
     if (p->use64) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(double), &p->d_val64));
     if (p->use32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d_val32));
-    MPCG_CHECK(ctx, upload_values(ctx, p));
     MPCG_CHECK(ctx, device_binning(ctx, p));
+    MPCG_CHECK(ctx, upload_values(ctx, p)); /* after the binning: the tiles' slot order */
     /* the dot's grid: one block per virtual block like apply (a grid-stride loop over a wave
      * of resident blocks measured up to 1.9 times slower), at most DOT_GRID_MAX; fixed per
      * plan, so the dot's order is too */
@@ -626,7 +1039,8 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     p->loop_grid = p->use64 && p->par.loop != LOOP_SINGLE
                        ? mpcgi_adaptive_cg_grid(L, g->id, p->par.loop_blocks, MPCGI_CG_BLOCKS / 2)
                        : 0;
-    p->loop1_grid = p->use64 && p->par.loop != LOOP_TWO_BARRIER
+    p->loop1_grid = p->use64 && p->par.loop != LOOP_TWO_BARRIER &&
+                            L->path != MPCGI_ADAPTIVE_TILES
                         ? mpcgi_adaptive_cg_loop1_grid(L, g->id, p->max_len,
                                                        p->par.loop == LOOP_SINGLE, &p->loop1_rb,
                                                        &p->loop1_width)
@@ -640,7 +1054,7 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
               "adaptive: n %lld, nnz %lld, longest row %lld: %s (NT %d, R %d, %d-bit columns), "
               "rows per bin long %lld (%d chunks), NT32 %lld, NT16 %lld, NT8 %lld, NT4 %lld, "
               "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms; persistent CG loop: %s",
-              (long long)A->n, (long long)A->nnz, (long long)p->max_len, path_name(L->path), L->nt,
+              (long long)A->n, (long long)A->nnz, (long long)p->max_len, mpcgi_adaptive_path_name(L->path), L->nt,
               L->rows_per_group, p->d_col16 ? 16 : 32, (long long)p->bin_rows[0], L->long_blocks,
               (long long)p->bin_rows[1], (long long)p->bin_rows[2], (long long)p->bin_rows[3],
               (long long)p->bin_rows[4], (long long)p->bin_rows[5], (long long)p->bin_rows[6],
@@ -663,6 +1077,15 @@ static mpcg_status adaptive_apply(mpcg_context *ctx, void *impl, mpcg_precision 
     const adaptive_plan *p = impl;
     void *s = mpcgi_device_stream(ctx);
     mpcgi_adaptive_launch l32;
+    if (p->L.path == MPCGI_ADAPTIVE_TILES) {
+        if (prec == MPCG_PRECISION_FP64)
+            MPCG_LAUNCH(ctx,
+                        mpcgi_adaptive_tiles_spmv_f64(s, &p->L, p->d_tval64, p->d_val64, x, y, ws));
+        else
+            MPCG_LAUNCH(ctx,
+                        mpcgi_adaptive_tiles_spmv_f32(s, &p->L, p->d_tval32, p->d_val32, x, y, ws));
+        return MPCG_SUCCESS;
+    }
     if (prec == MPCG_PRECISION_FP64) {
         MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f64(s, &p->L, p->d_val64, x, y, ws));
     } else {
@@ -676,8 +1099,13 @@ static mpcg_status adaptive_apply_dot(mpcg_context *ctx, void *impl, const doubl
                                       double *dot_dev, const int *skip_dev, void *ws)
 {
     const adaptive_plan *p = impl;
-    MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_dot_f64(mpcgi_device_stream(ctx), &p->L, p->d_val64, x, y,
-                                                 ws, dot_dev, skip_dev));
+    if (p->L.path == MPCGI_ADAPTIVE_TILES)
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_tiles_spmv_dot_f64(mpcgi_device_stream(ctx), &p->L,
+                                                           p->d_tval64, p->d_val64, x, y, ws,
+                                                           dot_dev, skip_dev));
+    else
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_dot_f64(mpcgi_device_stream(ctx), &p->L, p->d_val64,
+                                                     x, y, ws, dot_dev, skip_dev));
     return MPCG_SUCCESS;
 }
 
@@ -687,9 +1115,14 @@ static mpcg_status adaptive_apply_direction_dot(mpcg_context *ctx, void *impl, c
                                                 const int *skip_dev, void *ws)
 {
     const adaptive_plan *a = impl;
-    MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_direction_dot_f64(mpcgi_device_stream(ctx), &a->L,
-                                                           a->d_val64, r, p, beta_dev, p_out, y, ws,
-                                                           dot_dev, skip_dev));
+    if (a->L.path == MPCGI_ADAPTIVE_TILES)
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_tiles_spmv_direction_dot_f64(
+                             mpcgi_device_stream(ctx), &a->L, a->d_tval64, a->d_val64, r, p,
+                             beta_dev, p_out, y, ws, dot_dev, skip_dev));
+    else
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_direction_dot_f64(mpcgi_device_stream(ctx), &a->L,
+                                                               a->d_val64, r, p, beta_dev, p_out,
+                                                               y, ws, dot_dev, skip_dev));
     return MPCG_SUCCESS;
 }
 
@@ -728,9 +1161,12 @@ static mpcg_status adaptive_cg_loop(mpcg_context *ctx, void *impl, const mpcgi_c
 static mpcg_status adaptive_apply_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
                                        const void *x, void *y)
 {
-    (void)ctx;
     adaptive_plan *p = impl;
     mpcgi_adaptive_launch l32;
+    if (p->L.path == MPCGI_ADAPTIVE_TILES) {
+        if (prec == MPCG_PRECISION_FP64) return emulate_tiles_f64(ctx, p, p->A->val, x, y);
+        return emulate_tiles_f32(ctx, p, p->val32, x, y);
+    }
     if (prec == MPCG_PRECISION_FP64) {
         emulate_f64(p, &p->L, p->A->val, x, y, p->part);
     } else {
@@ -764,6 +1200,10 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     info->long_start = p->d_row_ptr ? p->d_long_start : p->long_start;
     info->index_bits = p->d_col16 ? 16 : 32;
     info->cg_loop = loop_name(p);
+    info->tiles = L->tiles;
+    info->tile_rows = L->tile_smem;
+    info->slots = p->n_slots;
+    info->slot_perm = p->d_row_ptr ? p->d_slot_perm : p->slot_perm;
 }
 
 const struct mpcgi_spmv_ops mpcgi_spmv_adaptive = {

@@ -266,6 +266,137 @@ static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, S sr
     return (int)e;
 }
 
+/* ---------------------------------------------------------------- the tiles path */
+
+#define TILE_BS MPCGI_ADAPTIVE_TILE_BLOCK
+#define TILE_D MPCGI_ADAPTIVE_TILE_BATCH
+
+/*
+ * One block per tile of rows (spmv/adaptive.c, "tiles"), y of the tile in shared memory (ys):
+ *   - its long rows first: one longer than TILE_BLOCK_ROW by the whole block (thread t strides
+ *     by the block, block_sum), each other one by a warp (lanes stride by 32, warp_sum); the sum
+ *     is stored in ys;
+ *   - then its rounds, TILE_BATCH at a time: every thread loads its slot of each round (row in
+ *     tile, value, column) and gathers x for it, then the rounds are applied in order, a barrier
+ *     after each: ys[row] = fma(value, x, ys[row]). No row occurs twice in a round, so the
+ *     additions need no atomics and a row's entries are added in round order;
+ *   - ys goes to y (with DOT, x_i y_i to the warp partials of the dot).
+ * x is gathered through L2 only (ld.global.cg): the L1 is small next to the tile's y, and the
+ * slots of a warp, in column order, share cache lines within the one load.
+ */
+template <bool DOT, typename T>
+static __global__ void __launch_bounds__(TILE_BS, 1)
+    tile_kernel(const __grid_constant__ mpcgi_adaptive_launch L, const T *__restrict__ tval,
+                const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y, double *ws,
+                const int *skip)
+{
+    extern __shared__ __align__(16) unsigned char tile_shared[];
+    T *ys = (T *)tile_shared;
+    __shared__ T sh[TILE_BS / 32];
+    mpcgi_pdl_start();
+    if (DOT && skip && *skip) return;
+    const int t = blockIdx.x, r0 = L.tile_row[t], nrows = L.tile_row[t + 1] - r0;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int i = threadIdx.x; i < nrows; i += TILE_BS)
+        ys[i] = 0;
+    __syncthreads();
+    const int j0 = L.tile_long[t], j1 = L.tile_long[t + 1];
+    /* the rows for the whole block, found TILE_BS long rows at a time (their order does not
+     * matter: each sum is its own) */
+    __shared__ int big[TILE_BS], n_big;
+    for (int base = j0; base < j1; base += TILE_BS) {
+        if (threadIdx.x == 0) n_big = 0;
+        __syncthreads();
+        const int j = base + (int)threadIdx.x;
+        if (j < j1) {
+            const int r = L.rows[j];
+            if (L.row_ptr[r + 1] - L.row_ptr[r] > MPCGI_ADAPTIVE_TILE_BLOCK_ROW)
+                big[atomicAdd(&n_big, 1)] = r;
+        }
+        __syncthreads();
+        for (int i = 0; i < n_big; i++) { /* every thread: block_sum holds barriers */
+            const int r = big[i], b = L.row_ptr[r], e = L.row_ptr[r + 1];
+            T acc = 0;
+            for (int k = b + (int)threadIdx.x; k < e; k += TILE_BS)
+                acc = fmadd(__ldcs(val + k), __ldg(x + __ldcs(L.col_idx + k)), acc);
+            const T sum = block_sum(acc, sh);
+            if (threadIdx.x == 0) ys[r - r0] = sum;
+        }
+    }
+    for (int j = j0 + warp; j < j1; j += TILE_BS / 32) {
+        const int r = L.rows[j], b = L.row_ptr[r], e = L.row_ptr[r + 1];
+        if (e - b > MPCGI_ADAPTIVE_TILE_BLOCK_ROW) continue;
+        T acc = 0;
+        for (int k = b + lane; k < e; k += 32)
+            acc = fmadd(__ldcs(val + k), __ldg(x + __ldcs(L.col_idx + k)), acc);
+        acc = warp_sum(acc);
+        if (lane == 0) ys[r - r0] = acc;
+    }
+    __syncthreads();
+    const int64_t first = L.tile_off[t] + threadIdx.x;
+    const int rounds = (int)((L.tile_off[t + 1] - L.tile_off[t]) / TILE_BS);
+    for (int q = 0; q < rounds; q += TILE_D) {
+        T v[TILE_D], xv[TILE_D];
+        int l[TILE_D];
+#pragma unroll
+        for (int u = 0; u < TILE_D; u++) {
+            const int64_t s = first + (int64_t)(q + u) * TILE_BS;
+            l[u] = __ldcs(L.slot_row + s);
+            v[u] = 0, xv[u] = 0;
+            if (l[u] != MPCGI_ADAPTIVE_TILE_EMPTY) {
+                v[u] = __ldcs(tval + s);
+                xv[u] = __ldcg(x + __ldcs(L.slot_col + s));
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < TILE_D; u++) {
+            if (l[u] != MPCGI_ADAPTIVE_TILE_EMPTY) ys[l[u]] = fmadd(v[u], xv[u], ys[l[u]]);
+            __syncthreads();
+        }
+    }
+    double dacc = 0;
+    for (int i = threadIdx.x; i < nrows; i += TILE_BS) {
+        const T yi = ys[i];
+        y[r0 + i] = yi;
+        if constexpr (DOT) dacc = fma((double)__ldg(x + r0 + i), (double)yi, dacc);
+    }
+    if constexpr (DOT) warp_partial(L, ws, dacc);
+}
+
+/* p_out = fma(beta, p, r): the CG direction of the tiles path, formed before its SpMV. */
+static __global__ void direction_kernel(int64_t n, const double *__restrict__ r,
+                                        const double *__restrict__ p, const double *beta_dev,
+                                        double *__restrict__ p_out, const int *skip)
+{
+    mpcgi_pdl_start();
+    if (skip && *skip) return;
+    const double beta = *beta_dev;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        p_out[i] = fma(beta, p[i], r[i]);
+}
+
+template <bool DOT, typename T>
+static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *tval, const T *val,
+                      const T *x, T *y, double *ws, double *dot, const int *skip)
+{
+    /* y of the largest tile; the limit is raised on every call (the static arrays count
+     * against the default 48 KiB too) */
+    const size_t smem = (size_t)L->tile_smem * sizeof(T);
+    cudaError_t e = cudaFuncSetAttribute(tile_kernel<DOT, T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess)
+        e = mpcgi_launch_smem(tile_kernel<DOT, T>, (unsigned)L->tiles, TILE_BS, smem, stream, *L,
+                              tval, val, x, y, ws, skip);
+    if constexpr (DOT) {
+        const int parts = L->tiles * (TILE_BS / 32);
+        if (e == cudaSuccess)
+            e = mpcgi_launch(dot_reduce_kernel, (unsigned)mpcgi_adaptive_dot_stages(parts),
+                             DOT_THREADS, stream, *L, ws, parts, dot, skip);
+    }
+    return (int)e;
+}
+
 /* ---------------------------------------------------------------- setup: binning on the GPU */
 
 /* Per tile of MPCGI_ADAPTIVE_TILE rows: narrow the row pointers, count the rows of each bin and
@@ -538,6 +669,39 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
 {
     return spmv<true>(stream, L, val, mpcgi_src_direction<false>{r, p, p_out, beta_dev, 0.0}, y,
                       ws, dot, skip);
+}
+
+int mpcgi_adaptive_tiles_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const double *tval,
+                                  const double *val, const double *x, double *y, double *ws)
+{
+    return tiles_spmv<false>(stream, L, tval, val, x, y, ws, nullptr, nullptr);
+}
+
+int mpcgi_adaptive_tiles_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *tval,
+                                  const float *val, const float *x, float *y, double *ws)
+{
+    return tiles_spmv<false>(stream, L, tval, val, x, y, ws, nullptr, nullptr);
+}
+
+int mpcgi_adaptive_tiles_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
+                                      const double *tval, const double *val, const double *x,
+                                      double *y, double *ws, double *dot, const int *skip)
+{
+    return tiles_spmv<true>(stream, L, tval, val, x, y, ws, dot, skip);
+}
+
+int mpcgi_adaptive_tiles_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
+                                                const double *tval, const double *val,
+                                                const double *r, const double *p,
+                                                const double *beta_dev, double *p_out, double *y,
+                                                double *ws, double *dot, const int *skip)
+{
+    int64_t blocks = (L->n + 255) / 256;
+    blocks = blocks < 1 ? 1 : blocks > 65536 ? 65536 : blocks;
+    cudaError_t e = mpcgi_launch(direction_kernel, (unsigned)blocks, 256, stream, L->n, r, p,
+                                 beta_dev, p_out, skip);
+    if (e != cudaSuccess) return (int)e;
+    return tiles_spmv<true>(stream, L, tval, val, (const double *)p_out, y, ws, dot, skip);
 }
 
 } /* extern "C" */

@@ -8,7 +8,7 @@
 #include "spmv/adaptive_kernels.h"
 
 typedef struct mpcgi_adaptive_info {
-    int path;                              /* MPCGI_ADAPTIVE_UNIFORM, _SPLIT or _BINNED */
+    int path;                              /* MPCGI_ADAPTIVE_UNIFORM, _SPLIT, _BINNED, _TILES */
     int nt;                                /* uniform and split: threads per row */
     int nt_fp32;                           /* the same for the fp32 SpMV */
     int rows_per_group;                    /* R */
@@ -28,7 +28,15 @@ typedef struct mpcgi_adaptive_info {
      * arrays for a GPU plan; NULL when uniform */
     int64_t list_length;
     const int32_t *rows, *long_start;
+    /* tiles path: tiles, rows of the largest, slots and the entry of each (-1 if empty; host
+     * array for a CPU plan, device array for a GPU plan) */
+    int tiles, tile_rows;
+    int64_t slots;
+    const int32_t *slot_perm;
 } mpcgi_adaptive_info;
+
+/* "uniform", "split", "binned" or "tiles". */
+const char *mpcgi_adaptive_path_name(int path);
 
 /* The choices of a plan of the adaptive backend (plan->impl). */
 void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info);

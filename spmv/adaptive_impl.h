@@ -88,3 +88,36 @@ static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L,
             y[rows[i]] = EMU(row_sum)(col, val, x, rp[rows[i]], rp[rows[i] + 1], nt);
     }
 }
+
+/* y = A x as the tiles kernel computes it (tile_kernel of spmv/adaptive.cu): per tile, y of the
+ * tile from 0, its long rows (row_sum with 32 lanes, or chunk_sum over the whole row with the
+ * block beyond TILE_BLOCK_ROW), then its slots in order (a row's entries in round order). */
+static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p, const EMU_T *val,
+                                      const EMU_T *x, EMU_T *y)
+{
+    const int64_t *rp = p->A->row_ptr;
+    const int32_t *col = p->A->col_idx;
+    EMU_T *ys;
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)p->L.tile_smem + 1, sizeof *ys, &ys));
+    for (int t = 0; t < p->L.tiles; t++) {
+        const int64_t r0 = p->tile_row[t], rows = p->tile_row[t + 1] - r0;
+        for (int64_t i = 0; i < rows; i++)
+            ys[i] = 0;
+        for (int j = p->tile_long[t]; j < p->tile_long[t + 1]; j++) {
+            const int64_t r = p->rows[j], b = rp[r], e = rp[r + 1];
+            ys[r - r0] = e - b > MPCGI_ADAPTIVE_TILE_BLOCK_ROW
+                             ? EMU(chunk_sum)(col, val, x, b, e, MPCGI_ADAPTIVE_TILE_BLOCK)
+                             : EMU(row_sum)(col, val, x, b, e, 32);
+        }
+        for (int64_t s = p->tile_off[t]; s < p->tile_off[t + 1]; s++) {
+            const int32_t k = p->slot_perm[s];
+            if (k < 0) continue;
+            const int l = p->slot_row[s];
+            ys[l] = EMU_FMA(val[k], x[col[k]], ys[l]);
+        }
+        for (int64_t i = 0; i < rows; i++)
+            y[r0 + i] = ys[i];
+    }
+    mpcgi_host_free(ys);
+    return MPCG_SUCCESS;
+}

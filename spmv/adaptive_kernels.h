@@ -70,10 +70,20 @@ static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_chunks(int64_t len, mpcgi
     return (len + b.chunk - 1) / b.chunk;
 }
 
-/* The three paths of a plan (spmv/adaptive.c says which is taken). */
+/* The paths of a plan (spmv/adaptive.c says which is taken). */
 #define MPCGI_ADAPTIVE_UNIFORM 0 /* the seed's kernel: one NT for every row */
 #define MPCGI_ADAPTIVE_SPLIT 1   /* long rows in chunks, every other row with one NT */
 #define MPCGI_ADAPTIVE_BINNED 2  /* long rows in chunks, the others binned by length */
+#define MPCGI_ADAPTIVE_TILES 3   /* row tiles walked in column order (gather-bound matrices) */
+
+/* The tiles path (spmv/adaptive_tiles.cu): a block of TILE_BLOCK threads per tile of rows, y of
+ * the tile in shared memory; the tile's entries in rounds of TILE_BLOCK slots, a row at most once
+ * per round, read TILE_BATCH rounds at a time; long rows (> the plan's long_min) by a warp each,
+ * those longer than TILE_BLOCK_ROW by the whole block. */
+#define MPCGI_ADAPTIVE_TILE_BLOCK 1024
+#define MPCGI_ADAPTIVE_TILE_BATCH 8
+#define MPCGI_ADAPTIVE_TILE_BLOCK_ROW 4096
+#define MPCGI_ADAPTIVE_TILE_EMPTY 0xffff /* slot_row of a slot without an entry */
 
 /* The device layout of one plan, passed by value to the SpMV kernels. */
 typedef struct mpcgi_adaptive_launch {
@@ -103,6 +113,15 @@ typedef struct mpcgi_adaptive_launch {
     const int32_t *long_start; /* binned: n_long + 1 prefix of the long rows' chunk counts */
     int *counters;             /* n_long + 1 zeroed integers (the long rows', then the dot's),
                                   reset by the kernels after use */
+    /* tiles (n_long and long_blocks are 0 there: the long rows are the tiles' own) */
+    int tiles;                 /* T, one block each */
+    int tile_smem;             /* rows of the largest tile */
+    int tile_n_long;           /* long rows, rows[0 .. tile_n_long) ascending */
+    const int32_t *tile_row;   /* T + 1: first row of each tile */
+    const int64_t *tile_off;   /* T + 1: first slot of each tile (TILE_BLOCK TILE_BATCH apart) */
+    const int32_t *tile_long;  /* T + 1: first long row of each tile (an index into rows) */
+    const int32_t *slot_col;   /* per slot: the column, 0 if empty */
+    const uint16_t *slot_row;  /* per slot: the row in its tile, TILE_EMPTY if empty */
 } mpcgi_adaptive_launch;
 
 /* Dot partials one block of the dot's reduction adds (the first of its two levels): one per
@@ -164,6 +183,71 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
                                           const double *val, const double *r, const double *p,
                                           const double *beta_dev, double *p_out, double *y,
                                           double *ws, double *dot, const int *skip);
+
+/* ---------------------------------------------------------------- the tiles path */
+
+/* Shared by the host plan and the device setup: tile t holds rows [cut[t], cut[t + 1]), the
+ * first row i with row_ptr[i] + i >= t (nnz + n) / T (entries and rows balanced together). */
+static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_tile_cut(const int64_t *row_ptr, int64_t n,
+                                                                int64_t t, int64_t T)
+{
+    const double w = (double)(row_ptr[n] + n) * (double)t / (double)T;
+    int64_t lo = 0, hi = n; /* the first i in [0, n] with row_ptr[i] + i >= w */
+    while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if ((double)(row_ptr[mid] + mid) >= w) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Device setup of a tiles layout (spmv/adaptive_tiles.cu); scratch comes from and goes back to
+ * the caller through alloc/release (device memory). Step 1 sorts each tile's short entries by
+ * column and deals them into levels of rounds (a row at most once per round; an entry that meets
+ * its row again in a round moves to the next level, in order); level_len[t * max_levels + v] is
+ * the length of level v of tile t (0 after the last). *failed becomes 1 where a tile needs more
+ * than max_levels levels. Step 2 (after the host laid out the slots: tile_off and
+ * level_round[t * max_levels + v], the first round of each level in its tile) fills slot_col,
+ * slot_row and slot_perm (the entry of each slot, -1 if empty; the caller zeroed or set them). */
+typedef struct mpcgi_adaptive_tile_setup {
+    int64_t n, nnz, n_short; /* n_short: entries of rows not long */
+    int tiles, long_min, max_levels, max_rows;
+    const int32_t *row_ptr, *col, *tile_row, *rows; /* rows: the long rows, ascending */
+    int tile_n_long;
+    /* scratch, nnz each: sort keys (2, 8 bytes), entries (2, 4 bytes), row in tile, level and
+     * place of each entry, two lists */
+    void *scratch;
+    size_t scratch_bytes;
+    int32_t *level_len; /* tiles * max_levels */
+    int32_t *tile_long; /* tiles + 1 */
+    int *failed;
+} mpcgi_adaptive_tile_setup;
+
+/* Bytes of scratch mpcgi_adaptive_tiles_step1 needs. */
+size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int64_t n);
+int mpcgi_adaptive_tiles_step1(void *stream, const mpcgi_adaptive_tile_setup *s);
+int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
+                               const int64_t *tile_off, const int32_t *level_round,
+                               int32_t *slot_col, uint16_t *slot_row, int32_t *slot_perm);
+/* tval[s] = val[perm[s]], 0 where perm[s] < 0 (the values in slot order) */
+int mpcgi_adaptive_tiles_values_f64(void *stream, int64_t slots, const int32_t *perm,
+                                    const double *val, double *tval);
+int mpcgi_adaptive_tiles_values_f32(void *stream, int64_t slots, const int32_t *perm,
+                                    const double *val, float *tval);
+/* The tiles SpMV: tval the values in slot order, val in CSR order (the long rows'). */
+int mpcgi_adaptive_tiles_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const double *tval,
+                                  const double *val, const double *x, double *y, double *ws);
+int mpcgi_adaptive_tiles_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *tval,
+                                  const float *val, const float *x, float *y, double *ws);
+int mpcgi_adaptive_tiles_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
+                                      const double *tval, const double *val, const double *x,
+                                      double *y, double *ws, double *dot, const int *skip);
+/* p_out = fma(beta, p, r) (as the direction of the other paths), then the SpMV + dot of it. */
+int mpcgi_adaptive_tiles_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
+                                                const double *tval, const double *val,
+                                                const double *r, const double *p,
+                                                const double *beta_dev, double *p_out, double *y,
+                                                double *ws, double *dot, const int *skip);
 
 /* ---------------------------------------------------------------- the persistent CG loop */
 

@@ -24,6 +24,10 @@ static const char *const configs[][8] = {
     {"MPCG_ADAPTIVE_MODE=split", "MPCG_ADAPTIVE_BLOCK=64", "MPCG_ADAPTIVE_LOAD=cached",
      "MPCG_ADAPTIVE_GRID=7", "MPCG_ADAPTIVE_DOT_GRID=5", "MPCG_ADAPTIVE_CHUNK=64",
      "MPCG_ADAPTIVE_LONG_MIN=40", NULL},
+    /* the tiles path: many small tiles, long rows from 13 entries on; the default tiles */
+    {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=3", "MPCG_ADAPTIVE_TILE_ROWS=600",
+     "MPCG_ADAPTIVE_TILE_LONG=12", NULL},
+    {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=2", NULL},
     /* the uniform kernel with each NT (only on some matrices: see config_applies) */
     {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=1", "MPCG_ADAPTIVE_ROWS=4", NULL},
     {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=2", "MPCG_ADAPTIVE_ROWS=2", NULL},
@@ -33,7 +37,7 @@ static const char *const configs[][8] = {
     {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=32", "MPCG_ADAPTIVE_ROWS=4", NULL},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
-#define FIRST_NT_CONFIG 6
+#define FIRST_NT_CONFIG 8
 /* NT sweeps run on the random 10007, powerlaw and bimodal matrices only */
 static int config_applies(int c, int matrix)
 {
@@ -45,7 +49,8 @@ static const char *const knobs[] = {
     "MPCG_ADAPTIVE_BLOCK",  "MPCG_ADAPTIVE_MAX_RATIO10", "MPCG_ADAPTIVE_SPLIT_PCT",
     "MPCG_ADAPTIVE_PASSES", "MPCG_ADAPTIVE_LONG_MIN",    "MPCG_ADAPTIVE_CHUNK",
     "MPCG_ADAPTIVE_LOAD",   "MPCG_ADAPTIVE_GRID",        "MPCG_ADAPTIVE_DOT_GRID",
-    "MPCG_ADAPTIVE_RULE",   "MPCG_ADAPTIVE_INDEX"};
+    "MPCG_ADAPTIVE_RULE",   "MPCG_ADAPTIVE_INDEX",       "MPCG_ADAPTIVE_TILE_WAVE",
+    "MPCG_ADAPTIVE_TILE_ROWS", "MPCG_ADAPTIVE_TILE_LONG"};
 
 static void set_config(int c)
 {
@@ -171,6 +176,52 @@ static int layout_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in, const in
            long_start[in->bin_rows[0]] == chunks;
 }
 
+/* The layout of a tiles plan (CPU plan, host arrays): the row list holds the long rows (more
+ * than TILE_LONG entries) ascending; every entry of the other rows sits in exactly
+ * one slot, none of a long row; no row occurs twice within a round (TILE_BLOCK slots); tiles in
+ * multiples of TILE_WAVE (CPU plans: 132 unless set), at most TILE_ROWS rows each. */
+static int tiles_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in)
+{
+    const char *l = getenv("MPCG_ADAPTIVE_TILE_LONG"), *w = getenv("MPCG_ADAPTIVE_TILE_WAVE");
+    const char *tr = getenv("MPCG_ADAPTIVE_TILE_ROWS");
+    const int wave = w ? atoi(w) : 132, bs = MPCGI_ADAPTIVE_TILE_BLOCK;
+    /* unset: a quarter of the rounds of a tile, in [16, 254] */
+    int64_t auto_min = in->tiles ? A->nnz / ((int64_t)in->tiles * bs * 4) : 0;
+    const int long_min = l && atoi(l) ? atoi(l)
+                         : auto_min < 16  ? 16
+                         : auto_min > 254 ? 254
+                                          : (int)auto_min;
+    if (in->long_min != long_min || in->tiles % wave != 0 || in->slots % bs != 0) return 0;
+    if (in->tile_rows > (tr ? atoi(tr) : 20480)) return 0;
+    int64_t j = 0, seen_n = 0;
+    for (int64_t r = 0; r < A->n; r++)
+        if (A->row_ptr[r + 1] - A->row_ptr[r] > long_min && (j >= in->list_length || in->rows[j++] != r))
+            return 0;
+    if (j != in->list_length) return 0;
+    char *seen = calloc((size_t)A->nnz + 1, 1);
+    int32_t *row_of = malloc(((size_t)A->nnz + 1) * sizeof *row_of);
+    int64_t *last = malloc(((size_t)A->n + 1) * sizeof *last);
+    int ok = seen && row_of && last;
+    for (int64_t r = 0; ok && r < A->n; r++) {
+        last[r] = -1;
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
+            row_of[k] = (int32_t)r;
+    }
+    for (int64_t s = 0; ok && s < in->slots; s++) {
+        int32_t k = in->slot_perm[s];
+        if (k < 0) continue;
+        int32_t r = k < A->nnz ? row_of[k] : 0;
+        ok = k < A->nnz && !seen[k] && A->row_ptr[r + 1] - A->row_ptr[r] <= long_min &&
+             last[r] != s / bs;
+        if (ok) seen[k] = 1, last[r] = s / bs, seen_n++;
+    }
+    for (int64_t r = 0; ok && r < A->n; r++)
+        if (A->row_ptr[r + 1] - A->row_ptr[r] <= long_min)
+            seen_n -= A->row_ptr[r + 1] - A->row_ptr[r];
+    free(seen), free(row_of), free(last);
+    return ok && seen_n == 0;
+}
+
 /* Row i of y close to the reference: |y - yref| <= (len + 2) eps sum_j |a_ij x_j|. */
 static int64_t rows_off(const mpcgi_csr *A, const double *x, const void *y, const void *yref,
                         int fp32)
@@ -213,7 +264,9 @@ static void check_emulation(const char *what, mpcgi_csr *A, int config, mpcgi_ad
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, both, &emu));
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cpu, A, both, &ref));
     mpcgi_spmv_adaptive_info(emu->impl, info);
-    CHECK(info->path == MPCGI_ADAPTIVE_UNIFORM || layout_ok(A, info, info->rows, info->long_start));
+    CHECK(info->path == MPCGI_ADAPTIVE_UNIFORM ||
+          (info->path == MPCGI_ADAPTIVE_TILES ? tiles_ok(A, info)
+                                              : layout_ok(A, info, info->rows, info->long_start)));
 
     for (int pass = 0; pass < 2; pass++) {
         memset(y, 0xff, (size_t)n * 8), memset(yf, 0xff, (size_t)n * 4); /* NaN */
@@ -354,6 +407,8 @@ static void test_emulation(void)
             if (!config_applies(c, k)) continue;
             mpcgi_adaptive_info info;
             check_emulation(t.name, &t.A, c, &info);
+            if (c == 6 || c == 7) /* the tiles configs */
+                CHECK(info.path == MPCGI_ADAPTIVE_TILES && info.tiles % (c == 6 ? 3 : 2) == 0);
             if (c >= FIRST_NT_CONFIG)
                 CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 << (c - FIRST_NT_CONFIG));
             /* fp32 halves NT only on the tuned rule's uniform path, not wide, NT not set */
@@ -422,9 +477,12 @@ static void check_same_layout(const mpcgi_csr *A, const mpcgi_spmv_plan *emu,
 {
     mpcgi_adaptive_info a, b;
     const char *index = getenv("MPCG_ADAPTIVE_INDEX");
-    int bits = A->nnz > 0 && offsets_fit(A) && !(index && strcmp(index, "32") == 0) ? 16 : 32;
     mpcgi_spmv_adaptive_info(emu->impl, &a);
     mpcgi_spmv_adaptive_info(dev->impl, &b);
+    int bits = A->nnz > 0 && offsets_fit(A) && !(index && strcmp(index, "32") == 0) &&
+                       a.path != MPCGI_ADAPTIVE_TILES
+                   ? 16
+                   : 32;
     CHECK(a.path == b.path && a.nt == b.nt && a.rows_per_group == b.rows_per_group);
     CHECK(a.nt_fp32 == b.nt_fp32);
     CHECK(a.long_blocks == b.long_blocks && a.list_length == b.list_length);
@@ -433,6 +491,15 @@ static void check_same_layout(const mpcgi_csr *A, const mpcgi_spmv_plan *emu,
     CHECK(a.index_bits == 32 && b.index_bits == bits);
     CHECK(emu->sizes.bytes_matrix - (bits == 16 ? 2 * (size_t)A->nnz : 0) ==
           dev->sizes.bytes_matrix);
+    CHECK(a.tiles == b.tiles && a.tile_rows == b.tile_rows && a.slots == b.slots);
+    if (a.path == MPCGI_ADAPTIVE_TILES && a.path == b.path && a.slots == b.slots) {
+        size_t pb = (size_t)a.slots * 4;
+        int32_t *perm;
+        CHECK_OK(gpu, mpcgi_host_alloc(gpu, pb + 4, &perm));
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, perm, b.slot_perm, pb, MPCGI_D2H));
+        CHECK(memcmp(perm, a.slot_perm, pb) == 0);
+        mpcgi_host_free(perm);
+    }
     if (a.path == MPCGI_ADAPTIVE_UNIFORM || a.path != b.path) return;
     size_t rb = (size_t)a.list_length * 4, lb = ((size_t)a.bin_rows[0] + 1) * 4;
     int32_t *rows, *ls;

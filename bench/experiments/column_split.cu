@@ -21,16 +21,10 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 #include <cusparse.h>
+
+#include "experiment.cuh"
 #include <vector>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 struct csr {
     std::vector<int> rp, col;
@@ -85,41 +79,6 @@ static void launch(int nt, int n, const dcsr &A, const double *x, double *y, int
     }
 }
 
-/* Median over 7 groups of 10 calls of f, in ms per call. */
-template <typename F> static double time_ms(F f)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 20; i++) f();
-    std::vector<float> t;
-    for (int g = 0; g < 7; g++) {
-        CK(cudaEventRecord(a));
-        for (int i = 0; i < 10; i++) f();
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms / 10);
-    }
-    CK(cudaGetLastError());
-    std::sort(t.begin(), t.end());
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return t[3];
-}
-
-static double rel_diff(const std::vector<double> &ref, const double *dy, int n)
-{
-    std::vector<double> y(n);
-    CK(cudaMemcpy(y.data(), dy, n * sizeof(double), cudaMemcpyDeviceToHost));
-    double m = 0, d = 0;
-    for (int i = 0; i < n; i++) {
-        m = std::max(m, std::fabs(ref[i]));
-        d = std::max(d, std::fabs(y[i] - ref[i]));
-    }
-    return d / m;
-}
 
 int main(int argc, char **argv)
 {
