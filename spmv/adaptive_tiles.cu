@@ -28,11 +28,12 @@
 struct scratch_view {
     uint64_t *key[2];
     int32_t *ent[2];
-    int32_t *place; /* position in its level's list */
-    int32_t *list;  /* the next level's list (per tile, at the tile's first sorted position) */
+    int32_t *place; /* by sorted position: position in its level's list */
+    int32_t *list;  /* a level's list of sorted positions (per tile, at its first position) */
     int32_t *list2;
-    uint16_t *lrow; /* row in its tile */
-    uint8_t *level;
+    uint16_t *lrow;  /* by entry: row in its tile */
+    uint16_t *slrow; /* the same by sorted position */
+    uint8_t *level;  /* by sorted position */
     int32_t *seg; /* tiles + 1: first sorted position of each tile */
     void *cub;
     size_t cub_bytes;
@@ -45,11 +46,13 @@ static size_t align8(size_t b)
 
 static size_t cub_bytes_for(int64_t nnz)
 {
-    size_t b = 0;
-    cub::DoubleBuffer<uint64_t> k(nullptr, nullptr);
+    size_t b32 = 0, b64 = 0;
+    cub::DoubleBuffer<uint32_t> k32(nullptr, nullptr);
+    cub::DoubleBuffer<uint64_t> k64(nullptr, nullptr);
     cub::DoubleBuffer<int32_t> v(nullptr, nullptr);
-    (void)cub::DeviceRadixSort::SortPairs(nullptr, b, k, v, (int)nnz, 0, 64);
-    return align8(b);
+    (void)cub::DeviceRadixSort::SortPairs(nullptr, b32, k32, v, (int)nnz, 0, 32);
+    (void)cub::DeviceRadixSort::SortPairs(nullptr, b64, k64, v, (int)nnz, 0, 64);
+    return align8(b32 > b64 ? b32 : b64);
 }
 
 static scratch_view view_of(void *base, int64_t nnz, int tiles)
@@ -65,6 +68,7 @@ static scratch_view view_of(void *base, int64_t nnz, int tiles)
     s.list = (int32_t *)p, p += align8(m * 4);
     s.list2 = (int32_t *)p, p += align8(m * 4);
     s.lrow = (uint16_t *)p, p += align8(m * 2);
+    s.slrow = (uint16_t *)p, p += align8(m * 2);
     s.level = (uint8_t *)p, p += align8(m);
     s.seg = (int32_t *)p, p += align8(((size_t)tiles + 1) * 4);
     s.cub = p;
@@ -81,20 +85,22 @@ static int bits_of(int64_t v)
     return b;
 }
 
-/* Keys and rows in tile, a warp per row; block t holds tile t. */
+/* Keys (K: 32 bits where the tile and column bits fit, else 64) and rows in tile, a warp per
+ * row; block t holds tile t. */
+template <typename K>
 static __global__ void __launch_bounds__(KEY_THREADS)
     keys_kernel(int tiles, const int32_t *__restrict__ tile_row, const int32_t *__restrict__ rp,
-                const int32_t *__restrict__ col, int long_min, int cbits,
-                uint64_t *__restrict__ key, int32_t *__restrict__ ent, uint16_t *__restrict__ lrow)
+                const int32_t *__restrict__ col, int long_min, int cbits, K *__restrict__ key,
+                int32_t *__restrict__ ent, uint16_t *__restrict__ lrow)
 {
     const int t = blockIdx.x, lane = threadIdx.x & 31;
     const int r0 = tile_row[t], r1 = tile_row[t + 1];
-    const uint64_t past = (uint64_t)tiles << cbits;
+    const K past = (K)tiles << cbits;
     for (int r = r0 + (int)threadIdx.x / 32; r < r1; r += KEY_THREADS / 32) {
         const int b = rp[r], e = rp[r + 1];
         const bool is_long = e - b > long_min;
         for (int k = b + lane; k < e; k += 32) {
-            key[k] = is_long ? past : ((uint64_t)t << cbits) | (uint64_t)col[k];
+            key[k] = is_long ? past : ((K)t << cbits) | (K)col[k];
             ent[k] = k;
             lrow[k] = (uint16_t)(r - r0);
         }
@@ -103,14 +109,15 @@ static __global__ void __launch_bounds__(KEY_THREADS)
 
 /* seg[t] = the first sorted position of tile t (t = 0 ... tiles: the long entries' start);
  * tile_long[t] = the first long row at or after tile t's first row. */
-static __global__ void bounds_kernel(int tiles, int64_t nnz, const uint64_t *__restrict__ key,
-                                     int cbits, const int32_t *__restrict__ tile_row,
+template <typename K>
+static __global__ void bounds_kernel(int tiles, int64_t nnz, const K *__restrict__ key, int cbits,
+                                     const int32_t *__restrict__ tile_row,
                                      const int32_t *__restrict__ rows, int n_long,
                                      int32_t *__restrict__ seg, int32_t *__restrict__ tile_long)
 {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t > tiles) return;
-    const uint64_t want = (uint64_t)t << cbits;
+    const K want = (K)t << cbits;
     int64_t lo = 0, hi = nnz;
     while (lo < hi) {
         const int64_t mid = (lo + hi) / 2;
@@ -126,6 +133,18 @@ static __global__ void bounds_kernel(int tiles, int64_t nnz, const uint64_t *__r
         else a = mid + 1;
     }
     tile_long[t] = a;
+}
+
+/* slrow[q] = lrow[sorted[q]]: the rows in sorted order, read in order (a tile's entries at a
+ * time, so the gathers stay within its part of lrow, in L2), for the levels kernel's blocks, which
+ * would otherwise each gather from all of lrow at once. */
+static __global__ void sorted_rows_kernel(int64_t n_short, const int32_t *__restrict__ sorted,
+                                          const uint16_t *__restrict__ lrow,
+                                          uint16_t *__restrict__ slrow)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < n_short; q += stride)
+        slrow[q] = lrow[sorted[q]];
 }
 
 /* Exclusive prefix of flag over the block and the block's total (warp ballots, then the warp
@@ -149,9 +168,9 @@ static __device__ int block_rank(bool flag, int *warp_n, int *total)
 /* Step 2 of the top comment, one block per tile: owner[row] is the thread of the round holding
  * that row (the smallest index: atomicMin on integers, order-free). */
 static __global__ void __launch_bounds__(BS)
-    levels_kernel(const int32_t *__restrict__ seg, const int32_t *__restrict__ sorted,
-                  const uint16_t *__restrict__ lrow, int max_rows, int max_levels, int32_t *list,
-                  int32_t *list2, int32_t *__restrict__ place, uint8_t *__restrict__ level,
+    levels_kernel(const int32_t *__restrict__ seg, const uint16_t *__restrict__ slrow,
+                  int max_rows, int max_levels, int32_t *list, int32_t *list2,
+                  int32_t *__restrict__ place, uint8_t *__restrict__ level,
                   int32_t *__restrict__ level_len, int *failed)
 {
     extern __shared__ int owner[];
@@ -162,7 +181,7 @@ static __global__ void __launch_bounds__(BS)
         owner[i] = INT_MAX;
     __syncthreads();
     int32_t *lev_len = level_len + (int64_t)t * max_levels;
-    const int32_t *in = sorted + s0;
+    const int32_t *in = nullptr; /* level 0: the sorted positions themselves */
     int32_t *out = list + s0, *spare = list2 + s0;
     for (int v = 0; v < max_levels; v++)
         if (threadIdx.x == 0) lev_len[v] = 0;
@@ -175,8 +194,8 @@ static __global__ void __launch_bounds__(BS)
         int moved = 0;
         for (int base = 0; base < m; base += BS) {
             const int j = base + (int)threadIdx.x;
-            const int k = j < m ? in[j] : -1;
-            const int l = k >= 0 ? lrow[k] : 0;
+            const int k = j >= m ? -1 : in ? in[j] : s0 + j; /* a sorted position */
+            const int l = k >= 0 ? slrow[k] : 0;
             if (k >= 0) atomicMin(&owner[l], (int)threadIdx.x);
             __syncthreads();
             const bool keep = k >= 0 && owner[l] == (int)threadIdx.x;
@@ -201,10 +220,10 @@ static __global__ void __launch_bounds__(BS)
 }
 
 /* Step 3: every short entry to its slot. */
-static __global__ void slots_kernel(int64_t n_short, const uint64_t *__restrict__ key, int cbits,
+static __global__ void slots_kernel(int64_t n_short, int tiles, const int32_t *__restrict__ seg,
                                     const int32_t *__restrict__ sorted,
                                     const int32_t *__restrict__ col,
-                                    const uint16_t *__restrict__ lrow,
+                                    const uint16_t *__restrict__ slrow,
                                     const int32_t *__restrict__ place,
                                     const uint8_t *__restrict__ level, int max_levels,
                                     const int64_t *__restrict__ tile_off,
@@ -214,11 +233,17 @@ static __global__ void slots_kernel(int64_t n_short, const uint64_t *__restrict_
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < n_short; q += stride) {
-        const int t = (int)(key[q] >> cbits), k = sorted[q], j = place[k];
-        const int64_t round = level_round[(int64_t)t * max_levels + level[k]] + j / BS;
+        int lo = 0, hi = tiles - 1; /* the tile: the last t with seg[t] <= q */
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (seg[mid] <= q) lo = mid;
+            else hi = mid - 1;
+        }
+        const int t = lo, k = sorted[q], j = place[q];
+        const int64_t round = level_round[(int64_t)t * max_levels + level[q]] + j / BS;
         const int64_t s = tile_off[t] + round * BS + j % BS;
         slot_col[s] = col[k];
-        slot_row[s] = lrow[k];
+        slot_row[s] = slrow[q];
         slot_perm[s] = k;
     }
 }
@@ -247,13 +272,41 @@ static int key_bits(const mpcgi_adaptive_tile_setup *s, int *cbits)
     return *cbits + bits_of(s->tiles);
 }
 
+/* Keys, the sort (the sorted entries end in ent[0]) and the tiles' bounds, with keys of K. */
+template <typename K>
+static cudaError_t sort_tiles(cudaStream_t st, const mpcgi_adaptive_tile_setup *s,
+                              const scratch_view &v, int cbits, int bits)
+{
+    K *key0 = (K *)v.key[0], *key1 = (K *)v.key[1];
+    if (s->nnz > 0) {
+        keys_kernel<K><<<(unsigned)s->tiles, KEY_THREADS, 0, st>>>(
+            s->tiles, s->tile_row, s->row_ptr, s->col, s->long_min, cbits, key0, v.ent[0],
+            v.lrow);
+        cub::DoubleBuffer<K> k(key0, key1);
+        cub::DoubleBuffer<int32_t> e(v.ent[0], v.ent[1]);
+        size_t bytes = v.cub_bytes;
+        cudaError_t err =
+            cub::DeviceRadixSort::SortPairs(v.cub, bytes, k, e, (int)s->nnz, 0, bits, st);
+        if (err != cudaSuccess) return err;
+        key0 = k.Current();
+        if (e.Current() != v.ent[0]) {
+            err = cudaMemcpyAsync(v.ent[0], e.Current(), (size_t)s->nnz * 4,
+                                  cudaMemcpyDeviceToDevice, st);
+            if (err != cudaSuccess) return err;
+        }
+    }
+    bounds_kernel<K><<<(unsigned)((s->tiles + 1 + 255) / 256), 256, 0, st>>>(
+        s->tiles, s->nnz, key0, cbits, s->tile_row, s->rows, s->tile_n_long, v.seg, s->tile_long);
+    return cudaGetLastError();
+}
+
 extern "C" {
 
 size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int64_t n)
 {
     (void)n;
     const size_t m = (size_t)(nnz > 0 ? nnz : 1);
-    return 2 * align8(m * 8) + 5 * align8(m * 4) + align8(m * 2) + align8(m) +
+    return 2 * align8(m * 8) + 5 * align8(m * 4) + 2 * align8(m * 2) + align8(m) +
            align8(((size_t)tiles + 1) * 4) + cub_bytes_for(nnz);
 }
 
@@ -262,33 +315,16 @@ int mpcgi_adaptive_tiles_step1(void *stream, const mpcgi_adaptive_tile_setup *s)
     cudaStream_t st = (cudaStream_t)stream;
     scratch_view v = view_of(s->scratch, s->nnz, s->tiles);
     int cbits, bits = key_bits(s, &cbits);
-    if (s->nnz > 0) {
-        keys_kernel<<<(unsigned)s->tiles, KEY_THREADS, 0, st>>>(
-            s->tiles, s->tile_row, s->row_ptr, s->col, s->long_min, cbits, v.key[0], v.ent[0],
-            v.lrow);
-        cub::DoubleBuffer<uint64_t> k(v.key[0], v.key[1]);
-        cub::DoubleBuffer<int32_t> e(v.ent[0], v.ent[1]);
-        size_t bytes = v.cub_bytes;
-        cudaError_t err =
-            cub::DeviceRadixSort::SortPairs(v.cub, bytes, k, e, (int)s->nnz, 0, bits, st);
-        if (err != cudaSuccess) return (int)err;
-        /* the sorted arrays: where the double buffers ended */
-        if (k.Current() != v.key[0]) {
-            if (cudaMemcpyAsync(v.key[0], k.Current(), (size_t)s->nnz * 8,
-                                cudaMemcpyDeviceToDevice, st) != cudaSuccess ||
-                cudaMemcpyAsync(v.ent[0], e.Current(), (size_t)s->nnz * 4,
-                                cudaMemcpyDeviceToDevice, st) != cudaSuccess)
-                return (int)cudaGetLastError();
-        }
-    }
-    bounds_kernel<<<(unsigned)((s->tiles + 1 + 255) / 256), 256, 0, st>>>(
-        s->tiles, s->nnz, v.key[0], cbits, s->tile_row, s->rows, s->tile_n_long, v.seg,
-        s->tile_long);
-    const size_t smem = (size_t)(s->max_rows > 0 ? s->max_rows : 1) * sizeof(int);
-    cudaError_t err =
-        cudaFuncSetAttribute(levels_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    cudaError_t err = bits <= 32 ? sort_tiles<uint32_t>(st, s, v, cbits, bits)
+                                 : sort_tiles<uint64_t>(st, s, v, cbits, bits);
     if (err != cudaSuccess) return (int)err;
-    levels_kernel<<<(unsigned)s->tiles, BS, smem, st>>>(v.seg, v.ent[0], v.lrow, s->max_rows,
+    const size_t smem = (size_t)(s->max_rows > 0 ? s->max_rows : 1) * sizeof(int);
+    err = cudaFuncSetAttribute(levels_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err != cudaSuccess) return (int)err;
+    if (s->n_short > 0)
+        sorted_rows_kernel<<<grid_for(s->n_short, 256), 256, 0, st>>>(s->n_short, v.ent[0], v.lrow,
+                                                                     v.slrow);
+    levels_kernel<<<(unsigned)s->tiles, BS, smem, st>>>(v.seg, v.slrow, s->max_rows,
                                                         s->max_levels,
                                                         v.list, v.list2, v.place, v.level,
                                                         s->level_len, s->failed);
@@ -301,11 +337,9 @@ int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
 {
     cudaStream_t st = (cudaStream_t)stream;
     scratch_view v = view_of(s->scratch, s->nnz, s->tiles);
-    int cbits;
-    (void)key_bits(s, &cbits);
     if (s->n_short == 0) return (int)cudaSuccess;
     slots_kernel<<<grid_for(s->n_short, 256), 256, 0, st>>>(
-        s->n_short, v.key[0], cbits, v.ent[0], s->col, v.lrow, v.place, v.level, s->max_levels,
+        s->n_short, s->tiles, v.seg, v.ent[0], s->col, v.slrow, v.place, v.level, s->max_levels,
         tile_off, level_round, slot_col, slot_row, slot_perm);
     return (int)cudaGetLastError();
 }
