@@ -126,6 +126,13 @@ static void describe_storage(const struct mpcgi_spmv_ops *ops, const void *impl,
                      (long long)a.bin_rows[MPCGI_ADAPTIVE_LONG],
                      a.bin_rows[MPCGI_ADAPTIVE_LONG] == 1 ? "" : "s", a.chunk, a.nt,
                      a.nt == 1 ? "" : "s");
+        } else if (a.path == MPCGI_ADAPTIVE_TILES) {
+            snprintf(buf, size,
+                     "CSR, tiles path: %d tiles of at most %d rows walked in column order "
+                     "(%lld slots), %lld long row%s summed whole",
+                     a.tiles, a.tile_rows, (long long)a.slots,
+                     (long long)a.bin_rows[MPCGI_ADAPTIVE_LONG],
+                     a.bin_rows[MPCGI_ADAPTIVE_LONG] == 1 ? "" : "s");
         } else {
             int len = snprintf(buf, size, "CSR, binned path: %lld long rows in chunks of %d",
                                (long long)a.bin_rows[MPCGI_ADAPTIVE_LONG], a.chunk);
