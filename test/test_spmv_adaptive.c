@@ -28,6 +28,8 @@ static const char *const configs[][8] = {
     {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=3", "MPCG_ADAPTIVE_TILE_ROWS=600",
      "MPCG_ADAPTIVE_TILE_LONG=12", NULL},
     {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=2", NULL},
+    /* 65536 tiles: tile and column bits beyond 32 (64-bit sort keys) from n > 32768 on */
+    {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=65536", NULL},
     /* the uniform kernel with each NT (only on some matrices: see config_applies) */
     {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=1", "MPCG_ADAPTIVE_ROWS=4", NULL},
     {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=2", "MPCG_ADAPTIVE_ROWS=2", NULL},
@@ -37,7 +39,7 @@ static const char *const configs[][8] = {
     {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=32", "MPCG_ADAPTIVE_ROWS=4", NULL},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
-#define FIRST_NT_CONFIG 8
+#define FIRST_NT_CONFIG 9
 /* NT sweeps run on the random 10007, powerlaw and bimodal matrices only */
 static int config_applies(int c, int matrix)
 {
@@ -407,8 +409,9 @@ static void test_emulation(void)
             if (!config_applies(c, k)) continue;
             mpcgi_adaptive_info info;
             check_emulation(t.name, &t.A, c, &info);
-            if (c == 6 || c == 7) /* the tiles configs */
-                CHECK(info.path == MPCGI_ADAPTIVE_TILES && info.tiles % (c == 6 ? 3 : 2) == 0);
+            if (c >= 6 && c <= 8) /* the tiles configs */
+                CHECK(info.path == MPCGI_ADAPTIVE_TILES &&
+                      info.tiles % (c == 6 ? 3 : c == 7 ? 2 : 65536) == 0);
             if (c >= FIRST_NT_CONFIG)
                 CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 << (c - FIRST_NT_CONFIG));
             /* fp32 halves NT only on the tuned rule's uniform path, not wide, NT not set */
