@@ -1022,10 +1022,12 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     /* the dot's grid: one block per virtual block like apply (a grid-stride loop over a wave
      * of resident blocks measured up to 1.9 times slower), at most DOT_GRID_MAX; fixed per
      * plan, so the dot's order is too */
-    L->dot_grid = p->par.dot_grid ? p->par.dot_grid
-                                  : (int)(L->vblocks < 1              ? 1
-                                          : L->vblocks > DOT_GRID_MAX ? DOT_GRID_MAX
-                                                                      : L->vblocks);
+    L->dot_grid = L->path == MPCGI_ADAPTIVE_TILES ? L->tiles /* a partial per warp of each */
+                  : p->par.dot_grid                   ? p->par.dot_grid
+                                                      : (int)(L->vblocks < 1 ? 1
+                                                              : L->vblocks > DOT_GRID_MAX
+                                                                  ? DOT_GRID_MAX
+                                                                  : L->vblocks);
     size_t counters = ((size_t)L->n_long + 1) * sizeof(int);
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, counters, &p->d_counters));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d_counters, 0, counters, g->stream));
