@@ -402,6 +402,20 @@ static size_t bytes_matrix(const adaptive_plan *p)
 
 /* ---------------------------------------------------------------- the tiles path */
 
+/* Tile t holds rows [cut, next cut): the first row i with row_ptr[i] + i >= t (nnz + n) / T
+ * (entries and rows balanced together). */
+static int64_t tile_cut(const int64_t *row_ptr, int64_t n, int64_t t, int64_t T)
+{
+    const double w = (double)(row_ptr[n] + n) * (double)t / (double)T;
+    int64_t lo = 0, hi = n; /* the first i in [0, n] with row_ptr[i] + i >= w */
+    while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if ((double)(row_ptr[mid] + mid) >= w) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
 /*
  * Tiles, for gather-bound matrices (random columns, x far larger than the L1): a CSR kernel
  * issues one L2 request per nonzero for x, and that request rate, not DRAM, limits it (Nsight
@@ -419,7 +433,7 @@ static size_t bytes_matrix(const adaptive_plan *p)
  */
 
 /* Tiles in multiples of wave, as few as keep each within tile_rows rows: p->tile_row, L->tiles,
- * L->tile_smem. */
+ * L->tile_max_rows. */
 static mpcg_status tiles_cut(mpcg_context *ctx, adaptive_plan *p, int wave)
 {
     const mpcgi_csr *A = p->A;
@@ -435,12 +449,12 @@ static mpcg_status tiles_cut(mpcg_context *ctx, adaptive_plan *p, int wave)
                                                &p->tile_row));
         int64_t most = 0;
         for (int64_t t = 0; t <= T; t++)
-            p->tile_row[t] = (int32_t)(t == T ? n : mpcgi_adaptive_tile_cut(A->row_ptr, n, t, T));
+            p->tile_row[t] = (int32_t)(t == T ? n : tile_cut(A->row_ptr, n, t, T));
         for (int64_t t = 0; t < T; t++)
             if (p->tile_row[t + 1] - p->tile_row[t] > most) most = p->tile_row[t + 1] - p->tile_row[t];
         if (most <= limit) {
             p->L.tiles = (int)T;
-            p->L.tile_smem = (int)most;
+            p->L.tile_max_rows = (int)most;
             return MPCG_SUCCESS;
         }
         int64_t next = k * most / limit;
@@ -544,7 +558,7 @@ static mpcg_status tiles_host(mpcg_context *ctx, adaptive_plan *p)
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *key, &key));
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *list, &list));
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *next, &next));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)p->L.tile_smem + 1, sizeof *mark, &mark));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)p->L.tile_max_rows + 1, sizeof *mark, &mark));
     for (int t = 0; t < T; t++) {
         const int64_t r0 = p->tile_row[t], r1 = p->tile_row[t + 1];
         int64_t cnt = 0;
@@ -929,18 +943,17 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
         .tiles = T,
         .long_min = p->par.bin.long_min,
         .max_levels = ml,
-        .max_rows = p->L.tile_smem,
+        .max_rows = p->L.tile_max_rows,
         .row_ptr = p->d_row_ptr,
         .col = p->d_col_idx,
         .tile_row = p->d_tile_row,
         .rows = p->d_rows,
         .tile_n_long = p->L.tile_n_long,
-        .scratch_bytes = mpcgi_adaptive_tiles_scratch(A->nnz, T, A->n),
         .level_len = d_level_len,
         .tile_long = p->d_tile_long,
         .failed = d_failed,
     };
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, su.scratch_bytes, &scratch));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, mpcgi_adaptive_tiles_scratch(A->nnz, T), &scratch));
     su.scratch = scratch;
     MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_adaptive_tiles_step1(s, &su));
     MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, lb, &level_len));
@@ -977,6 +990,8 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
     L->tile_long = p->d_tile_long;
     L->slot_col = p->d_slot_col;
     L->slot_row = p->d_slot_row;
+    L->tval64 = p->d_tval64; /* filled by upload_values */
+    L->tval32 = p->d_tval32;
     /* the scratch goes once the slots are written */
     MPCG_TRY(ctx, st, mpcgi_device_sync(ctx));
 done:
@@ -1079,15 +1094,6 @@ static mpcg_status adaptive_apply(mpcg_context *ctx, void *impl, mpcg_precision 
     const adaptive_plan *p = impl;
     void *s = mpcgi_device_stream(ctx);
     mpcgi_adaptive_launch l32;
-    if (p->L.path == MPCGI_ADAPTIVE_TILES) {
-        if (prec == MPCG_PRECISION_FP64)
-            MPCG_LAUNCH(ctx,
-                        mpcgi_adaptive_tiles_spmv_f64(s, &p->L, p->d_tval64, p->d_val64, x, y, ws));
-        else
-            MPCG_LAUNCH(ctx,
-                        mpcgi_adaptive_tiles_spmv_f32(s, &p->L, p->d_tval32, p->d_val32, x, y, ws));
-        return MPCG_SUCCESS;
-    }
     if (prec == MPCG_PRECISION_FP64) {
         MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f64(s, &p->L, p->d_val64, x, y, ws));
     } else {
@@ -1101,13 +1107,8 @@ static mpcg_status adaptive_apply_dot(mpcg_context *ctx, void *impl, const doubl
                                       double *dot_dev, const int *skip_dev, void *ws)
 {
     const adaptive_plan *p = impl;
-    if (p->L.path == MPCGI_ADAPTIVE_TILES)
-        MPCG_LAUNCH(ctx, mpcgi_adaptive_tiles_spmv_dot_f64(mpcgi_device_stream(ctx), &p->L,
-                                                           p->d_tval64, p->d_val64, x, y, ws,
-                                                           dot_dev, skip_dev));
-    else
-        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_dot_f64(mpcgi_device_stream(ctx), &p->L, p->d_val64,
-                                                     x, y, ws, dot_dev, skip_dev));
+    MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_dot_f64(mpcgi_device_stream(ctx), &p->L, p->d_val64, x, y,
+                                                 ws, dot_dev, skip_dev));
     return MPCG_SUCCESS;
 }
 
@@ -1117,14 +1118,9 @@ static mpcg_status adaptive_apply_direction_dot(mpcg_context *ctx, void *impl, c
                                                 const int *skip_dev, void *ws)
 {
     const adaptive_plan *a = impl;
-    if (a->L.path == MPCGI_ADAPTIVE_TILES)
-        MPCG_LAUNCH(ctx, mpcgi_adaptive_tiles_spmv_direction_dot_f64(
-                             mpcgi_device_stream(ctx), &a->L, a->d_tval64, a->d_val64, r, p,
-                             beta_dev, p_out, y, ws, dot_dev, skip_dev));
-    else
-        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_direction_dot_f64(mpcgi_device_stream(ctx), &a->L,
-                                                               a->d_val64, r, p, beta_dev, p_out,
-                                                               y, ws, dot_dev, skip_dev));
+    MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_direction_dot_f64(mpcgi_device_stream(ctx), &a->L,
+                                                           a->d_val64, r, p, beta_dev, p_out, y, ws,
+                                                           dot_dev, skip_dev));
     return MPCG_SUCCESS;
 }
 
@@ -1203,7 +1199,7 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     info->index_bits = p->d_col16 ? 16 : 32;
     info->cg_loop = loop_name(p);
     info->tiles = L->tiles;
-    info->tile_rows = L->tile_smem;
+    info->tile_rows = L->tile_max_rows;
     info->slots = p->n_slots;
     info->slot_perm = p->d_row_ptr ? p->d_slot_perm : p->slot_perm;
 }

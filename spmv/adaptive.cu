@@ -3,6 +3,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <climits>
 #include <cuda_runtime.h>
+#include <type_traits>
 
 #include "core/launch.cuh"
 #include "spmv/adaptive_device.cuh"
@@ -244,10 +245,18 @@ static kernel_fn<T, S> pick(const mpcgi_adaptive_launch *L)
 /* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
  * plan's fixed dot grid (at most one per virtual block; its partials are summed in a fixed
  * order). */
+template <bool DOT, typename T>
+static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, const T *x, T *y,
+                      double *ws, double *dot, const int *skip);
+
+/* The tiles path takes x itself (its direction is formed before: see the caller). */
 template <bool DOT, typename T, typename S>
 static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, S src, T *y, double *ws,
                 double *dot, const int *skip)
 {
+    if constexpr (std::is_same_v<S, mpcgi_src_x<T>>)
+        if (L->path == MPCGI_ADAPTIVE_TILES)
+            return tiles_spmv<DOT>(stream, L, val, src.x, y, ws, dot, skip);
     int64_t grid = DOT ? L->dot_grid : L->grid > 0 ? L->grid : L->vblocks;
     if (grid > L->vblocks) grid = L->vblocks;
     if (grid > INT_MAX) grid = INT_MAX;
@@ -376,13 +385,24 @@ static __global__ void direction_kernel(int64_t n, const double *__restrict__ r,
         p_out[i] = fma(beta, p[i], r[i]);
 }
 
-template <bool DOT, typename T>
-static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *tval, const T *val,
-                      const T *x, T *y, double *ws, double *dot, const int *skip)
+/* The slots' values of precision T. */
+static const double *slot_values(const mpcgi_adaptive_launch *L, double)
 {
+    return L->tval64;
+}
+static const float *slot_values(const mpcgi_adaptive_launch *L, float)
+{
+    return L->tval32;
+}
+
+template <bool DOT, typename T>
+static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, const T *x, T *y,
+                      double *ws, double *dot, const int *skip)
+{
+    const T *tval = slot_values(L, T(0));
     /* y of the largest tile; the limit is raised on every call (the static arrays count
      * against the default 48 KiB too) */
-    const size_t smem = (size_t)L->tile_smem * sizeof(T);
+    const size_t smem = (size_t)L->tile_max_rows * sizeof(T);
     cudaError_t e = cudaFuncSetAttribute(tile_kernel<DOT, T>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e == cudaSuccess)
@@ -667,41 +687,16 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
                                           const double *beta_dev, double *p_out, double *y,
                                           double *ws, double *dot, const int *skip)
 {
+    if (L->path == MPCGI_ADAPTIVE_TILES) {
+        int64_t blocks = (L->n + 255) / 256;
+        blocks = blocks < 1 ? 1 : blocks > 65536 ? 65536 : blocks;
+        cudaError_t e = mpcgi_launch(direction_kernel, (unsigned)blocks, 256, stream, L->n, r, p,
+                                     beta_dev, p_out, skip);
+        if (e != cudaSuccess) return (int)e;
+        return spmv<true>(stream, L, val, mpcgi_src_x<double>{p_out}, y, ws, dot, skip);
+    }
     return spmv<true>(stream, L, val, mpcgi_src_direction<false>{r, p, p_out, beta_dev, 0.0}, y,
                       ws, dot, skip);
-}
-
-int mpcgi_adaptive_tiles_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const double *tval,
-                                  const double *val, const double *x, double *y, double *ws)
-{
-    return tiles_spmv<false>(stream, L, tval, val, x, y, ws, nullptr, nullptr);
-}
-
-int mpcgi_adaptive_tiles_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *tval,
-                                  const float *val, const float *x, float *y, double *ws)
-{
-    return tiles_spmv<false>(stream, L, tval, val, x, y, ws, nullptr, nullptr);
-}
-
-int mpcgi_adaptive_tiles_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
-                                      const double *tval, const double *val, const double *x,
-                                      double *y, double *ws, double *dot, const int *skip)
-{
-    return tiles_spmv<true>(stream, L, tval, val, x, y, ws, dot, skip);
-}
-
-int mpcgi_adaptive_tiles_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
-                                                const double *tval, const double *val,
-                                                const double *r, const double *p,
-                                                const double *beta_dev, double *p_out, double *y,
-                                                double *ws, double *dot, const int *skip)
-{
-    int64_t blocks = (L->n + 255) / 256;
-    blocks = blocks < 1 ? 1 : blocks > 65536 ? 65536 : blocks;
-    cudaError_t e = mpcgi_launch(direction_kernel, (unsigned)blocks, 256, stream, L->n, r, p,
-                                 beta_dev, p_out, skip);
-    if (e != cudaSuccess) return (int)e;
-    return tiles_spmv<true>(stream, L, tval, val, (const double *)p_out, y, ws, dot, skip);
 }
 
 } /* extern "C" */

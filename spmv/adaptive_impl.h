@@ -98,7 +98,7 @@ static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p,
     const int64_t *rp = p->A->row_ptr;
     const int32_t *col = p->A->col_idx;
     EMU_T *ys;
-    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)p->L.tile_smem + 1, sizeof *ys, &ys));
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)p->L.tile_max_rows + 1, sizeof *ys, &ys));
     for (int t = 0; t < p->L.tiles; t++) {
         const int64_t r0 = p->tile_row[t], rows = p->tile_row[t + 1] - r0;
         for (int64_t i = 0; i < rows; i++)

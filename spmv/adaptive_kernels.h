@@ -115,13 +115,15 @@ typedef struct mpcgi_adaptive_launch {
                                   reset by the kernels after use */
     /* tiles (n_long and long_blocks are 0 there: the long rows are the tiles' own) */
     int tiles;                 /* T, one block each */
-    int tile_smem;             /* rows of the largest tile */
+    int tile_max_rows;         /* rows of the largest tile (its y in shared memory) */
     int tile_n_long;           /* long rows, rows[0 .. tile_n_long) ascending */
     const int32_t *tile_row;   /* T + 1: first row of each tile */
     const int64_t *tile_off;   /* T + 1: first slot of each tile (TILE_BLOCK TILE_BATCH apart) */
     const int32_t *tile_long;  /* T + 1: first long row of each tile (an index into rows) */
     const int32_t *slot_col;   /* per slot: the column, 0 if empty */
     const uint16_t *slot_row;  /* per slot: the row in its tile, TILE_EMPTY if empty */
+    const double *tval64;      /* per slot: the value (the precisions in use), 0 if empty */
+    const float *tval32;
 } mpcgi_adaptive_launch;
 
 /* Dot partials one block of the dot's reduction adds (the first of its two levels): one per
@@ -169,7 +171,8 @@ int mpcgi_adaptive_to_f32(void *stream, int64_t nnz, const double *v64, float *v
 
 /* ---------------------------------------------------------------- SpMV */
 
-/* y = A x. ws: mpcgi_adaptive_ws_doubles doubles (used by long rows). */
+/* y = A x. ws: mpcgi_adaptive_ws_doubles doubles (used by long rows). val: the values in CSR
+ * order; on the tiles path they serve its long rows, the slots' are L->tval64 / tval32. */
 int mpcgi_adaptive_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                             const double *x, double *y, double *ws);
 int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *val,
@@ -178,7 +181,9 @@ int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const 
 int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                                 const double *x, double *y, double *ws, double *dot,
                                 const int *skip);
-/* The same with x = p_out = r + beta p formed on the fly (beta a device double), p_out written. */
+/* The same with x = p_out = r + beta p formed on the fly (beta a device double), p_out written
+ * (on the tiles path by a kernel of its own before the SpMV: gathering r and p would cost two
+ * L2 requests per nonzero). */
 int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
                                           const double *val, const double *r, const double *p,
                                           const double *beta_dev, double *p_out, double *y,
@@ -186,23 +191,8 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
 
 /* ---------------------------------------------------------------- the tiles path */
 
-/* Shared by the host plan and the device setup: tile t holds rows [cut[t], cut[t + 1]), the
- * first row i with row_ptr[i] + i >= t (nnz + n) / T (entries and rows balanced together). */
-static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_tile_cut(const int64_t *row_ptr, int64_t n,
-                                                                int64_t t, int64_t T)
-{
-    const double w = (double)(row_ptr[n] + n) * (double)t / (double)T;
-    int64_t lo = 0, hi = n; /* the first i in [0, n] with row_ptr[i] + i >= w */
-    while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;
-        if ((double)(row_ptr[mid] + mid) >= w) hi = mid;
-        else lo = mid + 1;
-    }
-    return lo;
-}
-
-/* Device setup of a tiles layout (spmv/adaptive_tiles.cu); scratch comes from and goes back to
- * the caller through alloc/release (device memory). Step 1 sorts each tile's short entries by
+/* Device setup of a tiles layout (spmv/adaptive_tiles.cu), in scratch device memory the caller
+ * allocates and frees. Step 1 sorts each tile's short entries by
  * column and deals them into levels of rounds (a row at most once per round; an entry that meets
  * its row again in a round moves to the next level, in order); level_len[t * max_levels + v] is
  * the length of level v of tile t (0 after the last). *failed becomes 1 where a tile needs more
@@ -214,17 +204,16 @@ typedef struct mpcgi_adaptive_tile_setup {
     int tiles, long_min, max_levels, max_rows;
     const int32_t *row_ptr, *col, *tile_row, *rows; /* rows: the long rows, ascending */
     int tile_n_long;
-    /* scratch, nnz each: sort keys (2, 8 bytes), entries (2, 4 bytes), row in tile, level and
-     * place of each entry, two lists */
+    /* mpcgi_adaptive_tiles_scratch bytes: per nonzero sort keys (2, 8 bytes), entries (2, 4
+     * bytes), row in tile (2, by entry and by sorted position), level and place, two lists */
     void *scratch;
-    size_t scratch_bytes;
     int32_t *level_len; /* tiles * max_levels */
     int32_t *tile_long; /* tiles + 1 */
     int *failed;
 } mpcgi_adaptive_tile_setup;
 
 /* Bytes of scratch mpcgi_adaptive_tiles_step1 needs. */
-size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int64_t n);
+size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles);
 int mpcgi_adaptive_tiles_step1(void *stream, const mpcgi_adaptive_tile_setup *s);
 int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
                                const int64_t *tile_off, const int32_t *level_round,
@@ -234,20 +223,6 @@ int mpcgi_adaptive_tiles_values_f64(void *stream, int64_t slots, const int32_t *
                                     const double *val, double *tval);
 int mpcgi_adaptive_tiles_values_f32(void *stream, int64_t slots, const int32_t *perm,
                                     const double *val, float *tval);
-/* The tiles SpMV: tval the values in slot order, val in CSR order (the long rows'). */
-int mpcgi_adaptive_tiles_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const double *tval,
-                                  const double *val, const double *x, double *y, double *ws);
-int mpcgi_adaptive_tiles_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *tval,
-                                  const float *val, const float *x, float *y, double *ws);
-int mpcgi_adaptive_tiles_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
-                                      const double *tval, const double *val, const double *x,
-                                      double *y, double *ws, double *dot, const int *skip);
-/* p_out = fma(beta, p, r) (as the direction of the other paths), then the SpMV + dot of it. */
-int mpcgi_adaptive_tiles_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
-                                                const double *tval, const double *val,
-                                                const double *r, const double *p,
-                                                const double *beta_dev, double *p_out, double *y,
-                                                double *ws, double *dot, const int *skip);
 
 /* ---------------------------------------------------------------- the persistent CG loop */
 

@@ -302,9 +302,8 @@ static cudaError_t sort_tiles(cudaStream_t st, const mpcgi_adaptive_tile_setup *
 
 extern "C" {
 
-size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int64_t n)
+size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles)
 {
-    (void)n;
     const size_t m = (size_t)(nnz > 0 ? nnz : 1);
     return 2 * align8(m * 8) + 5 * align8(m * 4) + 2 * align8(m * 2) + align8(m) +
            align8(((size_t)tiles + 1) * 4) + cub_bytes_for(nnz);

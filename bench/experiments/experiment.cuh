@@ -1,5 +1,6 @@
 /* bench/experiments/experiment.cuh: what the single-file experiments share (error check,
- * timing, comparison with a CPU product); included by them, not built by make */
+ * timing, comparison with a CPU product, the cuSPARSE baseline); included by them, not built by
+ * make */
 #ifndef MPCG_BENCH_EXPERIMENT_CUH
 #define MPCG_BENCH_EXPERIMENT_CUH
 
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <cusparse.h>
 #include <vector>
 
 #define CK(x)                                                                                      \
@@ -54,5 +56,31 @@ static double rel_diff(const std::vector<double> &ref, const double *dy, int n)
     }
     return d / m;
 }
+
+/* y = A x by cusparseSpMV (CSR, 32-bit indices, fp64, the default algorithm) on device arrays. */
+struct cusparse_spmv {
+    cusparseHandle_t h;
+    cusparseSpMatDescr_t mA;
+    cusparseDnVecDescr_t vx, vy;
+    void *ws = nullptr;
+    double one = 1, zero = 0;
+    cusparse_spmv(int n, long nnz, int *rp, int *col, double *val, double *x, double *y)
+    {
+        size_t wsb = 0;
+        cusparseCreate(&h);
+        cusparseCreateCsr(&mA, n, n, nnz, rp, col, val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                          CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+        cusparseCreateDnVec(&vx, n, x, CUDA_R_64F);
+        cusparseCreateDnVec(&vy, n, y, CUDA_R_64F);
+        cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA, vx, &zero, vy,
+                                CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &wsb);
+        CK(cudaMalloc(&ws, wsb + 1));
+    }
+    void operator()()
+    {
+        cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA, vx, &zero, vy, CUDA_R_64F,
+                     CUSPARSE_SPMV_ALG_DEFAULT, ws);
+    }
+};
 
 #endif /* MPCG_BENCH_EXPERIMENT_CUH */

@@ -377,24 +377,7 @@ int main(int argc, char **argv)
     int *drp32 = up(rp32), *dcol = up(A.col);
     double *dval = up(A.val);
 
-    cusparseHandle_t h;
-    cusparseCreate(&h);
-    cusparseSpMatDescr_t mA;
-    cusparseDnVecDescr_t vx, vy;
-    cusparseCreateCsr(&mA, n, n, nnz, drp32, dcol, dval, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
-    cusparseCreateDnVec(&vx, n, dx, CUDA_R_64F);
-    cusparseCreateDnVec(&vy, n, dy, CUDA_R_64F);
-    const double one = 1, zero = 0;
-    size_t wsb = 0;
-    void *ws = nullptr;
-    cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA, vx, &zero, vy,
-                            CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &wsb);
-    CK(cudaMalloc(&ws, wsb + 1));
-    auto cus = [&]() {
-        cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mA, vx, &zero, vy, CUDA_R_64F,
-                     CUSPARSE_SPMV_ALG_DEFAULT, ws);
-    };
+    cusparse_spmv cus(n, nnz, drp32, dcol, dval, dx, dy);
     CK(cudaMemset(dy, 0xff, n * sizeof(double)));
     cus();
     CK(cudaDeviceSynchronize());
