@@ -103,7 +103,7 @@ mpcg_status mpcgi_device_open(mpcg_context *ctx, int id)
     MPCG_CUDA_GOTO(ctx, st, cudaGetDeviceProperties(&g->props, id));
     MPCG_CUDA_GOTO(ctx, st, cudaStreamCreateWithFlags(&g->own_stream, cudaStreamNonBlocking));
     g->stream = g->own_stream;
-    MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&g->scalar_host, sizeof *g->scalar_host));
+    MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&g->scalar_host, MPCGI_PINNED_BYTES));
     MPCG_CUBLAS_GOTO(ctx, st, cublasCreate(&g->cublas));
     MPCG_CUBLAS_GOTO(ctx, st, cublasSetStream(g->cublas, g->stream));
     MPCG_CUSPARSE_GOTO(ctx, st, cusparseCreate(&g->cusparse));
@@ -244,6 +244,13 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
     /* a solve starts with a copy: the kernels that follow go to this context's GPU even when
      * the thread used another GPU in between */
     MPCG_CUDA(ctx, cudaSetDevice(g->id));
+    if (kind == MPCGI_D2H && bytes <= MPCGI_PINNED_BYTES) { /* through pinned memory */
+        MPCG_CUDA(ctx, cudaMemcpyAsync(g->scalar_host, src, bytes, cudaMemcpyDeviceToHost,
+                                       g->stream));
+        MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
+        memcpy(dst, g->scalar_host, bytes);
+        return MPCG_SUCCESS;
+    }
     MPCG_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, memcpy_kind(kind), g->stream));
     if (kind == MPCGI_D2H) MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
     return MPCG_SUCCESS;

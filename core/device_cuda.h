@@ -6,6 +6,8 @@
 #include "core/context.h"
 #include "core/cuda_check.h"
 
+#define MPCGI_PINNED_BYTES 256 /* struct mpcgi_gpu.scalar_host */
+
 /*
  * Created by mpcgi_device_open, released by mpcgi_device_close. Only .c files compiled in a CUDA
  * build include this header (core/device_cuda.c and the cuSPARSE-based backends); everything
@@ -22,7 +24,9 @@ struct mpcgi_gpu {
     cudaStream_t stream;        /* where all work goes: own_stream or the caller's */
     cublasHandle_t cublas;
     cusparseHandle_t cusparse;
-    double *scalar_host;        /* pinned host double: dot products land here */
+    /* pinned host memory, MPCGI_PINNED_BYTES: dot products land here, and small device-to-host
+     * copies pass through it (a pageable copy is staged by the driver, slower) */
+    double *scalar_host;
     /* device memory held through mpcgi_device_alloc, for mpcg_context_set_device_memory_limit;
      * the block table uses plain malloc, outside the counted allocator of core/alloc.h */
     size_t mem_limit;           /* 0: no limit */

@@ -10,6 +10,7 @@
 #include "core/device.h"
 #include "core/device_cuda.h"
 #include "core/error.h"
+#include "core/timer.h"
 #include "spmv/adaptive.h"
 #include "spmv/adaptive_kernels.h"
 #include "spmv/spmv.h"
@@ -105,7 +106,7 @@ typedef struct adaptive_plan {
     float *val32;
     double *part; /* chunk partials of the emulation (long_blocks) */
     /* device plan (d_row_ptr is set once uploaded) */
-    int32_t *d_row_ptr, *d_col_idx, *d_rows, *d_long_start;
+    int32_t *d_row_ptr, *d_col_idx, *d_rows, *d_long_start; /* d_long_start: in d_rows' block */
     int16_t *d_col16;
     int *d_counters;
     double *d_val64;
@@ -113,7 +114,7 @@ typedef struct adaptive_plan {
     int loop_grid; /* blocks of the two-barrier CG loop; 0: the plan cannot run it */
     int loop1_grid, loop1_rb, loop1_width; /* the single-reduction loop's blocks (0: cannot
                                               run it), rows per block, entries per row */
-    double setup_ms;
+    double setup_ms, columns_ms; /* device plans: the binning; the 16-bit columns */
     /* tiles path: the tiles (host arrays in both plans), the slots (host arrays in a CPU plan;
      * slot_perm: the entry of each slot, -1 if empty) and the values in slot order (device) */
     int64_t n_slots, long_nnz;
@@ -121,8 +122,10 @@ typedef struct adaptive_plan {
     int64_t *tile_off;
     int32_t *slot_col, *slot_perm;
     uint16_t *slot_row;
-    int32_t *d_tile_row, *d_tile_long, *d_slot_col, *d_slot_perm;
+    int32_t *d_tile_row, *d_tile_long, *d_slot_col, *d_slot_perm; /* in d_tile_off's and
+                                                                    d_slots' blocks */
     int64_t *d_tile_off;
+    void *d_slots; /* d_tval64, d_tval32, d_slot_col, d_slot_perm, d_slot_row */
     uint16_t *d_slot_row;
     double *d_tval64;
     float *d_tval32;
@@ -559,13 +562,15 @@ static mpcg_status tiles_host(mpcg_context *ctx, adaptive_plan *p)
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *list, &list));
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, m, sizeof *next, &next));
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)p->L.tile_max_rows + 1, sizeof *mark, &mark));
+    int cbits;
+    const int shift = mpcgi_adaptive_tile_shift(A->n, T, &cbits);
     for (int t = 0; t < T; t++) {
         const int64_t r0 = p->tile_row[t], r1 = p->tile_row[t + 1];
         int64_t cnt = 0;
-        for (int64_t r = r0; r < r1; r++) /* the short entries, (column, entry) */
+        for (int64_t r = r0; r < r1; r++) /* the short entries, (column bucket, entry) */
             if (A->row_ptr[r + 1] - A->row_ptr[r] <= p->par.bin.long_min)
                 for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
-                    key[cnt++] = (uint64_t)A->col_idx[k] << 32 | (uint64_t)k;
+                    key[cnt++] = (uint64_t)((uint32_t)A->col_idx[k] >> shift) << 32 | (uint64_t)k;
         qsort(key, (size_t)cnt, sizeof *key, cmp_u64);
         for (int64_t i = 0; i < cnt; i++)
             list[i] = (int32_t)(key[i] & 0xffffffffu);
@@ -709,20 +714,13 @@ static void adaptive_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d_col_idx);
     mpcgi_device_free(ctx, p->d_col16);
     mpcgi_device_free(ctx, p->d_rows);
-    mpcgi_device_free(ctx, p->d_long_start);
     mpcgi_device_free(ctx, p->d_counters);
     mpcgi_device_free(ctx, p->d_val64);
     mpcgi_device_free(ctx, p->d_val32);
     mpcgi_host_free(p->tile_row), mpcgi_host_free(p->tile_long), mpcgi_host_free(p->tile_off);
     mpcgi_host_free(p->slot_col), mpcgi_host_free(p->slot_row), mpcgi_host_free(p->slot_perm);
-    mpcgi_device_free(ctx, p->d_tile_row);
-    mpcgi_device_free(ctx, p->d_tile_long);
-    mpcgi_device_free(ctx, p->d_tile_off);
-    mpcgi_device_free(ctx, p->d_slot_col);
-    mpcgi_device_free(ctx, p->d_slot_row);
-    mpcgi_device_free(ctx, p->d_slot_perm);
-    mpcgi_device_free(ctx, p->d_tval64);
-    mpcgi_device_free(ctx, p->d_tval32);
+    mpcgi_device_free(ctx, p->d_tile_off); /* with d_tile_row and d_tile_long */
+    mpcgi_device_free(ctx, p->d_slots);
     mpcgi_host_free(p);
 }
 
@@ -793,40 +791,39 @@ done:
     return st;
 }
 
-/* The 16-bit column offsets col - row where all of them fit: they replace the 32-bit columns on
- * the device, 2 bytes less per nonzero that every SpMV reads (10 instead of 12 per fp64
- * nonzero), unless MPCG_ADAPTIVE_INDEX=32. columns16 queues the offsets and the largest
- * |col - row| above INT16_MAX into *span_dev (left 0 if none; the caller zeroes it), without
- * waiting; columns16_keep then takes that span (read back with the binning's totals), sets
- * p->wide as host_binning does and frees the columns not kept: the 32-bit ones where every
- * offset fits, else the offsets. */
-static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t *span_dev)
+/* The 16-bit column offsets col - row where all of them fit (span 0, from the count): they
+ * replace the 32-bit columns on the device, 2 bytes less per nonzero that every SpMV reads (10
+ * instead of 12 per fp64 nonzero), unless MPCG_ADAPTIVE_INDEX=32 or the tiles path (which reads
+ * 32-bit columns) was taken. The allocation of the offsets, their kernel and the release of the
+ * 32-bit columns, timed on the host into p->columns_ms (0 where nothing is narrowed). */
+static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t span)
 {
-    if (p->A->nnz == 0) return MPCG_SUCCESS;
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (size_t)p->A->nnz * sizeof(int16_t), &p->d_col16));
-    MPCG_CUDA(ctx, (cudaError_t)mpcgi_adaptive_setup_col16(mpcgi_device_stream(ctx), p->A->n,
-                                                           p->d_row_ptr, p->d_col_idx, p->d_col16,
-                                                           span_dev));
-    return MPCG_SUCCESS;
-}
-
-static void columns16_keep(mpcg_context *ctx, adaptive_plan *p, int32_t span)
-{
-    /* no nonzeros: nothing was made; the tiles path reads 32-bit columns */
-    if (!p->d_col16) return;
-    if (span || p->par.index32 || p->L.path == MPCGI_ADAPTIVE_TILES) {
+    mpcg_status st = MPCG_SUCCESS;
+    if (p->A->nnz == 0 || span || p->par.index32 || p->L.path == MPCGI_ADAPTIVE_TILES)
+        return MPCG_SUCCESS;
+    double t0 = mpcgi_wtime();
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)p->A->nnz * sizeof(int16_t), &p->d_col16));
+    MPCG_CUDA_GOTO(ctx, st,
+                   (cudaError_t)mpcgi_adaptive_setup_col16(mpcgi_device_stream(ctx), p->A->n,
+                                                           p->d_row_ptr, p->d_col_idx,
+                                                           p->d_col16));
+    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx)); /* the offsets are written: the columns go */
+    mpcgi_device_free(ctx, p->d_col_idx);
+    p->d_col_idx = NULL;
+    p->columns_ms = (mpcgi_wtime() - t0) * 1e3;
+done:
+    if (st != MPCG_SUCCESS) {
         mpcgi_device_free(ctx, p->d_col16);
         p->d_col16 = NULL;
-    } else {
-        mpcgi_device_free(ctx, p->d_col_idx);
-        p->d_col_idx = NULL;
     }
+    return st;
 }
 
-/* The binning on the GPU: count per tile, scan, the 16-bit columns (columns16, which finds
- * whether the plan is wide), one copy of the totals and the span to the host, the decision
- * there, then the scatter into the row list. Timed with events from the first kernel to the
- * last, the copies, the decision and the allocations included. */
+/* The binning on the GPU: one launch counts, finds the longest row and the span of the columns
+ * (whether the plan is wide) and scans; one copy of the totals to the host, the decision there,
+ * then the scatter into the row list, which also writes the list's last chunk offset. Timed with
+ * events from the count to the end, the copies, the decision and the row list's allocation
+ * included; the scratch is allocated before, the 16-bit columns come after (columns16). */
 static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
 {
     mpcg_status st = MPCG_SUCCESS;
@@ -835,8 +832,7 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
     int64_t n = p->A->n, ntiles = n / MPCGI_ADAPTIVE_TILE + 1;
     int64_t *rp64 = NULL;
     int32_t *counts = NULL, *tile_max = NULL, *d_totals = NULL;
-    /* the quantities, the longest row, the span of the column offsets (columns16) */
-    int32_t totals[MPCGI_ADAPTIVE_QUANTITIES + 2];
+    int32_t totals[MPCGI_ADAPTIVE_QUANTITIES + 2]; /* the ticket stays on the device */
     int64_t c64[MPCGI_ADAPTIVE_QUANTITIES], region[MPCGI_ADAPTIVE_BINS];
     cudaEvent_t t0 = NULL, t1 = NULL;
     size_t rp_bytes = ((size_t)n + 1) * sizeof *rp64;
@@ -845,20 +841,19 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
     MPCG_TRY(ctx, st,
              mpcgi_device_alloc(ctx, (size_t)ntiles * MPCGI_ADAPTIVE_QUANTITIES * sizeof *counts,
                                 &counts));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)ntiles * sizeof *tile_max, &tile_max));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, sizeof totals, &d_totals));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)ntiles * 2 * sizeof *tile_max, &tile_max));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, MPCGI_ADAPTIVE_TOTALS * sizeof *d_totals, &d_totals));
+    MPCG_CUDA_GOTO(ctx, st,
+                   cudaMemsetAsync(d_totals, 0, MPCGI_ADAPTIVE_TOTALS * sizeof *d_totals,
+                                   g->stream));
     MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t0));
     MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t1));
 
     MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t0, g->stream));
     MPCG_CUDA_GOTO(ctx, st,
-                   (cudaError_t)mpcgi_adaptive_setup_count(s, n, rp64, p->d_row_ptr, &p->par.bin,
-                                                           counts, tile_max));
-    MPCG_CUDA_GOTO(ctx, st,
-                   (cudaError_t)mpcgi_adaptive_setup_scan(s, ntiles, counts, tile_max, d_totals));
-    int32_t *d_span = d_totals + MPCGI_ADAPTIVE_QUANTITIES + 1;
-    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(d_span, 0, sizeof *d_span, g->stream));
-    MPCG_TRY(ctx, st, columns16(ctx, p, d_span));
+                   (cudaError_t)mpcgi_adaptive_setup_count(s, n, rp64, p->d_row_ptr, p->d_col_idx,
+                                                           &p->par.bin, counts, tile_max,
+                                                           d_totals));
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, totals, d_totals, sizeof totals, MPCGI_D2H));
     const int32_t span = totals[MPCGI_ADAPTIVE_QUANTITIES + 1];
     p->wide = span > n / 4; /* span is 0 or above INT16_MAX */
@@ -867,35 +862,29 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
         MPCG_TRY(ctx, st, tiles_start(ctx, p, g->props.multiProcessorCount));
         MPCG_CUDA_GOTO(ctx, st,
                        (cudaError_t)mpcgi_adaptive_setup_count(s, n, rp64, p->d_row_ptr,
-                                                               &p->par.bin, counts, tile_max));
-        MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_adaptive_setup_scan(s, ntiles, counts, tile_max,
-                                                                        d_totals));
-        MPCG_TRY(ctx, st,
-                 mpcgi_device_copy(ctx, totals, d_totals,
-                                   (MPCGI_ADAPTIVE_QUANTITIES + 1) * sizeof *totals, MPCGI_D2H));
+                                                               p->d_col_idx, &p->par.bin, counts,
+                                                               tile_max, d_totals));
+        MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, totals, d_totals, sizeof totals, MPCGI_D2H));
     }
     for (int q = 0; q < MPCGI_ADAPTIVE_QUANTITIES; q++)
         c64[q] = totals[q];
     plan_layout(p, c64, totals[MPCGI_ADAPTIVE_QUANTITIES]);
-    columns16_keep(ctx, p, span);
-    if (p->L.path != MPCGI_ADAPTIVE_UNIFORM) {
-        int32_t long_blocks = p->L.long_blocks;
-        MPCG_TRY(
-            ctx, st,
-            mpcgi_device_alloc(ctx, (size_t)list_length(&p->L) * sizeof *p->d_rows, &p->d_rows));
-        MPCG_TRY(
-            ctx, st,
-            mpcgi_device_alloc(ctx, ((size_t)p->L.n_long + 1) * sizeof(int32_t), &p->d_long_start));
+    if (p->L.path != MPCGI_ADAPTIVE_UNIFORM) { /* the row list, then the chunk offsets */
+        const size_t len = (size_t)list_length(&p->L);
+        MPCG_TRY(ctx, st,
+                 mpcgi_device_alloc(ctx, (len + (size_t)p->L.n_long + 1) * sizeof *p->d_rows,
+                                    &p->d_rows));
+        p->d_long_start = p->d_rows + len;
         for (int b = 0; b < MPCGI_ADAPTIVE_BINS; b++)
             region[b] = p->L.row_start[b];
-        if (list_length(&p->L) > 0) /* split without long rows: nothing to place */
+        if (list_length(&p->L) > 0)
             MPCG_CUDA_GOTO(ctx, st,
                            (cudaError_t)mpcgi_adaptive_setup_scatter(
-                               s, n, p->d_row_ptr, &p->par.bin, counts, region,
+                               s, n, p->d_row_ptr, &p->par.bin, counts, d_totals, region,
                                p->L.path != MPCGI_ADAPTIVE_BINNED, p->d_rows, p->d_long_start));
-        MPCG_TRY(ctx, st,
-                 mpcgi_device_copy(ctx, p->d_long_start + p->L.n_long, &long_blocks,
-                                   sizeof long_blocks, MPCGI_H2D));
+        else /* split without long rows: nothing to place, no chunks */
+            MPCG_CUDA_GOTO(ctx, st,
+                           cudaMemsetAsync(p->d_long_start, 0, sizeof(int32_t), g->stream));
     }
     if (p->L.path == MPCGI_ADAPTIVE_TILES) MPCG_TRY(ctx, st, tiles_device(ctx, p));
     MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t1, g->stream));
@@ -903,6 +892,7 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
     float ms = 0;
     MPCG_CUDA_GOTO(ctx, st, cudaEventElapsedTime(&ms, t0, t1));
     p->setup_ms = ms;
+    MPCG_TRY(ctx, st, columns16(ctx, p, span));
 done:
     /* teardown cannot report failures: destroying valid events does not fail */
     if (t0) (void)cudaEventDestroy(t0);
@@ -915,27 +905,36 @@ done:
 }
 
 /* The tiles of a device plan (spmv/adaptive_tiles.cu; tiles_host builds the same on the host):
- * the cut and the rounds on the host, the sort, the levels and the slots on the device. */
+ * the cut and the rounds on the host, the sort, the levels and the slots on the device. Three
+ * allocations (a cudaMalloc costs 0.1 - 0.25 ms on the H100 whatever its size, a cudaFree
+ * 0.6 ms per GB): the tiles' arrays (kept), the scratch with the level tables (freed here), the
+ * slots with their values (kept). */
 static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
 {
     mpcg_status st = MPCG_SUCCESS;
-    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
     void *s = mpcgi_device_stream(ctx);
     const mpcgi_csr *A = p->A;
     const int ml = p->par.bin.long_min + 1;
     int failed = 0;
-    int32_t *level_len = NULL, *level_round = NULL, *d_level_len = NULL, *d_level_round = NULL;
-    int *d_failed = NULL;
-    void *scratch = NULL;
+    int32_t *level_len = NULL, *level_round = NULL;
+    char *scratch = NULL;
     const int T = p->L.tiles;
     const size_t tb = ((size_t)T + 1) * sizeof(int32_t), lb = (size_t)T * ml * sizeof(int32_t);
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, tb, &p->d_tile_row));
+    const size_t ob = ((size_t)T + 1) * sizeof(int64_t);
+    /* the tiles: first slots, first rows, first long rows */
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, ob + 2 * tb, &p->d_tile_off));
+    p->d_tile_row = (int32_t *)(p->d_tile_off + T + 1);
+    p->d_tile_long = p->d_tile_row + T + 1;
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, p->d_tile_row, p->tile_row, tb, MPCGI_H2D));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, tb, &p->d_tile_long));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, lb, &d_level_len));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, lb, &d_level_round));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, sizeof(int), &d_failed));
-    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(d_failed, 0, sizeof(int), g->stream));
+    /* the scratch: the sort's, then the level lengths, the failure flag, the levels' first
+     * rounds (the same on the host) */
+    const size_t sb = mpcgi_adaptive_tiles_scratch(A->nnz, T);
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, sb + 2 * lb + sizeof(int), &scratch));
+    int32_t *d_level_len = (int32_t *)(scratch + sb);
+    int *d_failed = (int *)(d_level_len + (size_t)T * ml);
+    int32_t *d_level_round = (int32_t *)(d_failed + 1);
+    MPCG_CUDA_GOTO(ctx, st,
+                   cudaMemsetAsync(d_failed, 0, sizeof(int), mpcgi_gpu_of(ctx)->stream));
     mpcgi_adaptive_tile_setup su = {
         .n = A->n,
         .nnz = A->nnz,
@@ -949,40 +948,37 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
         .tile_row = p->d_tile_row,
         .rows = p->d_rows,
         .tile_n_long = p->L.tile_n_long,
+        .scratch = scratch,
         .level_len = d_level_len,
         .tile_long = p->d_tile_long,
         .failed = d_failed,
     };
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, mpcgi_adaptive_tiles_scratch(A->nnz, T), &scratch));
-    su.scratch = scratch;
     MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_adaptive_tiles_step1(s, &su));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, lb, &level_len));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, lb, &level_round));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, level_len, d_level_len, lb, MPCGI_D2H));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, &failed, d_failed, sizeof failed, MPCGI_D2H));
+    MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, 2 * lb + sizeof(int), &level_len));
+    level_round = (int32_t *)((int *)(level_len + (size_t)T * ml) + 1);
+    /* the level lengths and the flag in one copy */
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, level_len, d_level_len, lb + sizeof(int), MPCGI_D2H));
+    memcpy(&failed, level_len + (size_t)T * ml, sizeof failed);
     MPCG_ENSURE_GOTO(ctx, st, !failed, MPCG_ERR_INTERNAL,
                      "backend adaptive: a tile needs more than %d levels", ml);
     MPCG_TRY(ctx, st, tiles_rounds(ctx, p, level_len, ml, level_round));
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, d_level_round, level_round, lb, MPCGI_H2D));
-    const size_t ob = ((size_t)T + 1) * sizeof(int64_t);
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, ob, &p->d_tile_off));
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, p->d_tile_off, p->tile_off, ob, MPCGI_H2D));
+    /* the slots: values (fp64, fp32), columns, entries, rows in tile */
     const size_t slots = (size_t)(p->n_slots > 0 ? p->n_slots : 1);
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(int32_t), &p->d_slot_col));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(uint16_t), &p->d_slot_row));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(int32_t), &p->d_slot_perm));
-    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(p->d_slot_col, 0, slots * sizeof(int32_t), g->stream));
-    MPCG_CUDA_GOTO(ctx, st,
-                   cudaMemsetAsync(p->d_slot_row, 0xff, slots * sizeof(uint16_t), g->stream));
-    MPCG_CUDA_GOTO(ctx, st,
-                   cudaMemsetAsync(p->d_slot_perm, 0xff, slots * sizeof(int32_t), g->stream));
+    const size_t b64 = p->use64 ? slots * sizeof(double) : 0, b32 = p->use32 ? slots * 4 : 0;
+    char *blk = NULL;
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, b64 + b32 + slots * (4 + 4 + 2), &blk));
+    p->d_slots = blk;
+    p->d_tval64 = b64 ? (double *)blk : NULL;
+    p->d_tval32 = b32 ? (float *)(blk + b64) : NULL;
+    p->d_slot_col = (int32_t *)(blk + b64 + b32);
+    p->d_slot_perm = p->d_slot_col + slots;
+    p->d_slot_row = (uint16_t *)(p->d_slot_perm + slots);
     MPCG_CUDA_GOTO(ctx, st,
                    (cudaError_t)mpcgi_adaptive_tiles_step2(s, &su, p->d_tile_off, d_level_round,
                                                            p->d_slot_col, p->d_slot_row,
                                                            p->d_slot_perm));
-    if (p->use64)
-        MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(double), &p->d_tval64));
-    if (p->use32) MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, slots * sizeof(float), &p->d_tval32));
     tiles_finish(p);
     mpcgi_adaptive_launch *L = &p->L;
     L->tile_row = p->d_tile_row;
@@ -996,11 +992,7 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
     MPCG_TRY(ctx, st, mpcgi_device_sync(ctx));
 done:
     mpcgi_device_free(ctx, scratch);
-    mpcgi_device_free(ctx, d_level_len);
-    mpcgi_device_free(ctx, d_level_round);
-    mpcgi_device_free(ctx, d_failed);
     mpcgi_host_free(level_len);
-    mpcgi_host_free(level_round);
     return st;
 }
 
@@ -1070,12 +1062,13 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     mpcgi_log(ctx, MPCG_LOG_INFO,
               "adaptive: n %lld, nnz %lld, longest row %lld: %s (NT %d, R %d, %d-bit columns), "
               "rows per bin long %lld (%d chunks), NT32 %lld, NT16 %lld, NT8 %lld, NT4 %lld, "
-              "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms; persistent CG loop: %s",
+              "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms, 16-bit columns %.3f ms; "
+              "persistent CG loop: %s",
               (long long)A->n, (long long)A->nnz, (long long)p->max_len, mpcgi_adaptive_path_name(L->path), L->nt,
               L->rows_per_group, p->d_col16 ? 16 : 32, (long long)p->bin_rows[0], L->long_blocks,
               (long long)p->bin_rows[1], (long long)p->bin_rows[2], (long long)p->bin_rows[3],
               (long long)p->bin_rows[4], (long long)p->bin_rows[5], (long long)p->bin_rows[6],
-              p->setup_ms, loop_name(p));
+              p->setup_ms, p->columns_ms, loop_name(p));
     return MPCG_SUCCESS;
 }
 
@@ -1194,6 +1187,7 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     info->max_len = p->max_len;
     info->vblocks = L->vblocks;
     info->setup_ms = p->setup_ms;
+    info->columns_ms = p->columns_ms;
     info->rows = p->d_row_ptr ? p->d_rows : p->rows;
     info->long_start = p->d_row_ptr ? p->d_long_start : p->long_start;
     info->index_bits = p->d_col16 ? 16 : 32;

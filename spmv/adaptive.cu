@@ -12,7 +12,6 @@
 #define WARPS_MAX (MPCGI_ADAPTIVE_MAX_BLOCK / 32)
 #define SETUP_THREADS 256
 #define SETUP_WARPS (SETUP_THREADS / 32)
-#define SCAN_THREADS 1024
 #define DOT_THREADS 1024
 #define DOT_CHUNK MPCGI_ADAPTIVE_DOT_CHUNK
 /* Blocks of MPCGI_ADAPTIVE_MAX_BLOCK threads an SM must hold: 2, i.e. at most 32 registers, the
@@ -419,17 +418,81 @@ static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val
 
 /* ---------------------------------------------------------------- setup: binning on the GPU */
 
+/* The last block of setup_count_kernel, once every tile's counts are written: each quantity's
+ * tile counts become exclusive prefixes, totals[q] their sums, then the longest row and the
+ * span. Thread t owns a contiguous run of tiles; all quantities at once, by warp shuffles and
+ * one barrier (not two barriers per step of each quantity's scan in shared memory: the scan is
+ * on the critical path of every plan's setup). The other blocks' writes are read through L2. */
+static __device__ void setup_scan(int64_t ntiles, int32_t *__restrict__ counts,
+                                  const int32_t *__restrict__ tile_max,
+                                  int32_t *__restrict__ totals)
+{
+    constexpr int Q = MPCGI_ADAPTIVE_QUANTITIES;
+    __shared__ int wsum[SETUP_WARPS][Q + 2];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t per = (ntiles + SETUP_THREADS - 1) / SETUP_THREADS;
+    const int64_t lo = threadIdx.x * per < ntiles ? threadIdx.x * per : ntiles;
+    const int64_t hi = lo + per < ntiles ? lo + per : ntiles;
+    int own[Q + 2], incl[Q + 2]; /* this thread's sums (maxima for the last two), the warp's
+                                    inclusive prefixes */
+    for (int q = 0; q < Q + 2; q++)
+        own[q] = 0;
+    for (int64_t t = lo; t < hi; t++) {
+        for (int q = 0; q < Q; q++)
+            own[q] += __ldcg(counts + q * ntiles + t);
+        for (int k = 0; k < 2; k++)
+            own[Q + k] = max(own[Q + k], __ldcg(tile_max + k * ntiles + t));
+    }
+    for (int q = 0; q < Q + 2; q++) {
+        int v = own[q];
+        for (int o = 1; o < 32; o <<= 1) {
+            const int u = __shfl_up_sync(0xffffffffu, v, o);
+            if (lane >= o) v = q < Q ? v + u : max(v, u);
+        }
+        incl[q] = v;
+    }
+    if (lane == 31)
+        for (int q = 0; q < Q + 2; q++)
+            wsum[warp][q] = incl[q];
+    __syncthreads();
+    for (int q = 0; q < Q; q++) {
+        int run = incl[q] - own[q], all = 0;
+        for (int w = 0; w < SETUP_WARPS; w++) {
+            run += w < warp ? wsum[w][q] : 0;
+            all += wsum[w][q];
+        }
+        for (int64_t t = lo; t < hi; t++) {
+            const int c = __ldcg(counts + q * ntiles + t);
+            counts[q * ntiles + t] = run;
+            run += c;
+        }
+        if (threadIdx.x == 0) totals[q] = all;
+    }
+    if (threadIdx.x == 0)
+        for (int k = Q; k < Q + 2; k++) {
+            int m = 0;
+            for (int w = 0; w < SETUP_WARPS; w++)
+                m = max(m, wsum[w][k]);
+            totals[k] = m;
+        }
+}
+
 /* Per tile of MPCGI_ADAPTIVE_TILE rows: narrow the row pointers, count the rows of each bin and
- * the chunks of the long rows, find the longest row. Integer shared atomics: order-free. */
+ * the chunks and nonzeros of the long rows, find the longest row and the largest |col - row|
+ * above INT16_MAX (the columns of a row are sorted: its first and last are the extremes);
+ * integer shared atomics, so order-free. The last block to finish (by a ticket in totals, which
+ * it sets back to 0) scans: one launch for the whole count. */
 static __global__ void __launch_bounds__(SETUP_THREADS)
     setup_count_kernel(int64_t n, int64_t ntiles, const int64_t *__restrict__ rp64,
-                       int32_t *__restrict__ rp32, const mpcgi_adaptive_binning bin,
-                       int32_t *__restrict__ counts, int32_t *__restrict__ tile_max)
+                       int32_t *__restrict__ rp32, const int32_t *__restrict__ col,
+                       const mpcgi_adaptive_binning bin, int32_t *__restrict__ counts,
+                       int32_t *__restrict__ tile_max, int32_t *__restrict__ totals)
 {
     __shared__ int c[MPCGI_ADAPTIVE_QUANTITIES];
-    __shared__ int longest;
+    __shared__ int longest, far;
+    __shared__ bool last;
     if (threadIdx.x < MPCGI_ADAPTIVE_QUANTITIES) c[threadIdx.x] = 0;
-    if (threadIdx.x == 0) longest = 0;
+    if (threadIdx.x == 0) longest = far = 0;
     __syncthreads();
     const int64_t base = (int64_t)blockIdx.x * MPCGI_ADAPTIVE_TILE;
     for (int i = threadIdx.x; i < MPCGI_ADAPTIVE_TILE; i += SETUP_THREADS) {
@@ -446,62 +509,27 @@ static __global__ void __launch_bounds__(SETUP_THREADS)
             atomicAdd(&c[MPCGI_ADAPTIVE_LONG_NNZ], (int)len);
         }
         atomicMax(&longest, (int)len);
+        if (len > 0) {
+            const int64_t off = max(r - (int64_t)col[a], (int64_t)col[a + len - 1] - r);
+            if (off > INT16_MAX) atomicMax(&far, (int)off);
+        }
     }
     __syncthreads();
     if (threadIdx.x < MPCGI_ADAPTIVE_QUANTITIES)
         counts[threadIdx.x * ntiles + blockIdx.x] = c[threadIdx.x];
-    if (threadIdx.x == 0) tile_max[blockIdx.x] = longest;
-}
-
-/* Inclusive prefix sum of v over the block (Hillis-Steele in shared memory). */
-static __device__ int block_inclusive_scan(int v, int *sh)
-{
-    sh[threadIdx.x] = v;
+    if (threadIdx.x == 0) {
+        tile_max[blockIdx.x] = longest;
+        tile_max[ntiles + blockIdx.x] = far;
+    }
+    __threadfence(); /* this tile's counts before its ticket */
     __syncthreads();
-    for (int o = 1; o < (int)blockDim.x; o <<= 1) {
-        int u = threadIdx.x >= (unsigned)o ? sh[threadIdx.x - o] : 0;
-        __syncthreads();
-        sh[threadIdx.x] += u;
-        __syncthreads();
-    }
-    return sh[threadIdx.x];
-}
-
-/* One block: each quantity's tile counts become exclusive prefixes; totals of each, then the
- * longest row. Thread t owns a contiguous run of tiles. */
-static __global__ void __launch_bounds__(SCAN_THREADS)
-    setup_scan_kernel(int64_t ntiles, int32_t *__restrict__ counts,
-                      const int32_t *__restrict__ tile_max, int32_t *__restrict__ totals)
-{
-    __shared__ int sh[SCAN_THREADS];
-    const int64_t per = (ntiles + SCAN_THREADS - 1) / SCAN_THREADS;
-    const int64_t lo = threadIdx.x * per < ntiles ? threadIdx.x * per : ntiles;
-    const int64_t hi = lo + per < ntiles ? lo + per : ntiles;
-    for (int q = 0; q < MPCGI_ADAPTIVE_QUANTITIES; q++) {
-        int32_t *cq = counts + q * ntiles;
-        int s = 0;
-        for (int64_t t = lo; t < hi; t++)
-            s += cq[t];
-        int run = block_inclusive_scan(s, sh) - s;
-        for (int64_t t = lo; t < hi; t++) {
-            int c = cq[t];
-            cq[t] = run;
-            run += c;
-        }
-        if (threadIdx.x == SCAN_THREADS - 1) totals[q] = run;
-        __syncthreads();
-    }
-    int m = 0;
-    for (int64_t t = lo; t < hi; t++)
-        m = tile_max[t] > m ? tile_max[t] : m;
-    sh[threadIdx.x] = m;
+    int32_t *ticket = totals + MPCGI_ADAPTIVE_QUANTITIES + 2;
+    if (threadIdx.x == 0) last = atomicAdd(ticket, 1) == (int)(ntiles - 1);
     __syncthreads();
-    for (int w = SCAN_THREADS / 2; w > 0; w >>= 1) {
-        if ((int)threadIdx.x < w && sh[threadIdx.x + w] > sh[threadIdx.x])
-            sh[threadIdx.x] = sh[threadIdx.x + w];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) totals[MPCGI_ADAPTIVE_QUANTITIES] = sh[0];
+    if (!last) return;
+    __threadfence();
+    setup_scan(ntiles, counts, tile_max, totals);
+    if (threadIdx.x == 0) *ticket = 0; /* ready for the next count */
 }
 
 /* Where each bin's rows start in the row list (passed by value). */
@@ -511,13 +539,16 @@ struct regions {
 
 /* Per tile, in rounds of SETUP_THREADS rows: each row's place in its bin (stable: ranks by
  * ballot within the warp, warp counts added in warp order, tiles in tile order), and for a long
- * row the index of its first chunk. */
+ * row the index of its first chunk; long_start[n_long] = the chunks of all (from totals). */
 static __global__ void __launch_bounds__(SETUP_THREADS)
     setup_scatter_kernel(int64_t n, int64_t ntiles, const int32_t *__restrict__ rp32,
                          const mpcgi_adaptive_binning bin, const int32_t *__restrict__ counts,
-                         const __grid_constant__ regions reg, int long_only,
-                         int32_t *__restrict__ rows, int32_t *__restrict__ long_start)
+                         const int32_t *__restrict__ totals, const __grid_constant__ regions reg,
+                         int long_only, int32_t *__restrict__ rows,
+                         int32_t *__restrict__ long_start)
 {
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        long_start[totals[MPCGI_ADAPTIVE_LONG]] = totals[MPCGI_ADAPTIVE_CHUNKS];
     __shared__ int wcount[SETUP_WARPS][MPCGI_ADAPTIVE_BINS]; /* rows per bin of each warp */
     __shared__ int wchunks[SETUP_WARPS];                     /* long-row chunks of each warp */
     __shared__ int64_t base[MPCGI_ADAPTIVE_BINS];            /* next place of each bin */
@@ -571,27 +602,13 @@ static __global__ void __launch_bounds__(SETUP_THREADS)
 /* The 16-bit column offsets, a warp per row (rows strided over the grid). */
 static __global__ void __launch_bounds__(SETUP_THREADS)
     col16_kernel(int64_t n, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
-                 int16_t *__restrict__ col16, int *span)
+                 int16_t *__restrict__ col16)
 {
-    __shared__ int most[SETUP_WARPS];
     const int lane = threadIdx.x & 31;
     const int64_t warps = (int64_t)gridDim.x * SETUP_WARPS;
-    int far = 0; /* this thread's largest |col - row| beyond INT16_MAX, else 0 */
     for (int64_t r = ((int64_t)blockIdx.x * SETUP_THREADS + threadIdx.x) / 32; r < n; r += warps)
-        for (int k = rp[r] + lane; k < rp[r + 1]; k += 32) {
-            const int64_t off = (int64_t)col[k] - r, a = off < 0 ? -off : off;
-            if (a > INT16_MAX && a > far) far = (int)a;
-            col16[k] = (int16_t)off;
-        }
-    for (int d = 16; d > 0; d >>= 1)
-        far = max(far, __shfl_xor_sync(0xffffffffu, far, d));
-    if (lane == 0) most[threadIdx.x / 32] = far;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int w = 1; w < SETUP_WARPS; w++)
-            far = max(far, most[w]);
-        if (far > 0) atomicMax(span, far); /* order-free: integers */
-    }
+        for (int k = rp[r] + lane; k < rp[r + 1]; k += 32)
+            col16[k] = (int16_t)(col[k] - r);
 }
 
 static __global__ void to_f32_kernel(int64_t nnz, const double *__restrict__ v64,
@@ -610,45 +627,38 @@ static int64_t tiles_of(int64_t n)
 extern "C" {
 
 int mpcgi_adaptive_setup_count(void *stream, int64_t n, const int64_t *row_ptr64,
-                               int32_t *row_ptr32, const mpcgi_adaptive_binning *bin,
-                               int32_t *counts, int32_t *tile_max)
+                               int32_t *row_ptr32, const int32_t *col,
+                               const mpcgi_adaptive_binning *bin, int32_t *counts,
+                               int32_t *tile_max, int32_t *totals)
 {
     int64_t ntiles = tiles_of(n);
     setup_count_kernel<<<(unsigned)ntiles, SETUP_THREADS, 0, (cudaStream_t)stream>>>(
-        n, ntiles, row_ptr64, row_ptr32, *bin, counts, tile_max);
-    return (int)cudaGetLastError();
-}
-
-int mpcgi_adaptive_setup_scan(void *stream, int64_t ntiles, int32_t *counts,
-                              const int32_t *tile_max, int32_t *totals)
-{
-    setup_scan_kernel<<<1, SCAN_THREADS, 0, (cudaStream_t)stream>>>(ntiles, counts, tile_max,
-                                                                    totals);
+        n, ntiles, row_ptr64, row_ptr32, col, *bin, counts, tile_max, totals);
     return (int)cudaGetLastError();
 }
 
 int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr32,
                                  const mpcgi_adaptive_binning *bin, const int32_t *counts,
-                                 const int64_t *region, int long_only, int32_t *rows,
-                                 int32_t *long_start)
+                                 const int32_t *totals, const int64_t *region, int long_only,
+                                 int32_t *rows, int32_t *long_start)
 {
     regions reg;
     for (int q = 0; q < MPCGI_ADAPTIVE_BINS; q++)
         reg.start[q] = region[q];
     int64_t ntiles = tiles_of(n);
     setup_scatter_kernel<<<(unsigned)ntiles, SETUP_THREADS, 0, (cudaStream_t)stream>>>(
-        n, ntiles, row_ptr32, *bin, counts, reg, long_only, rows, long_start);
+        n, ntiles, row_ptr32, *bin, counts, totals, reg, long_only, rows, long_start);
     return (int)cudaGetLastError();
 }
 
 int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32,
-                               const int32_t *col, int16_t *col16, int *span)
+                               const int32_t *col, int16_t *col16)
 {
     int64_t blocks = (n + SETUP_WARPS - 1) / SETUP_WARPS;
     if (blocks > 65536) blocks = 65536;
     if (blocks < 1) return (int)cudaSuccess;
     col16_kernel<<<(unsigned)blocks, SETUP_THREADS, 0, (cudaStream_t)stream>>>(n, row_ptr32, col,
-                                                                              col16, span);
+                                                                              col16);
     return (int)cudaGetLastError();
 }
 

@@ -84,6 +84,30 @@ static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_chunks(int64_t len, mpcgi
 #define MPCGI_ADAPTIVE_TILE_BATCH 8
 #define MPCGI_ADAPTIVE_TILE_BLOCK_ROW 4096
 #define MPCGI_ADAPTIVE_TILE_EMPTY 0xffff /* slot_row of a slot without an entry */
+#define MPCGI_ADAPTIVE_TILE_KEY_BITS 24  /* a tile's entries are sorted on keys of this many bits */
+
+/* Bits of v (at least 1). */
+static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bits(int64_t v)
+{
+    int b = 1;
+    while (b < 63 && (v >> b) != 0)
+        b++;
+    return b;
+}
+
+/* The tiles' sort key of a short entry in tile t, column c: (t, c >> shift), where shift drops
+ * the column's low bits that do not fit beside the tile's in TILE_KEY_BITS (three passes of an
+ * 8-bit radix sort instead of four). Entries of a tile with the same key keep their CSR order. A
+ * tile has of the order of nnz / 2^24 entries with one key: while that is under a warp's 32, a
+ * warp walks whole buckets and gathers the same 128-byte lines of x as in column order. The long
+ * rows' entries get the key of tile T (after all). cbits: the key's column bits. */
+static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_tile_shift(int64_t n, int64_t tiles, int *cbits)
+{
+    const int c = mpcgi_adaptive_bits(n > 1 ? n - 1 : 1), t = mpcgi_adaptive_bits(tiles);
+    const int shift = c + t > MPCGI_ADAPTIVE_TILE_KEY_BITS ? c + t - MPCGI_ADAPTIVE_TILE_KEY_BITS : 0;
+    *cbits = c - shift;
+    return shift;
+}
 
 /* The device layout of one plan, passed by value to the SpMV kernels. */
 typedef struct mpcgi_adaptive_launch {
@@ -146,26 +170,28 @@ static inline int64_t mpcgi_adaptive_ws_doubles(const mpcgi_adaptive_launch *L)
 
 /* ---------------------------------------------------------------- setup (binning on the GPU) */
 
-/* row_ptr32 = row_ptr64 narrowed; counts[q * ntiles + t] = quantity q of tile t (rows per bin,
- * then the long rows' chunks and nonzeros); tile_max[t] = longest row of tile t. */
+/* The totals of the count: the quantities, the longest row, the span, then the count's ticket
+ * (0 before a count, and again after one). */
+#define MPCGI_ADAPTIVE_TOTALS (MPCGI_ADAPTIVE_QUANTITIES + 3)
+
+/* One launch. row_ptr32 = row_ptr64 narrowed; counts[q * ntiles + t] = the exclusive prefix over
+ * the tiles before t of quantity q (rows per bin, then the long rows' chunks and nonzeros);
+ * totals[q] = its sum, totals[MPCGI_ADAPTIVE_QUANTITIES] = the longest row,
+ * totals[MPCGI_ADAPTIVE_QUANTITIES + 1] = the largest |col - row| where that exceeds INT16_MAX,
+ * else 0. tile_max: 2 ntiles ints of scratch. */
 int mpcgi_adaptive_setup_count(void *stream, int64_t n, const int64_t *row_ptr64,
-                               int32_t *row_ptr32, const mpcgi_adaptive_binning *bin,
-                               int32_t *counts, int32_t *tile_max);
-/* counts become exclusive prefixes over the tiles; totals[q] = their sums, then
- * totals[MPCGI_ADAPTIVE_QUANTITIES] = the longest row. One block. */
-int mpcgi_adaptive_setup_scan(void *stream, int64_t ntiles, int32_t *counts,
-                              const int32_t *tile_max, int32_t *totals);
+                               int32_t *row_ptr32, const int32_t *col,
+                               const mpcgi_adaptive_binning *bin, int32_t *counts,
+                               int32_t *tile_max, int32_t *totals);
 /* rows[region[q] + position] = each row (only the long rows if long_only), stable within its
- * bin; long_start[j] = the first chunk of long row j (long_start[n_long] is written by the
- * caller). */
+ * bin; long_start[j] = the first chunk of long row j, long_start[n_long] = all the chunks. */
 int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr32,
                                  const mpcgi_adaptive_binning *bin, const int32_t *counts,
-                                 const int64_t *region, int long_only, int32_t *rows,
-                                 int32_t *long_start);
-/* col16[k] = col[k] - row of entry k, for every row; *span (a zeroed device int) becomes the
- * largest |col - row| where that exceeds INT16_MAX (col16 is then unusable), else stays 0. */
+                                 const int32_t *totals, const int64_t *region, int long_only,
+                                 int32_t *rows, int32_t *long_start);
+/* col16[k] = col[k] - row of entry k, for every row (each must fit). */
 int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32,
-                               const int32_t *col, int16_t *col16, int *span);
+                               const int32_t *col, int16_t *col16);
 /* v32[k] = (float)v64[k] */
 int mpcgi_adaptive_to_f32(void *stream, int64_t nnz, const double *v64, float *v32);
 
@@ -192,21 +218,23 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
 /* ---------------------------------------------------------------- the tiles path */
 
 /* Device setup of a tiles layout (spmv/adaptive_tiles.cu), in scratch device memory the caller
- * allocates and frees. Step 1 sorts each tile's short entries by
- * column and deals them into levels of rounds (a row at most once per round; an entry that meets
- * its row again in a round moves to the next level, in order); level_len[t * max_levels + v] is
- * the length of level v of tile t (0 after the last). *failed becomes 1 where a tile needs more
- * than max_levels levels. Step 2 (after the host laid out the slots: tile_off and
- * level_round[t * max_levels + v], the first round of each level in its tile) fills slot_col,
- * slot_row and slot_perm (the entry of each slot, -1 if empty; the caller zeroed or set them). */
+ * allocates and frees. Step 1 sorts each tile's short entries by column (by the key of
+ * mpcgi_adaptive_tile_shift) and deals them into levels of rounds (a row at most once per round;
+ * an entry that meets its row again in a round moves to the next level, in order);
+ * level_len[t * max_levels + v] is the length of level v of tile t (0 after the last). *failed
+ * becomes 1 where a tile needs more than max_levels levels. Step 2 (after the host laid out the
+ * slots: tile_off and level_round[t * max_levels + v], the first round of each level in its
+ * tile) fills slot_col, slot_row and slot_perm (the entry of each slot), every slot: an empty
+ * one gets column 0, row MPCGI_ADAPTIVE_TILE_EMPTY and entry -1. */
 typedef struct mpcgi_adaptive_tile_setup {
     int64_t n, nnz, n_short; /* n_short: entries of rows not long */
     int tiles, long_min, max_levels, max_rows;
     const int32_t *row_ptr, *col, *tile_row, *rows; /* rows: the long rows, ascending */
     int tile_n_long;
-    /* mpcgi_adaptive_tiles_scratch bytes: per nonzero sort keys (2, 8 bytes), entries (2, 4
-     * bytes), row in tile (2, by entry and by sorted position), level and place, two lists */
+    /* mpcgi_adaptive_tiles_scratch bytes: per nonzero sort keys and what is sorted with them
+     * (2 + 2, 4 bytes each; then the levels' places and lists) and levels (1 byte) */
     void *scratch;
+    int sorted; /* set by step 1 for step 2: which of the sort's buffers holds the result */
     int32_t *level_len; /* tiles * max_levels */
     int32_t *tile_long; /* tiles + 1 */
     int *failed;
@@ -214,7 +242,7 @@ typedef struct mpcgi_adaptive_tile_setup {
 
 /* Bytes of scratch mpcgi_adaptive_tiles_step1 needs. */
 size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles);
-int mpcgi_adaptive_tiles_step1(void *stream, const mpcgi_adaptive_tile_setup *s);
+int mpcgi_adaptive_tiles_step1(void *stream, mpcgi_adaptive_tile_setup *s);
 int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
                                const int64_t *tile_off, const int32_t *level_round,
                                int32_t *slot_col, uint16_t *slot_row, int32_t *slot_perm);

@@ -9,9 +9,11 @@
 
 /*
  * spmv/adaptive.c describes the layout and builds the same one on the host for CPU plans:
- *   1. keys: entry k of a short row i of tile t gets (t, col k), one of a long row the key past
- *      every tile; a stable radix sort orders each tile's short entries by column, ties in entry
- *      (row) order;
+ *   1. keys: entry k of a short row i of tile t gets (t, col k >> shift)
+ *      (mpcgi_adaptive_tile_shift), one of a long row the key past every tile; a stable radix
+ *      sort orders each tile's short entries by column, ties in entry (row) order. What is sorted
+ *      beside the keys is the entry's row in its tile and its place in the row (lrow << 8 | pos:
+ *      short rows have at most 254 entries), which give back the entry (row_ptr[row] + pos);
  *   2. levels (one block per tile): the sorted list is read in rounds of TILE_BLOCK entries; in
  *      each round the first entry of each row keeps its place, any later one of the same row
  *      moves, in order, to the list of the next level; the next level is read the same way, until
@@ -24,16 +26,17 @@
 #define BS MPCGI_ADAPTIVE_TILE_BLOCK
 #define KEY_THREADS 256
 
-/* Scratch layout (nnz entries each, 8-byte aligned). */
+/* Scratch layout (nnz entries each, 8-byte aligned). The sort's second buffers and the keys
+ * serve the levels once the sort and the tiles' bounds are done. */
 struct scratch_view {
-    uint64_t *key[2];
-    int32_t *ent[2];
-    int32_t *place; /* by sorted position: position in its level's list */
-    int32_t *list;  /* a level's list of sorted positions (per tile, at its first position) */
-    int32_t *list2;
-    uint16_t *lrow;  /* by entry: row in its tile */
-    uint16_t *slrow; /* the same by sorted position */
-    uint8_t *level;  /* by sorted position */
+    uint32_t *key[2];
+    uint32_t *ent[2]; /* lrow << 8 | pos; sorted: in ent[sorted] */
+    int sorted;
+    int32_t *place;   /* by sorted position: position in its level's list (key[0]) */
+    int32_t *list;    /* a level's list of sorted positions (per tile, at its first position;
+                         key[1]) */
+    int32_t *list2;   /* ent[!sorted] */
+    uint8_t *level;   /* by sorted position */
     int32_t *seg; /* tiles + 1: first sorted position of each tile */
     void *cub;
     size_t cub_bytes;
@@ -46,29 +49,27 @@ static size_t align8(size_t b)
 
 static size_t cub_bytes_for(int64_t nnz)
 {
-    size_t b32 = 0, b64 = 0;
-    cub::DoubleBuffer<uint32_t> k32(nullptr, nullptr);
-    cub::DoubleBuffer<uint64_t> k64(nullptr, nullptr);
-    cub::DoubleBuffer<int32_t> v(nullptr, nullptr);
-    (void)cub::DeviceRadixSort::SortPairs(nullptr, b32, k32, v, (int)nnz, 0, 32);
-    (void)cub::DeviceRadixSort::SortPairs(nullptr, b64, k64, v, (int)nnz, 0, 64);
-    return align8(b32 > b64 ? b32 : b64);
+    size_t b = 0;
+    cub::DoubleBuffer<uint32_t> k(nullptr, nullptr);
+    cub::DoubleBuffer<uint32_t> v(nullptr, nullptr);
+    (void)cub::DeviceRadixSort::SortPairs(nullptr, b, k, v, (int)nnz, 0,
+                                          MPCGI_ADAPTIVE_TILE_KEY_BITS);
+    return align8(b);
 }
 
-static scratch_view view_of(void *base, int64_t nnz, int tiles)
+static scratch_view view_of(void *base, int64_t nnz, int tiles, int sorted)
 {
     scratch_view s;
     char *p = (char *)base;
     const size_t m = (size_t)(nnz > 0 ? nnz : 1);
     for (int i = 0; i < 2; i++)
-        s.key[i] = (uint64_t *)p, p += align8(m * 8);
+        s.key[i] = (uint32_t *)p, p += align8(m * 4);
     for (int i = 0; i < 2; i++)
-        s.ent[i] = (int32_t *)p, p += align8(m * 4);
-    s.place = (int32_t *)p, p += align8(m * 4);
-    s.list = (int32_t *)p, p += align8(m * 4);
-    s.list2 = (int32_t *)p, p += align8(m * 4);
-    s.lrow = (uint16_t *)p, p += align8(m * 2);
-    s.slrow = (uint16_t *)p, p += align8(m * 2);
+        s.ent[i] = (uint32_t *)p, p += align8(m * 4);
+    s.place = (int32_t *)s.key[0];
+    s.list = (int32_t *)s.key[1];
+    s.sorted = sorted;
+    s.list2 = (int32_t *)s.ent[!sorted];
     s.level = (uint8_t *)p, p += align8(m);
     s.seg = (int32_t *)p, p += align8(((size_t)tiles + 1) * 4);
     s.cub = p;
@@ -76,48 +77,63 @@ static scratch_view view_of(void *base, int64_t nnz, int tiles)
     return s;
 }
 
-/* Bits of a column (at least 1). */
-static int bits_of(int64_t v)
-{
-    int b = 1;
-    while (b < 63 && (v >> b) != 0)
-        b++;
-    return b;
-}
-
-/* Keys (K: 32 bits where the tile and column bits fit, else 64) and rows in tile, a warp per
- * row; block t holds tile t. */
-template <typename K>
+/* Keys and what is sorted with them, KEY_THREADS rows of a block at a time: a thread per row
+ * finds its tile (bisection of tile_row, ascending) and leaves the row's key and row in tile in
+ * shared memory, then a thread per entry of those rows finds its row by bisection of the row
+ * pointers there: the stores are coalesced whatever the rows' lengths. */
 static __global__ void __launch_bounds__(KEY_THREADS)
-    keys_kernel(int tiles, const int32_t *__restrict__ tile_row, const int32_t *__restrict__ rp,
-                const int32_t *__restrict__ col, int long_min, int cbits, K *__restrict__ key,
-                int32_t *__restrict__ ent, uint16_t *__restrict__ lrow)
+    keys_kernel(int64_t n, int tiles, const int32_t *__restrict__ tile_row,
+                const int32_t *__restrict__ rp, const int32_t *__restrict__ col, int long_min,
+                int shift, int cbits, uint32_t *__restrict__ key, uint32_t *__restrict__ ent)
 {
-    const int t = blockIdx.x, lane = threadIdx.x & 31;
-    const int r0 = tile_row[t], r1 = tile_row[t + 1];
-    const K past = (K)tiles << cbits;
-    for (int r = r0 + (int)threadIdx.x / 32; r < r1; r += KEY_THREADS / 32) {
-        const int b = rp[r], e = rp[r + 1];
-        const bool is_long = e - b > long_min;
-        for (int k = b + lane; k < e; k += 32) {
-            key[k] = is_long ? past : ((K)t << cbits) | (K)col[k];
-            ent[k] = k;
-            lrow[k] = (uint16_t)(r - r0);
+    __shared__ int32_t srp[KEY_THREADS + 1];
+    __shared__ uint32_t skey[KEY_THREADS], srow[KEY_THREADS];
+    const uint32_t past = (uint32_t)tiles << cbits;
+    for (int64_t r0 = (int64_t)blockIdx.x * KEY_THREADS; r0 < n;
+         r0 += (int64_t)gridDim.x * KEY_THREADS) {
+        const int rows = n - r0 < KEY_THREADS ? (int)(n - r0) : KEY_THREADS;
+        const int i = threadIdx.x;
+        if (i < rows) {
+            const int64_t r = r0 + i;
+            int lo = 0, hi = tiles - 1; /* the last tile t with tile_row[t] <= r */
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) / 2;
+                if (tile_row[mid] <= r) lo = mid;
+                else hi = mid - 1;
+            }
+            srp[i] = rp[r];
+            skey[i] = rp[r + 1] - rp[r] > long_min ? past : (uint32_t)lo << cbits;
+            srow[i] = (uint32_t)(r - tile_row[lo]) << 8;
         }
+        if (i == 0) srp[rows] = rp[r0 + rows];
+        __syncthreads();
+        const int e0 = srp[0], e1 = srp[rows];
+        for (int k = e0 + i; k < e1; k += KEY_THREADS) {
+            int lo = 0, hi = rows - 1; /* the last row j with srp[j] <= k */
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) / 2;
+                if (srp[mid] <= k) lo = mid;
+                else hi = mid - 1;
+            }
+            const uint32_t kb = skey[lo];
+            key[k] = kb == past ? past : kb | (uint32_t)col[k] >> shift;
+            ent[k] = srow[lo] | (uint32_t)((k - srp[lo]) & 0xff);
+        }
+        __syncthreads();
     }
 }
 
 /* seg[t] = the first sorted position of tile t (t = 0 ... tiles: the long entries' start);
  * tile_long[t] = the first long row at or after tile t's first row. */
-template <typename K>
-static __global__ void bounds_kernel(int tiles, int64_t nnz, const K *__restrict__ key, int cbits,
+static __global__ void bounds_kernel(int tiles, int64_t nnz, const uint32_t *__restrict__ key,
+                                     int cbits,
                                      const int32_t *__restrict__ tile_row,
                                      const int32_t *__restrict__ rows, int n_long,
                                      int32_t *__restrict__ seg, int32_t *__restrict__ tile_long)
 {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t > tiles) return;
-    const K want = (K)t << cbits;
+    const uint32_t want = (uint32_t)t << cbits;
     int64_t lo = 0, hi = nnz;
     while (lo < hi) {
         const int64_t mid = (lo + hi) / 2;
@@ -133,18 +149,6 @@ static __global__ void bounds_kernel(int tiles, int64_t nnz, const K *__restrict
         else a = mid + 1;
     }
     tile_long[t] = a;
-}
-
-/* slrow[q] = lrow[sorted[q]]: the rows in sorted order, read in order (a tile's entries at a
- * time, so the gathers stay within its part of lrow, in L2), for the levels kernel's blocks, which
- * would otherwise each gather from all of lrow at once. */
-static __global__ void sorted_rows_kernel(int64_t n_short, const int32_t *__restrict__ sorted,
-                                          const uint16_t *__restrict__ lrow,
-                                          uint16_t *__restrict__ slrow)
-{
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < n_short; q += stride)
-        slrow[q] = lrow[sorted[q]];
 }
 
 /* Exclusive prefix of flag over the block and the block's total (warp ballots, then the warp
@@ -168,7 +172,7 @@ static __device__ int block_rank(bool flag, int *warp_n, int *total)
 /* Step 2 of the top comment, one block per tile: owner[row] is the thread of the round holding
  * that row (the smallest index: atomicMin on integers, order-free). */
 static __global__ void __launch_bounds__(BS)
-    levels_kernel(const int32_t *__restrict__ seg, const uint16_t *__restrict__ slrow,
+    levels_kernel(const int32_t *__restrict__ seg, const uint32_t *__restrict__ sorted,
                   int max_rows, int max_levels, int32_t *list, int32_t *list2,
                   int32_t *__restrict__ place, uint8_t *__restrict__ level,
                   int32_t *__restrict__ level_len, int *failed)
@@ -195,7 +199,7 @@ static __global__ void __launch_bounds__(BS)
         for (int base = 0; base < m; base += BS) {
             const int j = base + (int)threadIdx.x;
             const int k = j >= m ? -1 : in ? in[j] : s0 + j; /* a sorted position */
-            const int l = k >= 0 ? slrow[k] : 0;
+            const int l = k >= 0 ? (int)(sorted[k] >> 8) : 0;
             if (k >= 0) atomicMin(&owner[l], (int)threadIdx.x);
             __syncthreads();
             const bool keep = k >= 0 && owner[l] == (int)threadIdx.x;
@@ -219,11 +223,12 @@ static __global__ void __launch_bounds__(BS)
     }
 }
 
-/* Step 3: every short entry to its slot. */
-static __global__ void slots_kernel(int64_t n_short, int tiles, const int32_t *__restrict__ seg,
-                                    const int32_t *__restrict__ sorted,
+/* Step 3: every short entry to its slot; block (t, c) walks chunk c of tile t's sorted entries. */
+static __global__ void slots_kernel(const int32_t *__restrict__ seg,
+                                    const uint32_t *__restrict__ sorted,
+                                    const int32_t *__restrict__ tile_row,
+                                    const int32_t *__restrict__ rp,
                                     const int32_t *__restrict__ col,
-                                    const uint16_t *__restrict__ slrow,
                                     const int32_t *__restrict__ place,
                                     const uint8_t *__restrict__ level, int max_levels,
                                     const int64_t *__restrict__ tile_off,
@@ -231,20 +236,47 @@ static __global__ void slots_kernel(int64_t n_short, int tiles, const int32_t *_
                                     int32_t *__restrict__ slot_col, uint16_t *__restrict__ slot_row,
                                     int32_t *__restrict__ slot_perm)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < n_short; q += stride) {
-        int lo = 0, hi = tiles - 1; /* the tile: the last t with seg[t] <= q */
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (seg[mid] <= q) lo = mid;
-            else hi = mid - 1;
-        }
-        const int t = lo, k = sorted[q], j = place[q];
-        const int64_t round = level_round[(int64_t)t * max_levels + level[q]] + j / BS;
-        const int64_t s = tile_off[t] + round * BS + j % BS;
+    const int t = blockIdx.x, first = tile_row[t];
+    const int32_t *first_round = level_round + (int64_t)t * max_levels;
+    const int64_t off = tile_off[t];
+    for (int q = seg[t] + (int)(blockIdx.y * blockDim.x + threadIdx.x); q < seg[t + 1];
+         q += (int)(gridDim.y * blockDim.x)) {
+        const int j = place[q];
+        const uint32_t e = sorted[q];
+        const int k = rp[first + (int)(e >> 8)] + (int)(e & 0xff);
+        const int64_t s = off + ((int64_t)first_round[level[q]] + j / BS) * BS + j % BS;
         slot_col[s] = col[k];
-        slot_row[s] = slrow[q];
+        slot_row[s] = (uint16_t)(e >> 8);
         slot_perm[s] = k;
+    }
+}
+
+/* The slots no entry fills (the tail of each level's last round, the tile's padding to whole
+ * batches): column 0, row TILE_EMPTY, entry -1. A block per tile. */
+static __global__ void pad_kernel(int max_levels, const int32_t *__restrict__ level_len,
+                                  const int32_t *__restrict__ level_round,
+                                  const int64_t *__restrict__ tile_off,
+                                  int32_t *__restrict__ slot_col, uint16_t *__restrict__ slot_row,
+                                  int32_t *__restrict__ slot_perm)
+{
+    const int t = blockIdx.x;
+    const int32_t *len = level_len + (int64_t)t * max_levels;
+    const int32_t *first = level_round + (int64_t)t * max_levels;
+    const int64_t base = tile_off[t];
+    int64_t filled = base; /* the end of the rounds of the levels so far */
+    for (int v = 0; v <= max_levels; v++) {
+        const int m = v < max_levels ? len[v] : 0;
+        /* a level's tail, or after the last level the padding */
+        const int64_t a = m > 0 ? base + (int64_t)first[v] * BS + m : filled;
+        const int64_t b = m > 0 ? base + ((int64_t)first[v] + (m + BS - 1) / BS) * BS
+                                : tile_off[t + 1];
+        for (int64_t s = a + threadIdx.x; s < b; s += blockDim.x) {
+            slot_col[s] = 0;
+            slot_row[s] = MPCGI_ADAPTIVE_TILE_EMPTY;
+            slot_perm[s] = -1;
+        }
+        if (m == 0) break; /* levels are consecutive */
+        filled = b;
     }
 }
 
@@ -265,37 +297,28 @@ static unsigned grid_for(int64_t items, int threads)
     return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
 }
 
-/* The sort's key bits: the tile index above the column's. */
-static int key_bits(const mpcgi_adaptive_tile_setup *s, int *cbits)
-{
-    *cbits = bits_of(s->n > 1 ? s->n - 1 : 1);
-    return *cbits + bits_of(s->tiles);
-}
-
-/* Keys, the sort (the sorted entries end in ent[0]) and the tiles' bounds, with keys of K. */
-template <typename K>
+/* Keys, the sort (what is sorted ends in ent[*sorted]) and the tiles' bounds. */
 static cudaError_t sort_tiles(cudaStream_t st, const mpcgi_adaptive_tile_setup *s,
-                              const scratch_view &v, int cbits, int bits)
+                              const scratch_view &v, int *sorted)
 {
-    K *key0 = (K *)v.key[0], *key1 = (K *)v.key[1];
+    int cbits;
+    const int shift = mpcgi_adaptive_tile_shift(s->n, s->tiles, &cbits);
+    uint32_t *key0 = v.key[0];
     if (s->nnz > 0) {
-        keys_kernel<K><<<(unsigned)s->tiles, KEY_THREADS, 0, st>>>(
-            s->tiles, s->tile_row, s->row_ptr, s->col, s->long_min, cbits, key0, v.ent[0],
-            v.lrow);
-        cub::DoubleBuffer<K> k(key0, key1);
-        cub::DoubleBuffer<int32_t> e(v.ent[0], v.ent[1]);
+        keys_kernel<<<grid_for(s->n, KEY_THREADS), KEY_THREADS, 0, st>>>(
+            s->n, s->tiles, s->tile_row, s->row_ptr, s->col, s->long_min, shift, cbits, key0,
+            v.ent[0]);
+        cub::DoubleBuffer<uint32_t> k(key0, v.key[1]);
+        cub::DoubleBuffer<uint32_t> e(v.ent[0], v.ent[1]);
         size_t bytes = v.cub_bytes;
-        cudaError_t err =
-            cub::DeviceRadixSort::SortPairs(v.cub, bytes, k, e, (int)s->nnz, 0, bits, st);
+        cudaError_t err = cub::DeviceRadixSort::SortPairs(v.cub, bytes, k, e, (int)s->nnz, 0,
+                                                          cbits + mpcgi_adaptive_bits(s->tiles),
+                                                          st);
         if (err != cudaSuccess) return err;
         key0 = k.Current();
-        if (e.Current() != v.ent[0]) {
-            err = cudaMemcpyAsync(v.ent[0], e.Current(), (size_t)s->nnz * 4,
-                                  cudaMemcpyDeviceToDevice, st);
-            if (err != cudaSuccess) return err;
-        }
+        *sorted = e.selector;
     }
-    bounds_kernel<K><<<(unsigned)((s->tiles + 1 + 255) / 256), 256, 0, st>>>(
+    bounds_kernel<<<(unsigned)((s->tiles + 1 + 255) / 256), 256, 0, st>>>(
         s->tiles, s->nnz, key0, cbits, s->tile_row, s->rows, s->tile_n_long, v.seg, s->tile_long);
     return cudaGetLastError();
 }
@@ -305,25 +328,22 @@ extern "C" {
 size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles)
 {
     const size_t m = (size_t)(nnz > 0 ? nnz : 1);
-    return 2 * align8(m * 8) + 5 * align8(m * 4) + 2 * align8(m * 2) + align8(m) +
+    return 4 * align8(m * 4) + align8(m) +
            align8(((size_t)tiles + 1) * 4) + cub_bytes_for(nnz);
 }
 
-int mpcgi_adaptive_tiles_step1(void *stream, const mpcgi_adaptive_tile_setup *s)
+int mpcgi_adaptive_tiles_step1(void *stream, mpcgi_adaptive_tile_setup *s)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    scratch_view v = view_of(s->scratch, s->nnz, s->tiles);
-    int cbits, bits = key_bits(s, &cbits);
-    cudaError_t err = bits <= 32 ? sort_tiles<uint32_t>(st, s, v, cbits, bits)
-                                 : sort_tiles<uint64_t>(st, s, v, cbits, bits);
+    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, 0);
+    s->sorted = 0;
+    cudaError_t err = sort_tiles(st, s, v, &s->sorted);
     if (err != cudaSuccess) return (int)err;
+    v = view_of(s->scratch, s->nnz, s->tiles, s->sorted);
     const size_t smem = (size_t)(s->max_rows > 0 ? s->max_rows : 1) * sizeof(int);
     err = cudaFuncSetAttribute(levels_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return (int)err;
-    if (s->n_short > 0)
-        sorted_rows_kernel<<<grid_for(s->n_short, 256), 256, 0, st>>>(s->n_short, v.ent[0], v.lrow,
-                                                                     v.slrow);
-    levels_kernel<<<(unsigned)s->tiles, BS, smem, st>>>(v.seg, v.slrow, s->max_rows,
+    levels_kernel<<<(unsigned)s->tiles, BS, smem, st>>>(v.seg, v.ent[v.sorted], s->max_rows,
                                                         s->max_levels,
                                                         v.list, v.list2, v.place, v.level,
                                                         s->level_len, s->failed);
@@ -335,11 +355,17 @@ int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
                                int32_t *slot_col, uint16_t *slot_row, int32_t *slot_perm)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    scratch_view v = view_of(s->scratch, s->nnz, s->tiles);
-    if (s->n_short == 0) return (int)cudaSuccess;
-    slots_kernel<<<grid_for(s->n_short, 256), 256, 0, st>>>(
-        s->n_short, s->tiles, v.seg, v.ent[0], s->col, v.slrow, v.place, v.level, s->max_levels,
-        tile_off, level_round, slot_col, slot_row, slot_perm);
+    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, s->sorted);
+    pad_kernel<<<(unsigned)s->tiles, 256, 0, st>>>(s->max_levels, s->level_len, level_round,
+                                                   tile_off, slot_col, slot_row, slot_perm);
+    if (s->n_short > 0) {
+        /* chunks of 4 rounds of the blocks for an average tile */
+        int64_t chunks = s->n_short / s->tiles / (4 * 256) + 1;
+        chunks = chunks > 65535 ? 65535 : chunks;
+        slots_kernel<<<dim3((unsigned)s->tiles, (unsigned)chunks), 256, 0, st>>>(
+            v.seg, v.ent[v.sorted], s->tile_row, s->row_ptr, s->col, v.place, v.level,
+            s->max_levels, tile_off, level_round, slot_col, slot_row, slot_perm);
+    }
     return (int)cudaGetLastError();
 }
 

@@ -28,7 +28,8 @@ static const char *const configs[][8] = {
     {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=3", "MPCG_ADAPTIVE_TILE_ROWS=600",
      "MPCG_ADAPTIVE_TILE_LONG=12", NULL},
     {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=2", NULL},
-    /* 65536 tiles: tile and column bits beyond 32 (64-bit sort keys) from n > 32768 on */
+    /* 65536 tiles: from n > 128 on, the tile's bits leave the column fewer than its own in the
+     * 24-bit sort keys (columns in buckets: mpcgi_adaptive_tile_shift) */
     {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=65536", NULL},
     /* the uniform kernel with each NT (only on some matrices: see config_applies) */
     {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=1", "MPCG_ADAPTIVE_ROWS=4", NULL},
