@@ -906,7 +906,7 @@ done:
 
 /* The tiles of a device plan (spmv/adaptive_tiles.cu; tiles_host builds the same on the host):
  * the cut and the rounds on the host, the sort, the levels and the slots on the device. Three
- * allocations (a cudaMalloc costs 0.1 - 0.25 ms on the H100 whatever its size, a cudaFree
+ * allocations (H100: a cudaMalloc costs 0.1 - 0.25 ms whatever its size, a cudaFree about
  * 0.6 ms per GB): the tiles' arrays (kept), the scratch with the level tables (freed here), the
  * slots with their values (kept). */
 static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
@@ -975,6 +975,11 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
     p->d_slot_col = (int32_t *)(blk + b64 + b32);
     p->d_slot_perm = p->d_slot_col + slots;
     p->d_slot_row = (uint16_t *)(p->d_slot_perm + slots);
+    /* the slots without an entry: column 0, entry -1 and row TILE_EMPTY (0xffff) */
+    MPCG_CUDA_GOTO(ctx, st,
+                   cudaMemsetAsync(p->d_slot_col, 0, slots * 4, mpcgi_gpu_of(ctx)->stream));
+    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(p->d_slot_perm, 0xff, slots * (4 + 2),
+                                            mpcgi_gpu_of(ctx)->stream));
     MPCG_CUDA_GOTO(ctx, st,
                    (cudaError_t)mpcgi_adaptive_tiles_step2(s, &su, p->d_tile_off, d_level_round,
                                                            p->d_slot_col, p->d_slot_row,

@@ -224,8 +224,9 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
  * level_len[t * max_levels + v] is the length of level v of tile t (0 after the last). *failed
  * becomes 1 where a tile needs more than max_levels levels. Step 2 (after the host laid out the
  * slots: tile_off and level_round[t * max_levels + v], the first round of each level in its
- * tile) fills slot_col, slot_row and slot_perm (the entry of each slot), every slot: an empty
- * one gets column 0, row MPCGI_ADAPTIVE_TILE_EMPTY and entry -1. */
+ * tile) fills slot_col, slot_row and slot_perm (the entry of each slot) where an entry goes; the
+ * caller sets the others (column 0, row MPCGI_ADAPTIVE_TILE_EMPTY, entry -1): a level's rounds
+ * have holes where entries moved on to the next level, not only a tail. */
 typedef struct mpcgi_adaptive_tile_setup {
     int64_t n, nnz, n_short; /* n_short: entries of rows not long */
     int tiles, long_min, max_levels, max_rows;
