@@ -206,7 +206,8 @@ static mpcg_status run_config(sweep *s, const char *cfg, double cs64, double cs3
            "%.2f | %.4f | %.2f | %.4f | %.1e |\n",
            *cfg ? cfg : "(defaults)", mpcgi_adaptive_path_name(in.path), in.nt, in.nt_fp32, in.rows_per_group,
            in.block, (long long)in.bin_rows[MPCGI_ADAPTIVE_LONG], (long long)in.long_blocks,
-           in.setup_ms, in.setup_ms / ms64, in.columns_ms, plan_ms, ms64, gbs, gbs / s->copy_gbs, cs64 / ms64,
+           in.setup_ms, in.setup_ms / ms64, in.columns_ms, plan_ms, ms64, gbs, gbs / s->copy_gbs,
+           cs64 / ms64,
            ms32, cs32 / ms32, msdot, diff);
     fflush(stdout);
     mpcgi_spmv_plan_destroy(s->ctx, plan);

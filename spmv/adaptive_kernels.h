@@ -104,7 +104,7 @@ static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bits(int64_t v)
 static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_tile_shift(int64_t n, int64_t tiles, int *cbits)
 {
     const int c = mpcgi_adaptive_bits(n > 1 ? n - 1 : 1), t = mpcgi_adaptive_bits(tiles);
-    const int shift = c + t > MPCGI_ADAPTIVE_TILE_KEY_BITS ? c + t - MPCGI_ADAPTIVE_TILE_KEY_BITS : 0;
+    const int over = c + t - MPCGI_ADAPTIVE_TILE_KEY_BITS, shift = over > 0 ? over : 0;
     *cbits = c - shift;
     return shift;
 }
