@@ -4,6 +4,7 @@
 #ifndef MPCG_CORE_LAUNCH_CUH
 #define MPCG_CORE_LAUNCH_CUH
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -51,6 +52,14 @@ static inline bool mpcgi_pdl_on()
         known[dev] = on ? 1 : -1;
     }
     return known[dev] > 0;
+}
+
+/* Blocks for `items` work items, `per_block` to a block: at least 1, at most 65536 (the kernel
+ * strides over the rest). */
+static inline unsigned mpcgi_grid_for(int64_t items, int per_block)
+{
+    const int64_t b = (items + per_block - 1) / per_block;
+    return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
 }
 
 /* kernel<<<grid, block, smem, stream>>>(args...), with PDL where mpcgi_pdl_on(); the launch's

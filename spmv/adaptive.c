@@ -633,7 +633,7 @@ done:
     return st;
 }
 
-/* The binning's totals on the host (those of setup_count_kernel and setup_scan_kernel). */
+/* The binning's totals on the host (those of setup_count_kernel). */
 static void host_counts(const mpcgi_csr *A, mpcgi_adaptive_binning bin, int64_t *counts,
                         int64_t *max_len)
 {
@@ -661,8 +661,9 @@ static mpcg_status host_binning(mpcg_context *ctx, adaptive_plan *p)
     int64_t counts[MPCGI_ADAPTIVE_QUANTITIES], max_len, span = 0;
     host_counts(A, p->par.bin, counts, &max_len);
     for (int64_t r = 0; r < A->n; r++)
-        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
-            int64_t off = llabs(A->col_idx[k] - r);
+        if (A->row_ptr[r + 1] > A->row_ptr[r]) {
+            int64_t off = mpcgi_adaptive_row_span(r, A->col_idx[A->row_ptr[r]],
+                                                  A->col_idx[A->row_ptr[r + 1] - 1]);
             if (off > span) span = off;
         }
     p->wide = span > INT16_MAX && span > A->n / 4;
@@ -913,6 +914,7 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
 {
     mpcg_status st = MPCG_SUCCESS;
     void *s = mpcgi_device_stream(ctx);
+    cudaStream_t cs = mpcgi_gpu_of(ctx)->stream;
     const mpcgi_csr *A = p->A;
     const int ml = p->par.bin.long_min + 1;
     int failed = 0;
@@ -933,8 +935,7 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
     int32_t *d_level_len = (int32_t *)(scratch + sb);
     int *d_failed = (int *)(d_level_len + (size_t)T * ml);
     int32_t *d_level_round = (int32_t *)(d_failed + 1);
-    MPCG_CUDA_GOTO(ctx, st,
-                   cudaMemsetAsync(d_failed, 0, sizeof(int), mpcgi_gpu_of(ctx)->stream));
+    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(d_failed, 0, sizeof(int), cs));
     mpcgi_adaptive_tile_setup su = {
         .n = A->n,
         .nnz = A->nnz,
@@ -976,10 +977,8 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
     p->d_slot_perm = p->d_slot_col + slots;
     p->d_slot_row = (uint16_t *)(p->d_slot_perm + slots);
     /* the slots without an entry: column 0, entry -1 and row TILE_EMPTY (0xffff) */
-    MPCG_CUDA_GOTO(ctx, st,
-                   cudaMemsetAsync(p->d_slot_col, 0, slots * 4, mpcgi_gpu_of(ctx)->stream));
-    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(p->d_slot_perm, 0xff, slots * (4 + 2),
-                                            mpcgi_gpu_of(ctx)->stream));
+    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(p->d_slot_col, 0, slots * 4, cs));
+    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(p->d_slot_perm, 0xff, slots * (4 + 2), cs));
     MPCG_CUDA_GOTO(ctx, st,
                    (cudaError_t)mpcgi_adaptive_tiles_step2(s, &su, p->d_tile_off, d_level_round,
                                                            p->d_slot_col, p->d_slot_row,

@@ -510,7 +510,7 @@ static __global__ void __launch_bounds__(SETUP_THREADS)
         }
         atomicMax(&longest, (int)len);
         if (len > 0) {
-            const int64_t off = max(r - (int64_t)col[a], (int64_t)col[a + len - 1] - r);
+            const int64_t off = mpcgi_adaptive_row_span(r, col[a], col[a + len - 1]);
             if (off > INT16_MAX) atomicMax(&far, (int)off);
         }
     }
@@ -654,20 +654,16 @@ int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr
 int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32,
                                const int32_t *col, int16_t *col16)
 {
-    int64_t blocks = (n + SETUP_WARPS - 1) / SETUP_WARPS;
-    if (blocks > 65536) blocks = 65536;
-    if (blocks < 1) return (int)cudaSuccess;
-    col16_kernel<<<(unsigned)blocks, SETUP_THREADS, 0, (cudaStream_t)stream>>>(n, row_ptr32, col,
-                                                                              col16);
+    if (n < 1) return (int)cudaSuccess;
+    col16_kernel<<<mpcgi_grid_for(n, SETUP_WARPS), SETUP_THREADS, 0, (cudaStream_t)stream>>>(
+        n, row_ptr32, col, col16);
     return (int)cudaGetLastError();
 }
 
 int mpcgi_adaptive_to_f32(void *stream, int64_t nnz, const double *v64, float *v32)
 {
-    int64_t blocks = (nnz + 255) / 256;
-    if (blocks > 65536) blocks = 65536;
-    if (blocks < 1) return (int)cudaSuccess;
-    to_f32_kernel<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>(nnz, v64, v32);
+    if (nnz < 1) return (int)cudaSuccess;
+    to_f32_kernel<<<mpcgi_grid_for(nnz, 256), 256, 0, (cudaStream_t)stream>>>(nnz, v64, v32);
     return (int)cudaGetLastError();
 }
 
@@ -698,10 +694,8 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
                                           double *ws, double *dot, const int *skip)
 {
     if (L->path == MPCGI_ADAPTIVE_TILES) {
-        int64_t blocks = (L->n + 255) / 256;
-        blocks = blocks < 1 ? 1 : blocks > 65536 ? 65536 : blocks;
-        cudaError_t e = mpcgi_launch(direction_kernel, (unsigned)blocks, 256, stream, L->n, r, p,
-                                     beta_dev, p_out, skip);
+        cudaError_t e = mpcgi_launch(direction_kernel, mpcgi_grid_for(L->n, 256), 256, stream,
+                                     L->n, r, p, beta_dev, p_out, skip);
         if (e != cudaSuccess) return (int)e;
         return spmv<true>(stream, L, val, mpcgi_src_x<double>{p_out}, y, ws, dot, skip);
     }

@@ -95,6 +95,14 @@ static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bits(int64_t v)
     return b;
 }
 
+/* The largest |col - row| of row `row`, whose columns are sorted: at its first or its last. */
+static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_row_span(int64_t row, int32_t first,
+                                                                int32_t last)
+{
+    const int64_t below = row - first, above = last - row;
+    return below > above ? below : above;
+}
+
 /* The tiles' sort key of a short entry in tile t, column c: (t, c >> shift), where shift drops
  * the column's low bits that do not fit beside the tile's in TILE_KEY_BITS (three passes of an
  * 8-bit radix sort instead of four). Entries of a tile with the same key keep their CSR order. A

@@ -5,6 +5,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
+#include "core/launch.cuh"
 #include "spmv/adaptive_kernels.h"
 
 /*
@@ -268,12 +269,6 @@ static __global__ void values_kernel(int64_t slots, const int32_t *__restrict__ 
     }
 }
 
-static unsigned grid_for(int64_t items, int threads)
-{
-    int64_t b = (items + threads - 1) / threads;
-    return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
-}
-
 /* Keys, the sort (what is sorted ends in ent[*sorted]) and the tiles' bounds. */
 static cudaError_t sort_tiles(cudaStream_t st, const mpcgi_adaptive_tile_setup *s,
                               const scratch_view &v, int *sorted)
@@ -282,7 +277,7 @@ static cudaError_t sort_tiles(cudaStream_t st, const mpcgi_adaptive_tile_setup *
     const int shift = mpcgi_adaptive_tile_shift(s->n, s->tiles, &cbits);
     uint32_t *key0 = v.key[0];
     if (s->nnz > 0) {
-        keys_kernel<<<grid_for(s->n, KEY_THREADS), KEY_THREADS, 0, st>>>(
+        keys_kernel<<<mpcgi_grid_for(s->n, KEY_THREADS), KEY_THREADS, 0, st>>>(
             s->n, s->tiles, s->tile_row, s->row_ptr, s->col, s->long_min, shift, cbits, key0,
             v.ent[0]);
         cub::DoubleBuffer<uint32_t> k(key0, v.key[1]);
@@ -334,7 +329,7 @@ int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
     cudaStream_t st = (cudaStream_t)stream;
     scratch_view v = view_of(s->scratch, s->nnz, s->tiles, s->sorted);
     if (s->n_short > 0)
-        slots_kernel<<<grid_for(s->n_short, 256), 256, 0, st>>>(
+        slots_kernel<<<mpcgi_grid_for(s->n_short, 256), 256, 0, st>>>(
             s->n_short, s->tiles, v.seg, v.ent[v.sorted], s->tile_row, s->row_ptr, s->col, v.place,
             v.level, s->max_levels, tile_off, level_round, slot_col, slot_row, slot_perm);
     return (int)cudaGetLastError();
@@ -344,7 +339,8 @@ int mpcgi_adaptive_tiles_values_f64(void *stream, int64_t slots, const int32_t *
                                     const double *val, double *tval)
 {
     if (slots < 1) return (int)cudaSuccess;
-    values_kernel<<<grid_for(slots, 256), 256, 0, (cudaStream_t)stream>>>(slots, perm, val, tval);
+    values_kernel<<<mpcgi_grid_for(slots, 256), 256, 0, (cudaStream_t)stream>>>(slots, perm, val,
+                                                                                tval);
     return (int)cudaGetLastError();
 }
 
@@ -352,7 +348,8 @@ int mpcgi_adaptive_tiles_values_f32(void *stream, int64_t slots, const int32_t *
                                     const double *val, float *tval)
 {
     if (slots < 1) return (int)cudaSuccess;
-    values_kernel<<<grid_for(slots, 256), 256, 0, (cudaStream_t)stream>>>(slots, perm, val, tval);
+    values_kernel<<<mpcgi_grid_for(slots, 256), 256, 0, (cudaStream_t)stream>>>(slots, perm, val,
+                                                                                tval);
     return (int)cudaGetLastError();
 }
 
