@@ -20,8 +20,9 @@ static const char usage_text[] =
     "       adaptive_sweep [options] --generate=SPEC\n"
     "Times the adaptive SpMV backend under several settings of its MPCG_ADAPTIVE_* knobs\n"
     "(docs/backends.md) on one matrix, beside cusparse, in one process: the matrix is built\n"
-    "once. Per setting: the path the plan took, the binning's time on the GPU and the 16-bit\n"
-    "columns' (0 where the columns stay 32-bit), the whole plan's wall time, fp64 and fp32\n"
+    "once. Per setting: the path the plan took, the binning's time on the GPU, the tiles'\n"
+    "layout's (0 off the tiles path) and the 16-bit columns' (0 where the columns stay 32-bit),\n"
+    "each also in fp64 SpMVs, the whole plan's wall time, fp64 and fp32\n"
     "SpMV and fp64 SpMV + dot times, GB/s (the plan's bytes + x + y) and the fraction of the\n"
     "device copy bandwidth, the speedup over cusparse and the largest difference from cusparse's\n"
     "fp64 y relative to max |y| (a sanity check; test/test_spmv_adaptive checks the results).\n"
@@ -201,12 +202,13 @@ static mpcg_status run_config(sweep *s, const char *cfg, double cs64, double cs3
     mpcgi_adaptive_info in;
     mpcgi_spmv_adaptive_info(plan->impl, &in);
     double gbs = spmv_bytes(s, plan, 0) / (ms64 * 1e-3) / 1e9;
-    printf("| %s | %s | %d/%d | %d | %d | %lld/%lld | %.3f | %.1f | %.3f | %.0f | %.4f | %.1f | "
+    printf("| %s | %s | %d/%d | %d | %d | %lld/%lld | %.3f | %.1f | %.3f | %.1f | %.3f | %.0f | "
+           "%.4f | %.1f | "
            "%.3f | "
            "%.2f | %.4f | %.2f | %.4f | %.1e |\n",
            *cfg ? cfg : "(defaults)", mpcgi_adaptive_path_name(in.path), in.nt, in.nt_fp32, in.rows_per_group,
            in.block, (long long)in.bin_rows[MPCGI_ADAPTIVE_LONG], (long long)in.long_blocks,
-           in.setup_ms, in.setup_ms / ms64, in.columns_ms, plan_ms, ms64, gbs, gbs / s->copy_gbs,
+           in.setup_ms, in.setup_ms / ms64, in.tiles_ms, in.tiles_ms / ms64, in.columns_ms, plan_ms, ms64, gbs, gbs / s->copy_gbs,
            cs64 / ms64,
            ms32, cs32 / ms32, msdot, diff);
     fflush(stdout);
@@ -242,10 +244,10 @@ static int run(sweep *s, const char *configs)
            s->copy_gbs, cs64, (s->A->nnz * 12.0 + (n + 1) * 4.0 + 16.0 * n) / (cs64 * 1e6),
            (s->A->nnz * 12.0 + (n + 1) * 4.0 + 16.0 * n) / (cs64 * 1e6) / s->copy_gbs, cs32);
     printf("| setting | path | NT fp64/fp32 | R | block | long rows/chunks | binning ms | "
-           "binning SpMVs | 16-bit cols ms | plan ms | fp64 ms | fp64 GB/s | of copy | "
+           "binning SpMVs | tiles ms | tiles SpMVs | 16-bit cols ms | plan ms | fp64 ms | fp64 GB/s | of copy | "
            "vs cusparse | fp32 ms | "
            "vs cusparse | dot ms | diff |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char *list = strdup(configs);
     rc = list == NULL;
     for (char *cfg = list, *next; cfg && !rc; cfg = next) {

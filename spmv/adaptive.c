@@ -71,6 +71,12 @@ typedef enum { RULE_TUNED, RULE_SEED } adaptive_rule;
 
 typedef enum { MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED, MODE_TILES } adaptive_mode;
 
+/* Below this many rows a device plan allocates room for its row list (every row and a chunk
+ * offset per long row: at most 2 n + 1 entries, 4 MiB) with the row pointers, used or not: the
+ * binning then allocates nothing between the count and the scatter (H100: a cudaMalloc of
+ * 0.3 MB took 35 - 60 us, against 5 - 9 us for one SpMV of such a matrix). */
+#define ROWS_RESERVE ((int64_t)1 << 19)
+
 /* The persistent CG loop a plan runs (spmv/adaptive_cg.cu): the single-reduction loop where
  * its rows fit in shared memory, else the two-barrier loop on the uniform path (auto); or only
  * one of them. */
@@ -107,6 +113,8 @@ typedef struct adaptive_plan {
     double *part; /* chunk partials of the emulation (long_blocks) */
     /* device plan (d_row_ptr is set once uploaded) */
     int32_t *d_row_ptr, *d_col_idx, *d_rows, *d_long_start; /* d_long_start: in d_rows' block */
+    size_t rows_reserved; /* room for the row list after the row pointers (ROWS_RESERVE): d_rows
+                             is then in d_row_ptr's block, else its own */
     int16_t *d_col16;
     int *d_counters;
     double *d_val64;
@@ -114,7 +122,8 @@ typedef struct adaptive_plan {
     int loop_grid; /* blocks of the two-barrier CG loop; 0: the plan cannot run it */
     int loop1_grid, loop1_rb, loop1_width; /* the single-reduction loop's blocks (0: cannot
                                               run it), rows per block, entries per row */
-    double setup_ms, columns_ms; /* device plans: the binning; the 16-bit columns */
+    double setup_ms, tiles_ms, columns_ms; /* device plans: the binning; the tiles' layout; the
+                                              16-bit columns */
     /* tiles path: the tiles (host arrays in both plans), the slots (host arrays in a CPU plan;
      * slot_perm: the entry of each slot, -1 if empty) and the values in slot order (device) */
     int64_t n_slots, long_nnz;
@@ -714,7 +723,8 @@ static void adaptive_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d_row_ptr);
     mpcgi_device_free(ctx, p->d_col_idx);
     mpcgi_device_free(ctx, p->d_col16);
-    mpcgi_device_free(ctx, p->d_rows);
+    if (!p->d_row_ptr || p->d_rows != p->d_row_ptr + p->A->n + 1) /* not in its block */
+        mpcgi_device_free(ctx, p->d_rows);
     mpcgi_device_free(ctx, p->d_counters);
     mpcgi_device_free(ctx, p->d_val64);
     mpcgi_device_free(ctx, p->d_val32);
@@ -824,31 +834,39 @@ done:
  * (whether the plan is wide) and scans; one copy of the totals to the host, the decision there,
  * then the scatter into the row list, which also writes the list's last chunk offset. Timed with
  * events from the count to the end, the copies, the decision and the row list's allocation
- * included; the scratch is allocated before, the 16-bit columns come after (columns16). */
+ * (small plans: none, ROWS_RESERVE) included; the scratch is allocated before. After it, each
+ * timed apart: the tiles' layout on the tiles path (tiles_device), the 16-bit columns
+ * (columns16). */
 static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
 {
     mpcg_status st = MPCG_SUCCESS;
     struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
     void *s = mpcgi_device_stream(ctx);
-    int64_t n = p->A->n, ntiles = n / MPCGI_ADAPTIVE_TILE + 1;
-    int64_t *rp64 = NULL;
-    int32_t *counts = NULL, *tile_max = NULL, *d_totals = NULL;
+    const int64_t n = p->A->n, ntiles = mpcgi_adaptive_setup_tiles(n);
+    const int Q = MPCGI_ADAPTIVE_QUANTITIES;
+    char *tmp = NULL; /* one allocation: the 64-bit row pointers, the tiles' counts and maxima,
+                         the totals */
+    int64_t *rp64;
+    int32_t *counts, *tile_max, *d_totals;
     int32_t totals[MPCGI_ADAPTIVE_QUANTITIES + 2]; /* the ticket stays on the device */
     int64_t c64[MPCGI_ADAPTIVE_QUANTITIES], region[MPCGI_ADAPTIVE_BINS];
-    cudaEvent_t t0 = NULL, t1 = NULL;
-    size_t rp_bytes = ((size_t)n + 1) * sizeof *rp64;
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, rp_bytes, &rp64));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, rp64, p->A->row_ptr, rp_bytes, MPCGI_H2D));
+    cudaEvent_t t0 = NULL, t1 = NULL, t2 = NULL;
+    const size_t rp_bytes = ((size_t)n + 1) * sizeof *rp64;
+    const size_t tb = (size_t)ntiles * (Q + 2) * sizeof *counts;
     MPCG_TRY(ctx, st,
-             mpcgi_device_alloc(ctx, (size_t)ntiles * MPCGI_ADAPTIVE_QUANTITIES * sizeof *counts,
-                                &counts));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)ntiles * 2 * sizeof *tile_max, &tile_max));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, MPCGI_ADAPTIVE_TOTALS * sizeof *d_totals, &d_totals));
+             mpcgi_device_alloc(ctx, rp_bytes + tb + MPCGI_ADAPTIVE_TOTALS * sizeof *d_totals,
+                                &tmp));
+    rp64 = (int64_t *)tmp;
+    counts = (int32_t *)(tmp + rp_bytes);
+    tile_max = counts + (size_t)ntiles * Q;
+    d_totals = tile_max + (size_t)ntiles * 2;
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, rp64, p->A->row_ptr, rp_bytes, MPCGI_H2D));
     MPCG_CUDA_GOTO(ctx, st,
                    cudaMemsetAsync(d_totals, 0, MPCGI_ADAPTIVE_TOTALS * sizeof *d_totals,
                                    g->stream));
     MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t0));
     MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t1));
+    MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t2));
 
     MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t0, g->stream));
     MPCG_CUDA_GOTO(ctx, st,
@@ -871,10 +889,11 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
         c64[q] = totals[q];
     plan_layout(p, c64, totals[MPCGI_ADAPTIVE_QUANTITIES]);
     if (p->L.path != MPCGI_ADAPTIVE_UNIFORM) { /* the row list, then the chunk offsets */
-        const size_t len = (size_t)list_length(&p->L);
-        MPCG_TRY(ctx, st,
-                 mpcgi_device_alloc(ctx, (len + (size_t)p->L.n_long + 1) * sizeof *p->d_rows,
-                                    &p->d_rows));
+        const size_t len = (size_t)list_length(&p->L), need = len + (size_t)p->L.n_long + 1;
+        if (need <= p->rows_reserved)
+            p->d_rows = p->d_row_ptr + n + 1;
+        else
+            MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, need * sizeof *p->d_rows, &p->d_rows));
         p->d_long_start = p->d_rows + len;
         for (int b = 0; b < MPCGI_ADAPTIVE_BINS; b++)
             region[b] = p->L.row_start[b];
@@ -887,8 +906,15 @@ static mpcg_status device_binning(mpcg_context *ctx, adaptive_plan *p)
             MPCG_CUDA_GOTO(ctx, st,
                            cudaMemsetAsync(p->d_long_start, 0, sizeof(int32_t), g->stream));
     }
-    if (p->L.path == MPCGI_ADAPTIVE_TILES) MPCG_TRY(ctx, st, tiles_device(ctx, p));
     MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t1, g->stream));
+    if (p->L.path == MPCGI_ADAPTIVE_TILES) { /* timed apart, from the end of the binning */
+        MPCG_TRY(ctx, st, tiles_device(ctx, p));
+        MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(t2, g->stream));
+        MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(t2));
+        float tms = 0;
+        MPCG_CUDA_GOTO(ctx, st, cudaEventElapsedTime(&tms, t1, t2));
+        p->tiles_ms = tms;
+    }
     MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(t1));
     float ms = 0;
     MPCG_CUDA_GOTO(ctx, st, cudaEventElapsedTime(&ms, t0, t1));
@@ -898,10 +924,8 @@ done:
     /* teardown cannot report failures: destroying valid events does not fail */
     if (t0) (void)cudaEventDestroy(t0);
     if (t1) (void)cudaEventDestroy(t1);
-    mpcgi_device_free(ctx, rp64);
-    mpcgi_device_free(ctx, counts);
-    mpcgi_device_free(ctx, tile_max);
-    mpcgi_device_free(ctx, d_totals);
+    if (t2) (void)cudaEventDestroy(t2);
+    mpcgi_device_free(ctx, tmp);
     return st;
 }
 
@@ -930,7 +954,11 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, p->d_tile_row, p->tile_row, tb, MPCGI_H2D));
     /* the scratch: the sort's, then the level lengths, the failure flag, the levels' first
      * rounds (the same on the host) */
-    const size_t sb = mpcgi_adaptive_tiles_scratch(A->nnz, T);
+    /* the values' buffers are written after the tiles (upload_values): until then they hold
+     * the sort keys (fp64) and a buffer of what is sorted (fp32), and the scratch is smaller
+     * (powerlaw:4000000:16: 5 bytes per nonzero instead of 17; its release cost 0.6 ms per GB) */
+    void *keys = p->d_val64, *ent1 = p->d_val32;
+    const size_t sb = mpcgi_adaptive_tiles_scratch(A->nnz, T, keys != NULL, ent1 != NULL);
     MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, sb + 2 * lb + sizeof(int), &scratch));
     int32_t *d_level_len = (int32_t *)(scratch + sb);
     int *d_failed = (int *)(d_level_len + (size_t)T * ml);
@@ -950,6 +978,8 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
         .rows = p->d_rows,
         .tile_n_long = p->L.tile_n_long,
         .scratch = scratch,
+        .keys = keys,
+        .ent1 = ent1,
         .level_len = d_level_len,
         .tile_long = p->d_tile_long,
         .failed = d_failed,
@@ -976,8 +1006,8 @@ static mpcg_status tiles_device(mpcg_context *ctx, adaptive_plan *p)
     p->d_slot_col = (int32_t *)(blk + b64 + b32);
     p->d_slot_perm = p->d_slot_col + slots;
     p->d_slot_row = (uint16_t *)(p->d_slot_perm + slots);
-    /* the slots without an entry: column 0, entry -1 and row TILE_EMPTY (0xffff) */
-    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(p->d_slot_col, 0, slots * 4, cs));
+    /* the slots without an entry: entry -1 and row TILE_EMPTY (0xffff); their column is never
+     * read */
     MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(p->d_slot_perm, 0xff, slots * (4 + 2), cs));
     MPCG_CUDA_GOTO(ctx, st,
                    (cudaError_t)mpcgi_adaptive_tiles_step2(s, &su, p->d_tile_off, d_level_round,
@@ -1022,11 +1052,16 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     const mpcgi_csr *A = p->A;
     mpcgi_adaptive_launch *L = &p->L;
     size_t n = (size_t)A->n, nnz = (size_t)A->nnz;
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (n + 1) * sizeof(int32_t), &p->d_row_ptr));
+    /* small plans: the row pointers and room for any row list in one allocation (below) */
+    p->rows_reserved = A->n < ROWS_RESERVE ? 2 * n + 1 : 0;
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (n + 1 + p->rows_reserved) * sizeof(int32_t),
+                                       &p->d_row_ptr));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(int32_t), &p->d_col_idx));
     MPCG_CHECK(ctx,
                mpcgi_device_copy(ctx, p->d_col_idx, A->col_idx, nnz * sizeof(int32_t), MPCGI_H2D));
-    if (p->use64) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(double), &p->d_val64));
+    /* 256 bytes more: the tiles' setup keeps its sort keys there before the values (tiles_device) */
+    if (p->use64)
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(double) + 256, &p->d_val64));
     if (p->use32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d_val32));
     MPCG_CHECK(ctx, device_binning(ctx, p));
     MPCG_CHECK(ctx, upload_values(ctx, p)); /* after the binning: the tiles' slot order */
@@ -1066,13 +1101,13 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     mpcgi_log(ctx, MPCG_LOG_INFO,
               "adaptive: n %lld, nnz %lld, longest row %lld: %s (NT %d, R %d, %d-bit columns), "
               "rows per bin long %lld (%d chunks), NT32 %lld, NT16 %lld, NT8 %lld, NT4 %lld, "
-              "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms, 16-bit columns %.3f ms; "
+              "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms, tiles %.3f ms, 16-bit columns %.3f ms; "
               "persistent CG loop: %s",
               (long long)A->n, (long long)A->nnz, (long long)p->max_len, mpcgi_adaptive_path_name(L->path), L->nt,
               L->rows_per_group, p->d_col16 ? 16 : 32, (long long)p->bin_rows[0], L->long_blocks,
               (long long)p->bin_rows[1], (long long)p->bin_rows[2], (long long)p->bin_rows[3],
               (long long)p->bin_rows[4], (long long)p->bin_rows[5], (long long)p->bin_rows[6],
-              p->setup_ms, p->columns_ms, loop_name(p));
+              p->setup_ms, p->tiles_ms, p->columns_ms, loop_name(p));
     return MPCG_SUCCESS;
 }
 
@@ -1191,6 +1226,7 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     info->max_len = p->max_len;
     info->vblocks = L->vblocks;
     info->setup_ms = p->setup_ms;
+    info->tiles_ms = p->tiles_ms;
     info->columns_ms = p->columns_ms;
     info->rows = p->d_row_ptr ? p->d_rows : p->rows;
     info->long_start = p->d_row_ptr ? p->d_long_start : p->long_start;

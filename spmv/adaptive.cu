@@ -20,7 +20,7 @@
  * registers (32 would spill). */
 #define MIN_BLOCKS (2048 / MPCGI_ADAPTIVE_MAX_BLOCK)
 
-static_assert(MPCGI_ADAPTIVE_TILE % SETUP_THREADS == 0, "a tile is whole rounds of rows");
+static_assert(MPCGI_ADAPTIVE_SETUP_THREADS == SETUP_THREADS, "a tile is whole rounds of rows");
 
 /* Virtual block v < long_blocks: one chunk of a long row. part: the chunk partials (ws);
  * dlong: the long rows' terms x_r y_r of the dot. */
@@ -477,13 +477,24 @@ static __device__ void setup_scan(int64_t ntiles, int32_t *__restrict__ counts,
         }
 }
 
-/* Per tile of MPCGI_ADAPTIVE_TILE rows: narrow the row pointers, count the rows of each bin and
- * the chunks and nonzeros of the long rows, find the longest row and the largest |col - row|
- * above INT16_MAX (the columns of a row are sorted: its first and last are the extremes);
- * integer shared atomics, so order-free. The last block to finish (by a ticket in totals, which
- * it sets back to 0) scans: one launch for the whole count. */
+/* Warp maximum of v (every lane gets it). */
+static __device__ __forceinline__ int warp_max(int v)
+{
+    for (int s = 16; s > 0; s >>= 1)
+        v = max(v, __shfl_xor_sync(FULL_MASK, v, s));
+    return v;
+}
+
+/* Per tile of `tile` rows (mpcgi_adaptive_setup_tile: a multiple of SETUP_THREADS, a row per
+ * thread on small matrices): narrow the row pointers, count the rows of each bin and the chunks
+ * and nonzeros of the long rows, find the longest row and the largest |col - row| above
+ * INT16_MAX (the columns of a row are sorted: its first and last are the extremes). Integer
+ * sums and maxima, so order-free; aggregated per warp (the rows of a bin by __match_any_sync)
+ * before the shared atomics, which all 256 threads of a block would otherwise queue on one
+ * address. The last block to finish (by a ticket in totals, which it sets back to 0) scans: one
+ * launch for the whole count. */
 static __global__ void __launch_bounds__(SETUP_THREADS)
-    setup_count_kernel(int64_t n, int64_t ntiles, const int64_t *__restrict__ rp64,
+    setup_count_kernel(int64_t n, int64_t ntiles, int tile, const int64_t *__restrict__ rp64,
                        int32_t *__restrict__ rp32, const int32_t *__restrict__ col,
                        const mpcgi_adaptive_binning bin, int32_t *__restrict__ counts,
                        int32_t *__restrict__ tile_max, int32_t *__restrict__ totals)
@@ -491,27 +502,39 @@ static __global__ void __launch_bounds__(SETUP_THREADS)
     __shared__ int c[MPCGI_ADAPTIVE_QUANTITIES];
     __shared__ int longest, far;
     __shared__ bool last;
+    const int lane = threadIdx.x & 31;
     if (threadIdx.x < MPCGI_ADAPTIVE_QUANTITIES) c[threadIdx.x] = 0;
     if (threadIdx.x == 0) longest = far = 0;
     __syncthreads();
-    const int64_t base = (int64_t)blockIdx.x * MPCGI_ADAPTIVE_TILE;
-    for (int i = threadIdx.x; i < MPCGI_ADAPTIVE_TILE; i += SETUP_THREADS) {
+    const int64_t base = (int64_t)blockIdx.x * tile;
+    for (int i = threadIdx.x; i < tile; i += SETUP_THREADS) { /* every lane of a warp */
         const int64_t r = base + i;
-        if (r > n) break;
-        const int64_t a = rp64[r];
-        rp32[r] = (int32_t)a; /* a <= nnz < 2^31, checked by analyze */
-        if (r == n) break;
-        const int64_t len = rp64[r + 1] - a;
-        const int b = mpcgi_adaptive_bin_of(len, bin);
-        atomicAdd(&c[b], 1);
-        if (b == MPCGI_ADAPTIVE_LONG) {
-            atomicAdd(&c[MPCGI_ADAPTIVE_CHUNKS], (int)mpcgi_adaptive_chunks(len, bin));
-            atomicAdd(&c[MPCGI_ADAPTIVE_LONG_NNZ], (int)len);
+        int64_t len = 0, off = 0;
+        int b = MPCGI_ADAPTIVE_BINS; /* none: past the last row */
+        if (r <= n) {
+            const int64_t a = rp64[r];
+            rp32[r] = (int32_t)a; /* a <= nnz < 2^31, checked by analyze */
+            if (r < n) {
+                len = rp64[r + 1] - a;
+                b = mpcgi_adaptive_bin_of(len, bin);
+                if (len > 0) off = mpcgi_adaptive_row_span(r, col[a], col[a + len - 1]);
+            }
         }
-        atomicMax(&longest, (int)len);
-        if (len > 0) {
-            const int64_t off = mpcgi_adaptive_row_span(r, col[a], col[a + len - 1]);
-            if (off > INT16_MAX) atomicMax(&far, (int)off);
+        const unsigned same = __match_any_sync(FULL_MASK, b);
+        if (b < MPCGI_ADAPTIVE_BINS && lane == __ffs(same) - 1) atomicAdd(&c[b], __popc(same));
+        const bool lng = b == MPCGI_ADAPTIVE_LONG;
+        if (__any_sync(FULL_MASK, lng)) {
+            const int ch = warp_sum(lng ? (int)mpcgi_adaptive_chunks(len, bin) : 0);
+            const int ln = warp_sum(lng ? (int)len : 0);
+            if (lane == 0) {
+                atomicAdd(&c[MPCGI_ADAPTIVE_CHUNKS], ch);
+                atomicAdd(&c[MPCGI_ADAPTIVE_LONG_NNZ], ln);
+            }
+        }
+        const int m = warp_max((int)len), fa = warp_max(off > INT16_MAX ? (int)off : 0);
+        if (lane == 0) {
+            atomicMax(&longest, m);
+            if (fa) atomicMax(&far, fa);
         }
     }
     __syncthreads();
@@ -541,7 +564,7 @@ struct regions {
  * ballot within the warp, warp counts added in warp order, tiles in tile order), and for a long
  * row the index of its first chunk; long_start[n_long] = the chunks of all (from totals). */
 static __global__ void __launch_bounds__(SETUP_THREADS)
-    setup_scatter_kernel(int64_t n, int64_t ntiles, const int32_t *__restrict__ rp32,
+    setup_scatter_kernel(int64_t n, int64_t ntiles, int tile, const int32_t *__restrict__ rp32,
                          const mpcgi_adaptive_binning bin, const int32_t *__restrict__ counts,
                          const int32_t *__restrict__ totals, const __grid_constant__ regions reg,
                          int long_only, int32_t *__restrict__ rows,
@@ -557,9 +580,8 @@ static __global__ void __launch_bounds__(SETUP_THREADS)
     if (threadIdx.x < MPCGI_ADAPTIVE_BINS)
         base[threadIdx.x] = reg.start[threadIdx.x] + counts[threadIdx.x * ntiles + blockIdx.x];
     if (threadIdx.x == 0) chunk_base = counts[MPCGI_ADAPTIVE_CHUNKS * ntiles + blockIdx.x];
-    for (int round = 0; round < MPCGI_ADAPTIVE_TILE / SETUP_THREADS; round++) {
-        const int64_t r =
-            (int64_t)blockIdx.x * MPCGI_ADAPTIVE_TILE + round * SETUP_THREADS + threadIdx.x;
+    for (int round = 0; round < tile / SETUP_THREADS; round++) {
+        const int64_t r = (int64_t)blockIdx.x * tile + round * SETUP_THREADS + threadIdx.x;
         const bool ok = r < n;
         const int64_t len = ok ? (int64_t)rp32[r + 1] - rp32[r] : 0;
         const int b = ok ? mpcgi_adaptive_bin_of(len, bin) : MPCGI_ADAPTIVE_BINS;
@@ -619,10 +641,6 @@ static __global__ void to_f32_kernel(int64_t nnz, const double *__restrict__ v64
         v32[k] = (float)v64[k];
 }
 
-static int64_t tiles_of(int64_t n)
-{
-    return n / MPCGI_ADAPTIVE_TILE + 1;
-} /* rows 0 ... n */
 
 extern "C" {
 
@@ -631,9 +649,10 @@ int mpcgi_adaptive_setup_count(void *stream, int64_t n, const int64_t *row_ptr64
                                const mpcgi_adaptive_binning *bin, int32_t *counts,
                                int32_t *tile_max, int32_t *totals)
 {
-    int64_t ntiles = tiles_of(n);
+    const int tile = mpcgi_adaptive_setup_tile(n);
+    const int64_t ntiles = mpcgi_adaptive_setup_tiles(n);
     setup_count_kernel<<<(unsigned)ntiles, SETUP_THREADS, 0, (cudaStream_t)stream>>>(
-        n, ntiles, row_ptr64, row_ptr32, col, *bin, counts, tile_max, totals);
+        n, ntiles, tile, row_ptr64, row_ptr32, col, *bin, counts, tile_max, totals);
     return (int)cudaGetLastError();
 }
 
@@ -645,9 +664,10 @@ int mpcgi_adaptive_setup_scatter(void *stream, int64_t n, const int32_t *row_ptr
     regions reg;
     for (int q = 0; q < MPCGI_ADAPTIVE_BINS; q++)
         reg.start[q] = region[q];
-    int64_t ntiles = tiles_of(n);
+    const int tile = mpcgi_adaptive_setup_tile(n);
+    const int64_t ntiles = mpcgi_adaptive_setup_tiles(n);
     setup_scatter_kernel<<<(unsigned)ntiles, SETUP_THREADS, 0, (cudaStream_t)stream>>>(
-        n, ntiles, row_ptr32, *bin, counts, totals, reg, long_only, rows, long_start);
+        n, ntiles, tile, row_ptr32, *bin, counts, totals, reg, long_only, rows, long_start);
     return (int)cudaGetLastError();
 }
 

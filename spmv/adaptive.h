@@ -19,8 +19,11 @@ typedef struct mpcgi_adaptive_info {
     int64_t max_len;                       /* the longest row */
     int64_t vblocks;                       /* virtual blocks of one SpMV */
     int index_bits; /* 32, or 16 where a GPU plan stores 16-bit column offsets col - row */
-    double setup_ms;   /* device plans: the binning on the GPU (count, decide, scatter; the
-                          tiles' layout), CUDA events */
+    double setup_ms;   /* device plans: the binning on the GPU (count, decide, scatter), CUDA
+                          events */
+    double tiles_ms;   /* device plans on the tiles path: the tiles' layout after the binning
+                          (sort, rounds, slots; its allocations and the scratch's release),
+                          CUDA events; else 0 */
     double columns_ms; /* device plans: the 16-bit columns (allocate, write, free the 32-bit
                           ones), host clock; 0 where the columns stay 32-bit */
     const char *cg_loop; /* device plans: the persistent CG loop it runs, "single-reduction",

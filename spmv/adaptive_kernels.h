@@ -28,8 +28,8 @@ extern "C" {
 #define MPCGI_ADAPTIVE_CHUNKS MPCGI_ADAPTIVE_BINS
 #define MPCGI_ADAPTIVE_LONG_NNZ (MPCGI_ADAPTIVE_BINS + 1)
 #define MPCGI_ADAPTIVE_QUANTITIES (MPCGI_ADAPTIVE_BINS + 2)
-/* Rows per setup tile (one block of the setup kernels). */
-#define MPCGI_ADAPTIVE_TILE 1024
+/* Threads of a block of the setup kernels (count, scatter), each of which takes a tile of rows. */
+#define MPCGI_ADAPTIVE_SETUP_THREADS 256
 /* Largest block of the SpMV kernels. */
 #define MPCGI_ADAPTIVE_MAX_BLOCK 1024
 
@@ -62,6 +62,20 @@ static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_bin_of(int64_t len, mpcgi_ada
     for (int64_t nt = 1; bin > 1 && nt * b.passes < len; nt <<= 1)
         bin--;
     return bin;
+}
+
+/* Rows per setup tile: a row per thread below 2^19 rows (where a plan's setup is a few
+ * microseconds: rows in turn on fewer threads are a chain of dependent loads), else 4 per
+ * thread (the last block scans every tile's counts: at most 2^18 / 256 + 1 tiles' of them). */
+static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_setup_tile(int64_t n)
+{
+    return n < ((int64_t)1 << 19) ? MPCGI_ADAPTIVE_SETUP_THREADS : 4 * MPCGI_ADAPTIVE_SETUP_THREADS;
+}
+
+/* Setup tiles of a matrix of n rows (rows 0 ... n: the last row pointer too). */
+static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_setup_tiles(int64_t n)
+{
+    return n / mpcgi_adaptive_setup_tile(n) + 1;
 }
 
 /* Virtual blocks (chunks) of a long row of `len` nonzeros. */
@@ -233,24 +247,26 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
  * becomes 1 where a tile needs more than max_levels levels. Step 2 (after the host laid out the
  * slots: tile_off and level_round[t * max_levels + v], the first round of each level in its
  * tile) fills slot_col, slot_row and slot_perm (the entry of each slot) where an entry goes; the
- * caller sets the others (column 0, row MPCGI_ADAPTIVE_TILE_EMPTY, entry -1): a level's rounds
- * have holes where entries moved on to the next level, not only a tail. */
+ * caller sets the others' row to MPCGI_ADAPTIVE_TILE_EMPTY and entry to -1 (their column is never
+ * read): a level's rounds have holes where entries moved on to the next level, not only a tail. */
 typedef struct mpcgi_adaptive_tile_setup {
     int64_t n, nnz, n_short; /* n_short: entries of rows not long */
     int tiles, long_min, max_levels, max_rows;
     const int32_t *row_ptr, *col, *tile_row, *rows; /* rows: the long rows, ascending */
     int tile_n_long;
     /* mpcgi_adaptive_tiles_scratch bytes: per nonzero sort keys and what is sorted with them
-     * (2 + 2, 4 bytes each; then the levels' places and lists) and levels (1 byte) */
-    void *scratch;
+     * (2 + 2, 4 bytes each; then the levels' places and lists) and levels (1 byte). Memory the
+     * caller lends until step 2 returns takes some of it where not NULL: keys, 8 nnz + 256 bytes
+     * (the sort keys); ent1, 4 nnz bytes (the second buffer of what is sorted). */
+    void *scratch, *keys, *ent1;
     int sorted; /* set by step 1 for step 2: which of the sort's buffers holds the result */
     int32_t *level_len; /* tiles * max_levels */
     int32_t *tile_long; /* tiles + 1 */
     int *failed;
 } mpcgi_adaptive_tile_setup;
 
-/* Bytes of scratch mpcgi_adaptive_tiles_step1 needs. */
-size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles);
+/* Bytes of scratch mpcgi_adaptive_tiles_step1 needs, with or without keys and ent1 lent. */
+size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int keys_lent, int ent1_lent);
 int mpcgi_adaptive_tiles_step1(void *stream, mpcgi_adaptive_tile_setup *s);
 int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
                                const int64_t *tile_off, const int32_t *level_round,

@@ -27,8 +27,10 @@
 #define BS MPCGI_ADAPTIVE_TILE_BLOCK
 #define KEY_THREADS 256
 
-/* Scratch layout (nnz entries each, 8-byte aligned). The sort's second buffers and the keys
- * serve the levels once the sort and the tiles' bounds are done. */
+/* Scratch layout (nnz entries each, 256-byte aligned): the keys and the second buffer of what is
+ * sorted in the memory the caller lends (s->keys, s->ent1) where it does, else in the scratch.
+ * The sort's second buffers and the keys serve the levels once the sort and the tiles' bounds are
+ * done. */
 struct scratch_view {
     uint32_t *key[2];
     uint32_t *ent[2]; /* lrow << 8 | pos; sorted: in ent[sorted] */
@@ -43,9 +45,9 @@ struct scratch_view {
     size_t cub_bytes;
 };
 
-static size_t align8(size_t b)
+static size_t align256(size_t b)
 {
-    return (b + 7) / 8 * 8;
+    return (b + 255) / 256 * 256;
 }
 
 static size_t cub_bytes_for(int64_t nnz)
@@ -55,24 +57,41 @@ static size_t cub_bytes_for(int64_t nnz)
     cub::DoubleBuffer<uint32_t> v(nullptr, nullptr);
     (void)cub::DeviceRadixSort::SortPairs(nullptr, b, k, v, (int)nnz, 0,
                                           MPCGI_ADAPTIVE_TILE_KEY_BITS);
-    return align8(b);
+    return align256(b);
 }
 
-static scratch_view view_of(void *base, int64_t nnz, int tiles, int sorted)
+static size_t entries_bytes(int64_t nnz)
+{
+    return align256((size_t)(nnz > 0 ? nnz : 1) * 4);
+}
+
+/* Bytes of the scratch (view_of's walk). */
+static size_t scratch_bytes(int64_t nnz, int tiles, bool keys_lent, bool ent1_lent)
+{
+    const size_t b = entries_bytes(nnz);
+    return (keys_lent ? 0 : 2 * b) + b + (ent1_lent ? 0 : b) + align256(b / 4) +
+           align256(((size_t)tiles + 1) * 4) + cub_bytes_for(nnz);
+}
+
+static scratch_view view_of(void *base, int64_t nnz, int tiles, int sorted, void *keys,
+                            void *ent1)
 {
     scratch_view s;
     char *p = (char *)base;
-    const size_t m = (size_t)(nnz > 0 ? nnz : 1);
-    for (int i = 0; i < 2; i++)
-        s.key[i] = (uint32_t *)p, p += align8(m * 4);
-    for (int i = 0; i < 2; i++)
-        s.ent[i] = (uint32_t *)p, p += align8(m * 4);
+    const size_t b = entries_bytes(nnz);
+    char *k = keys ? (char *)keys : p;
+    s.key[0] = (uint32_t *)k;
+    s.key[1] = (uint32_t *)(k + b);
+    if (!keys) p += 2 * b;
+    s.ent[0] = (uint32_t *)p, p += b;
+    s.ent[1] = (uint32_t *)(ent1 ? (char *)ent1 : p);
+    if (!ent1) p += b;
     s.place = (int32_t *)s.key[0];
     s.list = (int32_t *)s.key[1];
     s.sorted = sorted;
     s.list2 = (int32_t *)s.ent[!sorted];
-    s.level = (uint8_t *)p, p += align8(m);
-    s.seg = (int32_t *)p, p += align8(((size_t)tiles + 1) * 4);
+    s.level = (uint8_t *)p, p += align256(b / 4);
+    s.seg = (int32_t *)p, p += align256(((size_t)tiles + 1) * 4);
     s.cub = p;
     s.cub_bytes = cub_bytes_for(nnz);
     return s;
@@ -297,21 +316,19 @@ static cudaError_t sort_tiles(cudaStream_t st, const mpcgi_adaptive_tile_setup *
 
 extern "C" {
 
-size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles)
+size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int keys_lent, int ent1_lent)
 {
-    const size_t m = (size_t)(nnz > 0 ? nnz : 1);
-    return 4 * align8(m * 4) + align8(m) +
-           align8(((size_t)tiles + 1) * 4) + cub_bytes_for(nnz);
+    return scratch_bytes(nnz, tiles, keys_lent != 0, ent1_lent != 0);
 }
 
 int mpcgi_adaptive_tiles_step1(void *stream, mpcgi_adaptive_tile_setup *s)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, 0);
+    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, 0, s->keys, s->ent1);
     s->sorted = 0;
     cudaError_t err = sort_tiles(st, s, v, &s->sorted);
     if (err != cudaSuccess) return (int)err;
-    v = view_of(s->scratch, s->nnz, s->tiles, s->sorted);
+    v = view_of(s->scratch, s->nnz, s->tiles, s->sorted, s->keys, s->ent1);
     const size_t smem = (size_t)(s->max_rows > 0 ? s->max_rows : 1) * sizeof(int);
     err = cudaFuncSetAttribute(levels_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return (int)err;
@@ -327,7 +344,7 @@ int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
                                int32_t *slot_col, uint16_t *slot_row, int32_t *slot_perm)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, s->sorted);
+    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, s->sorted, s->keys, s->ent1);
     if (s->n_short > 0)
         slots_kernel<<<mpcgi_grid_for(s->n_short, 256), 256, 0, st>>>(
             s->n_short, s->tiles, v.seg, v.ent[v.sorted], s->tile_row, s->row_ptr, s->col, v.place,
