@@ -240,7 +240,7 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
 /* ---------------------------------------------------------------- the tiles path */
 
 /* Device setup of a tiles layout (spmv/adaptive_tiles.cu), in scratch device memory the caller
- * allocates and frees. Step 1 sorts each tile's short entries by column (by the key of
+ * allocates and frees. The keys, then step 1 sorts each tile's short entries by column (by the key of
  * mpcgi_adaptive_tile_shift) and deals them into levels of rounds (a row at most once per round;
  * an entry that meets its row again in a round moves to the next level, in order);
  * level_len[t * max_levels + v] is the length of level v of tile t (0 after the last). *failed
@@ -256,17 +256,20 @@ typedef struct mpcgi_adaptive_tile_setup {
     int tile_n_long;
     /* mpcgi_adaptive_tiles_scratch bytes: per nonzero sort keys and what is sorted with them
      * (2 + 2, 4 bytes each; then the levels' places and lists) and levels (1 byte). Memory the
-     * caller lends until step 2 returns takes some of it where not NULL: keys, 8 nnz + 256 bytes
-     * (the sort keys); ent1, 4 nnz bytes (the second buffer of what is sorted). */
-    void *scratch, *keys, *ent1;
+     * caller lends until step 2 returns takes some of it where not NULL: lend8, 8 nnz + 256
+     * bytes (the keys and what is sorted with them as the keys kernel writes them: the keys need
+     * no scratch then); lend4, 4 nnz bytes (the sort's second keys). */
+    void *scratch, *lend8, *lend4;
     int sorted; /* set by step 1 for step 2: which of the sort's buffers holds the result */
     int32_t *level_len; /* tiles * max_levels */
     int32_t *tile_long; /* tiles + 1 */
     int *failed;
 } mpcgi_adaptive_tile_setup;
 
-/* Bytes of scratch mpcgi_adaptive_tiles_step1 needs, with or without keys and ent1 lent. */
-size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int keys_lent, int ent1_lent);
+/* Bytes of scratch mpcgi_adaptive_tiles_step1 needs, with or without lend8 and lend4. */
+size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int lend8, int lend4);
+/* The sort keys (before step 1; with lend8 it does not touch the scratch, which may come after). */
+int mpcgi_adaptive_tiles_keys(void *stream, const mpcgi_adaptive_tile_setup *s);
 int mpcgi_adaptive_tiles_step1(void *stream, mpcgi_adaptive_tile_setup *s);
 int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
                                const int64_t *tile_off, const int32_t *level_round,

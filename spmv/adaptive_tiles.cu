@@ -27,10 +27,11 @@
 #define BS MPCGI_ADAPTIVE_TILE_BLOCK
 #define KEY_THREADS 256
 
-/* Scratch layout (nnz entries each, 256-byte aligned): the keys and the second buffer of what is
- * sorted in the memory the caller lends (s->keys, s->ent1) where it does, else in the scratch.
- * The sort's second buffers and the keys serve the levels once the sort and the tiles' bounds are
- * done. */
+/* Scratch layout (nnz entries each, 256-byte aligned): the keys and what is sorted with them as
+ * the keys kernel writes them (key[0], ent[0]) in the memory the caller lends for 8 bytes per
+ * nonzero (s->lend8), the sort's second keys (key[1]) in that it lends for 4 (s->lend4), where
+ * it does; the rest in the scratch. The sort's second buffers and the keys serve the levels once
+ * the sort and the tiles' bounds are done. */
 struct scratch_view {
     uint32_t *key[2];
     uint32_t *ent[2]; /* lrow << 8 | pos; sorted: in ent[sorted] */
@@ -66,26 +67,26 @@ static size_t entries_bytes(int64_t nnz)
 }
 
 /* Bytes of the scratch (view_of's walk). */
-static size_t scratch_bytes(int64_t nnz, int tiles, bool keys_lent, bool ent1_lent)
+static size_t scratch_bytes(int64_t nnz, int tiles, bool lend8, bool lend4)
 {
     const size_t b = entries_bytes(nnz);
-    return (keys_lent ? 0 : 2 * b) + b + (ent1_lent ? 0 : b) + align256(b / 4) +
+    return (lend8 ? 0 : 2 * b) + (lend4 ? 0 : b) + b + align256(b / 4) +
            align256(((size_t)tiles + 1) * 4) + cub_bytes_for(nnz);
 }
 
-static scratch_view view_of(void *base, int64_t nnz, int tiles, int sorted, void *keys,
-                            void *ent1)
+static scratch_view view_of(void *base, int64_t nnz, int tiles, int sorted, void *lend8,
+                            void *lend4)
 {
     scratch_view s;
     char *p = (char *)base;
     const size_t b = entries_bytes(nnz);
-    char *k = keys ? (char *)keys : p;
+    char *k = lend8 ? (char *)lend8 : p;
     s.key[0] = (uint32_t *)k;
-    s.key[1] = (uint32_t *)(k + b);
-    if (!keys) p += 2 * b;
-    s.ent[0] = (uint32_t *)p, p += b;
-    s.ent[1] = (uint32_t *)(ent1 ? (char *)ent1 : p);
-    if (!ent1) p += b;
+    s.ent[0] = (uint32_t *)(k + b);
+    if (!lend8) p += 2 * b;
+    s.key[1] = (uint32_t *)(lend4 ? (char *)lend4 : p);
+    if (!lend4) p += b;
+    s.ent[1] = (uint32_t *)p, p += b;
     s.place = (int32_t *)s.key[0];
     s.list = (int32_t *)s.key[1];
     s.sorted = sorted;
@@ -171,26 +172,36 @@ static __global__ void bounds_kernel(int tiles, int64_t nnz, const uint32_t *__r
     tile_long[t] = a;
 }
 
-/* Exclusive prefix of flag over the block and the block's total (warp ballots, then the warp
- * counts in warp order). */
-static __device__ int block_rank(bool flag, int *warp_n, int *total)
+/* Exclusive prefix of flag over the block and the block's total: warp ballots, the warp counts
+ * in warp_n (of this round's parity, so that the next round writes the other half without a
+ * barrier), then every warp scans the 32 warp counts itself with shuffles. One barrier. */
+static __device__ int block_rank(bool flag, int (*warp_n)[BS / 32], int parity, int *total)
 {
+    static_assert(BS / 32 == 32, "a warp scans the warp counts");
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned m = __ballot_sync(0xffffffffu, flag);
-    if (lane == 0) warp_n[warp] = __popc(m);
+    if (lane == 0) warp_n[parity][warp] = __popc(m);
     __syncthreads();
-    int before = 0, all = 0;
-    for (int w = 0; w < BS / 32; w++) {
-        before += w < warp ? warp_n[w] : 0;
-        all += warp_n[w];
+    const int c = warp_n[parity][lane];
+    int incl = c;
+    for (int o = 1; o < 32; o <<= 1) {
+        const int u = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += u;
     }
-    __syncthreads();
-    *total = all;
+    *total = __shfl_sync(0xffffffffu, incl, 31);
+    const int before = __shfl_sync(0xffffffffu, incl - c, warp);
     return before + __popc(m & ((1u << lane) - 1));
 }
 
-/* Step 2 of the top comment, one block per tile: owner[row] is the thread of the round holding
- * that row (the smallest index: atomicMin on integers, order-free). */
+/* Owner keys of the levels kernel: a round's threads bid (ROUNDS - round) << 10 | thread with
+ * atomicMin, so the smallest thread of a row wins and a later round outbids every earlier one
+ * without the owners being reset (after ROUNDS rounds they are). */
+#define ROUNDS ((1 << 21) - 1)
+static_assert(BS <= 1024, "a thread index takes 10 bits of an owner key");
+
+/* Step 2 of the top comment, one block per tile: owner[row] holds the key of the thread of the
+ * round holding that row (the smallest: integer atomicMin, order-free). The next round's entry is
+ * loaded while this one is dealt. Two barriers per round. */
 static __global__ void __launch_bounds__(BS)
     levels_kernel(const int32_t *__restrict__ seg, const uint32_t *__restrict__ sorted,
                   int max_rows, int max_levels, int32_t *list, int32_t *list2,
@@ -198,43 +209,49 @@ static __global__ void __launch_bounds__(BS)
                   int32_t *__restrict__ level_len, int *failed)
 {
     extern __shared__ int owner[];
-    __shared__ int warp_n[BS / 32];
-    const int t = blockIdx.x, s0 = seg[t];
+    __shared__ int warp_n[2][BS / 32];
+    const int t = blockIdx.x, s0 = seg[t], tid = (int)threadIdx.x;
     int m = seg[t + 1] - s0;
-    for (int i = threadIdx.x; i < max_rows; i += BS)
-        owner[i] = INT_MAX;
-    __syncthreads();
     int32_t *lev_len = level_len + (int64_t)t * max_levels;
     const int32_t *in = nullptr; /* level 0: the sorted positions themselves */
     int32_t *out = list + s0, *spare = list2 + s0;
-    for (int v = 0; v < max_levels; v++)
-        if (threadIdx.x == 0) lev_len[v] = 0;
+    for (int v = tid; v < max_levels; v += BS)
+        lev_len[v] = 0;
+    int round = ROUNDS; /* the owners are set at the first round */
     for (int v = 0; m > 0; v++) {
         if (v == max_levels) {
-            if (threadIdx.x == 0) *failed = 1;
+            if (tid == 0) *failed = 1;
             return;
         }
-        if (threadIdx.x == 0) lev_len[v] = m;
+        if (tid == 0) lev_len[v] = m;
         int moved = 0;
-        for (int base = 0; base < m; base += BS) {
-            const int j = base + (int)threadIdx.x;
-            const int k = j >= m ? -1 : in ? in[j] : s0 + j; /* a sorted position */
-            const int l = k >= 0 ? (int)(sorted[k] >> 8) : 0;
-            if (k >= 0) atomicMin(&owner[l], (int)threadIdx.x);
-            __syncthreads();
-            const bool keep = k >= 0 && owner[l] == (int)threadIdx.x;
-            __syncthreads();
+        int kn = tid < m ? (in ? in[tid] : s0 + tid) : -1; /* the next round's entry */
+        uint32_t en = kn >= 0 ? sorted[kn] : 0;
+        for (int base = 0; base < m; base += BS, round++) {
+            if (round == ROUNDS) {
+                for (int i = tid; i < max_rows; i += BS)
+                    owner[i] = INT_MAX;
+                round = 0;
+                __syncthreads();
+            }
+            const int j = base + tid, k = kn, l = (int)(en >> 8);
+            const int key = (ROUNDS - round) << 10 | tid;
+            kn = j + BS < m ? (in ? in[j + BS] : s0 + j + BS) : -1;
+            if (k >= 0) atomicMin(&owner[l], key);
+            __syncthreads(); /* every bid is in; the next round's bids wait for the rank's
+                                barrier, which comes after every read of owner below */
+            const bool keep = k >= 0 && owner[l] == key;
+            en = kn >= 0 ? sorted[kn] : 0;
             if (keep) {
-                owner[l] = INT_MAX; /* only the owner resets it */
                 place[k] = j;
                 level[k] = (uint8_t)v;
             }
             int total;
-            const int r = block_rank(k >= 0 && !keep, warp_n, &total);
+            const int r = block_rank(k >= 0 && !keep, warp_n, round & 1, &total);
             if (k >= 0 && !keep) out[moved + r] = k;
             moved += total;
         }
-        __syncthreads(); /* this level's list is read before it is overwritten */
+        __syncthreads(); /* this level's list is written before it is read */
         in = out;
         int32_t *w = spare;
         spare = out;
@@ -288,17 +305,14 @@ static __global__ void values_kernel(int64_t slots, const int32_t *__restrict__ 
     }
 }
 
-/* Keys, the sort (what is sorted ends in ent[*sorted]) and the tiles' bounds. */
+/* The sort (what is sorted ends in ent[*sorted]) and the tiles' bounds, after the keys. */
 static cudaError_t sort_tiles(cudaStream_t st, const mpcgi_adaptive_tile_setup *s,
                               const scratch_view &v, int *sorted)
 {
     int cbits;
-    const int shift = mpcgi_adaptive_tile_shift(s->n, s->tiles, &cbits);
+    (void)mpcgi_adaptive_tile_shift(s->n, s->tiles, &cbits);
     uint32_t *key0 = v.key[0];
     if (s->nnz > 0) {
-        keys_kernel<<<mpcgi_grid_for(s->n, KEY_THREADS), KEY_THREADS, 0, st>>>(
-            s->n, s->tiles, s->tile_row, s->row_ptr, s->col, s->long_min, shift, cbits, key0,
-            v.ent[0]);
         cub::DoubleBuffer<uint32_t> k(key0, v.key[1]);
         cub::DoubleBuffer<uint32_t> e(v.ent[0], v.ent[1]);
         size_t bytes = v.cub_bytes;
@@ -316,19 +330,31 @@ static cudaError_t sort_tiles(cudaStream_t st, const mpcgi_adaptive_tile_setup *
 
 extern "C" {
 
-size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int keys_lent, int ent1_lent)
+size_t mpcgi_adaptive_tiles_scratch(int64_t nnz, int tiles, int lend8, int lend4)
 {
-    return scratch_bytes(nnz, tiles, keys_lent != 0, ent1_lent != 0);
+    return scratch_bytes(nnz, tiles, lend8 != 0, lend4 != 0);
+}
+
+int mpcgi_adaptive_tiles_keys(void *stream, const mpcgi_adaptive_tile_setup *s)
+{
+    if (s->nnz < 1) return (int)cudaSuccess;
+    const scratch_view v = view_of(s->scratch, s->nnz, s->tiles, 0, s->lend8, s->lend4);
+    int cbits;
+    const int shift = mpcgi_adaptive_tile_shift(s->n, s->tiles, &cbits);
+    keys_kernel<<<mpcgi_grid_for(s->n, KEY_THREADS), KEY_THREADS, 0, (cudaStream_t)stream>>>(
+        s->n, s->tiles, s->tile_row, s->row_ptr, s->col, s->long_min, shift, cbits, v.key[0],
+        v.ent[0]);
+    return (int)cudaGetLastError();
 }
 
 int mpcgi_adaptive_tiles_step1(void *stream, mpcgi_adaptive_tile_setup *s)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, 0, s->keys, s->ent1);
+    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, 0, s->lend8, s->lend4);
     s->sorted = 0;
     cudaError_t err = sort_tiles(st, s, v, &s->sorted);
     if (err != cudaSuccess) return (int)err;
-    v = view_of(s->scratch, s->nnz, s->tiles, s->sorted, s->keys, s->ent1);
+    v = view_of(s->scratch, s->nnz, s->tiles, s->sorted, s->lend8, s->lend4);
     const size_t smem = (size_t)(s->max_rows > 0 ? s->max_rows : 1) * sizeof(int);
     err = cudaFuncSetAttribute(levels_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (err != cudaSuccess) return (int)err;
@@ -344,7 +370,7 @@ int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
                                int32_t *slot_col, uint16_t *slot_row, int32_t *slot_perm)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, s->sorted, s->keys, s->ent1);
+    scratch_view v = view_of(s->scratch, s->nnz, s->tiles, s->sorted, s->lend8, s->lend4);
     if (s->n_short > 0)
         slots_kernel<<<mpcgi_grid_for(s->n_short, 256), 256, 0, st>>>(
             s->n_short, s->tiles, v.seg, v.ent[v.sorted], s->tile_row, s->row_ptr, s->col, v.place,
