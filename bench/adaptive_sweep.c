@@ -208,7 +208,8 @@ static mpcg_status run_config(sweep *s, const char *cfg, double cs64, double cs3
            "%.2f | %.4f | %.2f | %.4f | %.1e |\n",
            *cfg ? cfg : "(defaults)", mpcgi_adaptive_path_name(in.path), in.nt, in.nt_fp32, in.rows_per_group,
            in.block, (long long)in.bin_rows[MPCGI_ADAPTIVE_LONG], (long long)in.long_blocks,
-           in.setup_ms, in.setup_ms / ms64, in.tiles_ms, in.tiles_ms / ms64, in.columns_ms, plan_ms, ms64, gbs, gbs / s->copy_gbs,
+           in.setup_ms, in.setup_ms / ms64, in.tiles_ms, in.tiles_ms / ms64, in.columns_ms,
+           plan_ms, ms64, gbs, gbs / s->copy_gbs,
            cs64 / ms64,
            ms32, cs32 / ms32, msdot, diff);
     fflush(stdout);
@@ -244,7 +245,8 @@ static int run(sweep *s, const char *configs)
            s->copy_gbs, cs64, (s->A->nnz * 12.0 + (n + 1) * 4.0 + 16.0 * n) / (cs64 * 1e6),
            (s->A->nnz * 12.0 + (n + 1) * 4.0 + 16.0 * n) / (cs64 * 1e6) / s->copy_gbs, cs32);
     printf("| setting | path | NT fp64/fp32 | R | block | long rows/chunks | binning ms | "
-           "binning SpMVs | tiles ms | tiles SpMVs | 16-bit cols ms | plan ms | fp64 ms | fp64 GB/s | of copy | "
+           "binning SpMVs | tiles ms | tiles SpMVs | 16-bit cols ms | plan ms | fp64 ms | "
+           "fp64 GB/s | of copy | "
            "vs cusparse | fp32 ms | "
            "vs cusparse | dot ms | diff |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

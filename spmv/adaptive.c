@@ -1063,7 +1063,8 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(int32_t), &p->d_col_idx));
     MPCG_CHECK(ctx,
                mpcgi_device_copy(ctx, p->d_col_idx, A->col_idx, nnz * sizeof(int32_t), MPCGI_H2D));
-    /* 256 bytes more: the tiles' setup keeps its sort keys there before the values (tiles_device) */
+    /* 256 bytes more: the tiles' setup keeps its sort keys there before the values
+     * (tiles_device) */
     if (p->use64)
         MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(double) + 256, &p->d_val64));
     if (p->use32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d_val32));
@@ -1105,7 +1106,8 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     mpcgi_log(ctx, MPCG_LOG_INFO,
               "adaptive: n %lld, nnz %lld, longest row %lld: %s (NT %d, R %d, %d-bit columns), "
               "rows per bin long %lld (%d chunks), NT32 %lld, NT16 %lld, NT8 %lld, NT4 %lld, "
-              "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms, tiles %.3f ms, 16-bit columns %.3f ms; "
+              "NT2 %lld, NT1 %lld; binning on the GPU %.3f ms, tiles %.3f ms, "
+              "16-bit columns %.3f ms; "
               "persistent CG loop: %s",
               (long long)A->n, (long long)A->nnz, (long long)p->max_len, mpcgi_adaptive_path_name(L->path), L->nt,
               L->rows_per_group, p->d_col16 ? 16 : 32, (long long)p->bin_rows[0], L->long_blocks,

@@ -240,9 +240,9 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
 /* ---------------------------------------------------------------- the tiles path */
 
 /* Device setup of a tiles layout (spmv/adaptive_tiles.cu), in scratch device memory the caller
- * allocates and frees. The keys, then step 1 sorts each tile's short entries by column (by the key of
- * mpcgi_adaptive_tile_shift) and deals them into levels of rounds (a row at most once per round;
- * an entry that meets its row again in a round moves to the next level, in order);
+ * allocates and frees. The keys, then step 1 sorts each tile's short entries by column (by the
+ * key of mpcgi_adaptive_tile_shift) and deals them into levels of rounds (a row at most once per
+ * round; an entry that meets its row again in a round moves to the next level, in order);
  * level_len[t * max_levels + v] is the length of level v of tile t (0 after the last). *failed
  * becomes 1 where a tile needs more than max_levels levels. Step 2 (after the host laid out the
  * slots: tile_off and level_round[t * max_levels + v], the first round of each level in its
