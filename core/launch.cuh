@@ -55,8 +55,12 @@ static inline bool mpcgi_pdl_on()
 }
 
 /* Blocks for `items` work items, `per_block` to a block: at least 1, at most 65536 (the kernel
- * strides over the rest). */
-static inline unsigned mpcgi_grid_for(int64_t items, int per_block)
+ * strides over the rest). Not to be confused with core/cuda_reduce.cuh's mpcgi_grid_for (n
+ * entries of MPCGI_THREADS-thread blocks, at most `most` blocks): under one name, the two were
+ * overloads, and core/cg_kernels.cu, which includes both headers, took this one for its
+ * reductions (grids beyond the MPCGI_CG_BLOCKS partials above 2^20 rows, and update_p on a
+ * 65536th of its blocks). */
+static inline unsigned mpcgi_blocks_for(int64_t items, int per_block)
 {
     const int64_t b = (items + per_block - 1) / per_block;
     return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);

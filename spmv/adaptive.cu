@@ -675,7 +675,7 @@ int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32
                                const int32_t *col, int16_t *col16)
 {
     if (n < 1) return (int)cudaSuccess;
-    col16_kernel<<<mpcgi_grid_for(n, SETUP_WARPS), SETUP_THREADS, 0, (cudaStream_t)stream>>>(
+    col16_kernel<<<mpcgi_blocks_for(n, SETUP_WARPS), SETUP_THREADS, 0, (cudaStream_t)stream>>>(
         n, row_ptr32, col, col16);
     return (int)cudaGetLastError();
 }
@@ -683,7 +683,7 @@ int mpcgi_adaptive_setup_col16(void *stream, int64_t n, const int32_t *row_ptr32
 int mpcgi_adaptive_to_f32(void *stream, int64_t nnz, const double *v64, float *v32)
 {
     if (nnz < 1) return (int)cudaSuccess;
-    to_f32_kernel<<<mpcgi_grid_for(nnz, 256), 256, 0, (cudaStream_t)stream>>>(nnz, v64, v32);
+    to_f32_kernel<<<mpcgi_blocks_for(nnz, 256), 256, 0, (cudaStream_t)stream>>>(nnz, v64, v32);
     return (int)cudaGetLastError();
 }
 
@@ -714,7 +714,7 @@ int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_lau
                                           double *ws, double *dot, const int *skip)
 {
     if (L->path == MPCGI_ADAPTIVE_TILES) {
-        cudaError_t e = mpcgi_launch(direction_kernel, mpcgi_grid_for(L->n, 256), 256, stream,
+        cudaError_t e = mpcgi_launch(direction_kernel, mpcgi_blocks_for(L->n, 256), 256, stream,
                                      L->n, r, p, beta_dev, p_out, skip);
         if (e != cudaSuccess) return (int)e;
         return spmv<true>(stream, L, val, mpcgi_src_x<double>{p_out}, y, ws, dot, skip);

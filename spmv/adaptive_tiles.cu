@@ -341,7 +341,7 @@ int mpcgi_adaptive_tiles_keys(void *stream, const mpcgi_adaptive_tile_setup *s)
     const scratch_view v = view_of(s->scratch, s->nnz, s->tiles, 0, s->lend8, s->lend4);
     int cbits;
     const int shift = mpcgi_adaptive_tile_shift(s->n, s->tiles, &cbits);
-    keys_kernel<<<mpcgi_grid_for(s->n, KEY_THREADS), KEY_THREADS, 0, (cudaStream_t)stream>>>(
+    keys_kernel<<<mpcgi_blocks_for(s->n, KEY_THREADS), KEY_THREADS, 0, (cudaStream_t)stream>>>(
         s->n, s->tiles, s->tile_row, s->row_ptr, s->col, s->long_min, shift, cbits, v.key[0],
         v.ent[0]);
     return (int)cudaGetLastError();
@@ -372,7 +372,7 @@ int mpcgi_adaptive_tiles_step2(void *stream, const mpcgi_adaptive_tile_setup *s,
     cudaStream_t st = (cudaStream_t)stream;
     scratch_view v = view_of(s->scratch, s->nnz, s->tiles, s->sorted, s->lend8, s->lend4);
     if (s->n_short > 0)
-        slots_kernel<<<mpcgi_grid_for(s->n_short, 256), 256, 0, st>>>(
+        slots_kernel<<<mpcgi_blocks_for(s->n_short, 256), 256, 0, st>>>(
             s->n_short, s->tiles, v.seg, v.ent[v.sorted], s->tile_row, s->row_ptr, s->col, v.place,
             v.level, s->max_levels, tile_off, level_round, slot_col, slot_row, slot_perm);
     return (int)cudaGetLastError();
@@ -382,7 +382,7 @@ int mpcgi_adaptive_tiles_values_f64(void *stream, int64_t slots, const int32_t *
                                     const double *val, double *tval)
 {
     if (slots < 1) return (int)cudaSuccess;
-    values_kernel<<<mpcgi_grid_for(slots, 256), 256, 0, (cudaStream_t)stream>>>(slots, perm, val,
+    values_kernel<<<mpcgi_blocks_for(slots, 256), 256, 0, (cudaStream_t)stream>>>(slots, perm, val,
                                                                                 tval);
     return (int)cudaGetLastError();
 }
@@ -391,7 +391,7 @@ int mpcgi_adaptive_tiles_values_f32(void *stream, int64_t slots, const int32_t *
                                     const double *val, float *tval)
 {
     if (slots < 1) return (int)cudaSuccess;
-    values_kernel<<<mpcgi_grid_for(slots, 256), 256, 0, (cudaStream_t)stream>>>(slots, perm, val,
+    values_kernel<<<mpcgi_blocks_for(slots, 256), 256, 0, (cudaStream_t)stream>>>(slots, perm, val,
                                                                                 tval);
     return (int)cudaGetLastError();
 }

@@ -234,6 +234,47 @@ static void run_updates(upd *u, mpcgi_cg_state *h, double *xpqr)
     CHECK(cudaMemcpy(h, u->st, sizeof *h, cudaMemcpyDeviceToHost) == 0);
 }
 
+/* p.q over 3 * 2^20 + 5 rows: the reduction's grid stays within the MPCGI_CG_BLOCKS partials
+ * after the state (a canary after them is untouched) and the sum of small integers is exact.
+ * (740014f gave core/launch.cuh a grid helper of the same name as core/cuda_reduce.cuh's, which
+ * core/cg_kernels.cu took from 2^20 rows on: 3073 blocks, 2049 partials past the end.) */
+static void test_reduction_grid(void)
+{
+    const int64_t n = 3 * ((int64_t)1 << 20) + 5;
+    const size_t canary = 65536, head = sizeof(mpcgi_cg_state) + MPCGI_CG_BLOCKS * sizeof(double);
+    double *pq = NULL, *hp = NULL;
+    unsigned char *blk = NULL, *tail = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)(2 * n), sizeof *hp, &hp));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, canary, &tail));
+    CHECK(cudaMalloc((void **)&pq, (size_t)(2 * n) * sizeof(double)) == 0);
+    CHECK(cudaMalloc((void **)&blk, head + canary) == 0);
+    if (!hp || !tail || !pq || !blk) goto done;
+    double want = 0;
+    for (int64_t i = 0; i < n; i++) {
+        hp[i] = 1.0 + (double)(i % 3);
+        hp[n + i] = (double)(i % 7) - 3.0;
+        want += hp[i] * hp[n + i]; /* integers below 2^53: exact in any order */
+    }
+    CHECK(cudaMemcpy(pq, hp, (size_t)(2 * n) * sizeof(double), cudaMemcpyHostToDevice) == 0);
+    CHECK(cudaMemset(blk, 0, head) == 0);
+    CHECK(cudaMemset(blk + head, 0x5a, canary) == 0);
+    mpcgi_cg_state *st = (mpcgi_cg_state *)blk;
+    CHECK(mpcgi_cg_dot_pq(NULL, n, pq, pq + n, st, (double *)(st + 1)) == 0);
+    CHECK(cudaDeviceSynchronize() == 0);
+    mpcgi_cg_state h;
+    CHECK(cudaMemcpy(&h, st, sizeof h, cudaMemcpyDeviceToHost) == 0);
+    CHECK(cudaMemcpy(tail, blk + head, canary, cudaMemcpyDeviceToHost) == 0);
+    CHECK(h.pq == want && h.arrived == 0);
+    size_t hit = 0;
+    for (size_t i = 0; i < canary; i++)
+        hit += tail[i] != 0x5a;
+    if (hit) fprintf(stderr, "  dot_pq wrote %zu bytes past its partials\n", hit);
+    CHECK(hit == 0);
+done:
+    cudaFree(pq), cudaFree(blk);
+    mpcgi_host_free(hp), mpcgi_host_free(tail);
+}
+
 /*
  * The x update deferred from mpcgi_cg_update_r to mpcgi_cg_update_p: a running update moves r,
  * x and p; the update that converges moves r and x, not p; a stopped state or a curvature stop
@@ -569,6 +610,7 @@ int main(void)
     if (!gpu) return test_finish("test_solver_cg_fused");
     printf("test_solver_cg_fused: %s\n", mpcg_context_device_name(gpu));
     test_update_kernels();
+    test_reduction_grid();
     test_backend("cusparse", 0);
     test_backend("adaptive", 0);
     test_backend("adaptive", 1);
