@@ -10,7 +10,7 @@
 #include "spmv/adaptive_kernels.h"
 
 #define WARPS_MAX (MPCGI_ADAPTIVE_MAX_BLOCK / 32)
-#define SETUP_THREADS 256
+#define SETUP_THREADS MPCGI_ADAPTIVE_SETUP_THREADS
 #define SETUP_WARPS (SETUP_THREADS / 32)
 #define DOT_THREADS 1024
 #define DOT_CHUNK MPCGI_ADAPTIVE_DOT_CHUNK
@@ -19,8 +19,6 @@
  * per SM instead of 16, and ran 1.15 - 1.25 times slower than the SpMV alone; R = 4 keeps its
  * registers (32 would spill). */
 #define MIN_BLOCKS (2048 / MPCGI_ADAPTIVE_MAX_BLOCK)
-
-static_assert(MPCGI_ADAPTIVE_SETUP_THREADS == SETUP_THREADS, "a tile is whole rounds of rows");
 
 /* Virtual block v < long_blocks: one chunk of a long row. part: the chunk partials (ws);
  * dlong: the long rows' terms x_r y_r of the dot. */
@@ -241,14 +239,13 @@ static kernel_fn<T, S> pick(const mpcgi_adaptive_launch *L)
     return L->col16 ? pick_index<DOT, true, T, S>(L) : pick_index<DOT, false, T, S>(L);
 }
 
-/* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
- * plan's fixed dot grid (at most one per virtual block; its partials are summed in a fixed
- * order). */
 template <bool DOT, typename T>
 static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, const T *x, T *y,
                       double *ws, double *dot, const int *skip);
 
-/* The tiles path takes x itself (its direction is formed before: see the caller). */
+/* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
+ * plan's fixed dot grid (at most one per virtual block; its partials are summed in a fixed
+ * order). The tiles path takes x itself (its direction is formed before: see the caller). */
 template <bool DOT, typename T, typename S>
 static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, S src, T *y, double *ws,
                 double *dot, const int *skip)
@@ -640,7 +637,6 @@ static __global__ void to_f32_kernel(int64_t nnz, const double *__restrict__ v64
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += stride)
         v32[k] = (float)v64[k];
 }
-
 
 extern "C" {
 

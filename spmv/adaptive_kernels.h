@@ -166,7 +166,8 @@ typedef struct mpcgi_adaptive_launch {
     const int32_t *tile_row;   /* T + 1: first row of each tile */
     const int64_t *tile_off;   /* T + 1: first slot of each tile (TILE_BLOCK TILE_BATCH apart) */
     const int32_t *tile_long;  /* T + 1: first long row of each tile (an index into rows) */
-    const int32_t *slot_col;   /* per slot: the column, 0 if empty */
+    const int32_t *slot_col;   /* per slot: the column (empty slots: 0 in CPU plans, never
+                                  written or read on the device) */
     const uint16_t *slot_row;  /* per slot: the row in its tile, TILE_EMPTY if empty */
     const double *tval64;      /* per slot: the value (the precisions in use), 0 if empty */
     const float *tval32;

@@ -652,10 +652,10 @@ static void check_device_pass(const char *what, const mpcgi_csr *A, mpcgi_spmv_p
     if (diff32)
         printf("  note: %s: %lld fp32 rows differ in bits from the emulation\n", what,
                (long long)diff32);
-    if (!f64) goto done;
-    check_dot(A, plan, d, x, yd);
-    check_direction(A, emu, plan, d, x);
-done:
+    if (f64) { /* apply_dot and apply_direction_dot are fp64 */
+        check_dot(A, plan, d, x, yd);
+        check_direction(A, emu, plan, d, x);
+    }
     mpcgi_host_free(ye), mpcgi_host_free(yd), mpcgi_host_free(yef), mpcgi_host_free(ydf);
 }
 
