@@ -43,7 +43,7 @@ static const char *const knobs[] = {"MODE",        "NT",        "ROWS",   "BLOCK
 
 typedef struct sweep {
     mpcg_context *ctx;
-    const mpcgi_csr *A;
+    mpcgi_csr *A;
     int runs;
     double *x, *y, *dot; /* device fp64 vectors (x random) */
     float *xf, *yf;      /* device fp32 vectors */
@@ -178,7 +178,7 @@ static mpcg_status run_cusparse(sweep *s, double *ms64, double *ms32)
 {
     mpcgi_spmv_plan *plan = NULL;
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
-    MPCG_CHECK(s->ctx, mpcgi_spmv_plan_create(s->ctx, &mpcgi_spmv_cusparse, s->A, both, &plan));
+    MPCG_CHECK(s->ctx, mpcgi_spmv_plan_create(s->ctx, &mpcgi_spmv_cusparse, s->A, both, NULL, &plan));
     mpcg_status st = time_plan(s, plan, 0, ms64);
     if (st == MPCG_SUCCESS) st = time_plan(s, plan, 1, ms32);
     if (st == MPCG_SUCCESS)
@@ -193,7 +193,7 @@ static mpcg_status run_config(sweep *s, const char *cfg, double cs64, double cs3
     mpcgi_spmv_plan *plan = NULL;
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
     double t0 = mpcgi_wtime();
-    MPCG_CHECK(s->ctx, mpcgi_spmv_plan_create(s->ctx, &mpcgi_spmv_adaptive, s->A, both, &plan));
+    MPCG_CHECK(s->ctx, mpcgi_spmv_plan_create(s->ctx, &mpcgi_spmv_adaptive, s->A, both, NULL, &plan));
     double plan_ms = (mpcgi_wtime() - t0) * 1e3, ms64 = NAN, ms32 = NAN, msdot = NAN;
     mpcg_status st = time_plan(s, plan, 0, &ms64);
     double diff = st == MPCG_SUCCESS ? max_diff(s, host) : NAN;

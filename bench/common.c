@@ -335,7 +335,7 @@ mpcg_status bench_load_matrix(mpcg_context *ctx, const bench_opts *o, mpcg_matri
     return MPCG_SUCCESS;
 }
 
-const mpcgi_csr *bench_csr(const mpcg_matrix *A)
+mpcgi_csr *bench_csr(mpcg_matrix *A)
 {
     return &A->csr;
 }

@@ -129,7 +129,7 @@ mpcg_status bench_load_matrix(mpcg_context *ctx, const bench_opts *o, mpcg_matri
                               size_t name_size);
 
 /* The host CSR of a matrix. */
-const mpcgi_csr *bench_csr(const mpcg_matrix *A);
+mpcgi_csr *bench_csr(mpcg_matrix *A);
 
 /* The backends of `list` (comma-separated registry names; NULL: every backend that runs on the
  * GPU), each checked to run on the GPU. MPCG_ERR_INVALID_ARG with a message otherwise. */

@@ -53,7 +53,7 @@ typedef struct spmv_opts {
 /* One backend x precision: K plans (each its own device copy of A) with their x and y. */
 typedef struct spmv_case {
     mpcg_context *ctx;
-    const mpcgi_csr *A;
+    mpcgi_csr *A;
     const struct mpcgi_spmv_ops *ops;
     mpcg_precision prec;
     size_t vw; /* bytes per vector entry */
@@ -163,7 +163,7 @@ static mpcg_status case_add_copy(spmv_case *c, const reference *R, double *setup
     c->plan[j] = NULL;
     c->x[j] = c->y[j] = NULL;
     double t0 = mpcgi_wtime();
-    MPCG_CHECK(ctx, mpcgi_spmv_plan_create(ctx, c->ops, c->A, cap, &c->plan[j]));
+    MPCG_CHECK(ctx, mpcgi_spmv_plan_create(ctx, c->ops, c->A, cap, NULL, &c->plan[j]));
     MPCG_CHECK(ctx, mpcgi_device_sync(ctx));
     *setup_ms = (mpcgi_wtime() - t0) * 1e3;
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &c->x[j]));
@@ -284,7 +284,7 @@ static void print_row(const bench_record *r)
 /* Everything one run measures and reports. */
 typedef struct spmv_run {
     mpcg_context *ctx;
-    const mpcgi_csr *A;
+    mpcgi_csr *A;
     char matrix[256];
     const struct mpcgi_spmv_ops *ops[BENCH_MAX_BACKENDS + 1]; /* cusparse first */
     int count;

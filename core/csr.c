@@ -30,7 +30,17 @@ void mpcgi_csr_free(mpcgi_csr *A)
     mpcgi_host_free(A->row_ptr);
     mpcgi_host_free(A->col_idx);
     mpcgi_host_free(A->val);
+    mpcgi_host_free(A->val32);
     memset(A, 0, sizeof *A);
+}
+
+mpcg_status mpcgi_csr_fill_val32(const mpcg_context *ctx, mpcgi_csr *A)
+{
+    if (!A->val32 && A->nnz > 0)
+        MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)A->nnz, sizeof *A->val32, &A->val32));
+    for (int64_t k = 0; k < A->nnz; k++)
+        A->val32[k] = (float)A->val[k];
+    return MPCG_SUCCESS;
 }
 
 /* Sum consecutive duplicates of each (sorted) row in place and rebuild row_ptr. */

@@ -13,6 +13,8 @@ typedef struct mpcgi_csr {
     int64_t *row_ptr; /* n + 1 */
     int32_t *col_idx; /* nnz, strictly increasing within each row */
     double *val;      /* nnz */
+    float *val32;     /* nnz: (float)val, made once when a plan first needs fp32 values
+                         (mpcgi_csr_fill_val32) and refreshed with the values; NULL before */
 } mpcgi_csr;
 
 /* Diagonal statistics of mpcgi_csr_diag_stats. */
@@ -26,6 +28,9 @@ typedef struct mpcgi_diag_stats {
 
 /* Allocate arrays for n rows and nnz entries (contents undefined). *A is zeroed on failure. */
 mpcg_status mpcgi_csr_alloc(const mpcg_context *ctx, int64_t n, int64_t nnz, mpcgi_csr *A);
+/* The fp32 copy of the values, A->val32 = (float)A->val: allocated at the first call, refilled
+ * at every call (after new values). The one place fp32 values are made for every backend. */
+mpcg_status mpcgi_csr_fill_val32(const mpcg_context *ctx, mpcgi_csr *A);
 /* Free the arrays and zero *A; accepts a zeroed struct. */
 void mpcgi_csr_free(mpcgi_csr *A);
 

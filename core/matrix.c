@@ -70,6 +70,7 @@ mpcg_status mpcg_matrix_update_values(mpcg_matrix *A, const double *val)
         MPCG_ENSURE(A->ctx, isfinite(val[k]), MPCG_ERR_INVALID_ARG,
                     "val[%lld] = %g is not finite", (long long)k, val[k]);
     memcpy(A->csr.val, val, (size_t)A->csr.nnz * sizeof *val);
+    if (A->csr.val32) MPCG_CHECK(A->ctx, mpcgi_csr_fill_val32(A->ctx, &A->csr)); /* no alloc */
     A->values_version++;
     return MPCG_SUCCESS;
 }

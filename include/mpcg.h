@@ -152,7 +152,19 @@ typedef struct mpcg_info {
                                      the vector operations; ref/anchors-performance.md section
                                      7); + 88 n in the fused GPU loop (+ 104 n when the backend
                                      has no fused SpMV + dot) */
+    char variant[32];          /**< the CG variant that ran ("host", "launched", "graph",
+                                    "persistent-single", "persistent-two-barrier"; option
+                                    cg.variant), chosen at setup */
+    char variant_reason[128];  /**< why that variant: the option, or the rule that chose it */
 } mpcg_info;
+
+/** Description of an option key (mpcg_option_get), for listings such as --help-options. */
+typedef struct mpcg_option_info {
+    const char *key;           /**< "cg.variant", "adaptive.mode", ... */
+    char default_value[32];    /**< the default as text ("auto", "0", "uniform") */
+    char range[160];           /**< the accepted values in words */
+    const char *description;   /**< one line */
+} mpcg_option_info;
 
 /** Capability bits of an SpMV backend (mpcg_backend_info.caps). */
 enum {
@@ -444,6 +456,32 @@ MPCG_API mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *solver,
  * @see mpcg_solver_set_monitor, mpcg_info
  */
 MPCG_API mpcg_status mpcg_solver_set_check_interval(mpcg_solver *solver, int64_t K);
+
+/**
+ * Set a tuning option by its dotted key (as PETSc's -ksp_* options or AmgX's config keys):
+ * "cg.variant", "cg.check_interval", "adaptive.mode", ... mpcg_option_count() and
+ * mpcg_option_get() list every key with its default and range (`cgsolve --help-options`).
+ * The value is checked here; it takes effect at the next setup (the next solve runs it).
+ * Options are applied in order over the defaults; mpcg_solver_create() first applies the
+ * environment variable MPCG_OPTIONS="key=value,key=value" (read once per solver, the only
+ * environment variable the library reads), so a benchmark sweep can set options of a program
+ * that does not expose them.
+ * @param[in] key    a key of mpcg_option_get (host string).
+ * @param[in] value  its value as text: a number, a word of its range, or "auto" where the range
+ *                   says so.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver, unknown key: the message lists the
+ *         valid keys; bad value: the message gives the key's range).
+ * Thread safety: not while another call uses the solver.
+ * @see mpcg_option_count, mpcg_option_get
+ */
+MPCG_API mpcg_status mpcg_solver_set_option(mpcg_solver *solver, const char *key,
+                                            const char *value);
+
+/** Number of option keys of this build (the solver's and every compiled backend's). */
+MPCG_API int mpcg_option_count(void);
+
+/** Describe option i in [0, mpcg_option_count()). @return MPCG_ERR_INVALID_ARG otherwise. */
+MPCG_API mpcg_status mpcg_option_get(int i, mpcg_option_info *info);
 
 /**
  * Analyse the matrix for the chosen backend and allocate all work space. Optional: the first

@@ -1,5 +1,5 @@
 # solver/Makefile.mk: the solver object, the CG loops (CPU and fused GPU), and the cgsolve command
-libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c
+libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c solver/options.c solver/options.h
 # the fused GPU iteration (solver/cg_fused.c), or its stub in a CPU-only build
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += solver/cg_fused.c

@@ -159,7 +159,7 @@ static void backends(mpcg_context *ctx, const mpcgi_csr *A, info_facts *f)
         mpcgi_spmv_sizes sizes = {.padding_ratio = 1.0};
         void *impl = NULL;
         b->name = ops->name;
-        b->status = ops->analyze(ctx, A, MPCG_CAP_FP64, &impl, &sizes);
+        b->status = ops->analyze(ctx, A, MPCG_CAP_FP64, NULL, &impl, &sizes);
         if (b->status == MPCG_SUCCESS) {
             describe_storage(ops, impl, b->storage, sizeof b->storage);
             b->bytes_matrix = sizes.bytes_matrix;

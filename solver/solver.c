@@ -167,7 +167,7 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     int64_t n = s->A->csr.n;
     size_t bytes = (size_t)n * sizeof(double);
     MPCG_TRY(ctx, st, mpcgi_spmv_lookup(ctx, s->spmv_name, &ops));
-    MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, MPCG_CAP_FP64, &s->plan));
+    MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, MPCG_CAP_FP64, &s->opts, &s->plan));
     MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->r));
     MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->p));
     MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->q));

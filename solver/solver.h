@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "core/options.h"
 #include "core/vec.h"
 #include "mpcg.h"
 #include "spmv/spmv.h"
@@ -27,6 +28,7 @@ struct mpcg_solver {
     void *monitor_user;
     int error_if_not_converged;
     int64_t check_interval;  /* fused GPU loop: iterations between host checks; 0: adaptive */
+    mpcgi_options opts;      /* mpcg_solver_set_option (after MPCG_OPTIONS); read at setup */
 
     /* setup state */
     int setup_done;          /* cleared by option changes */

@@ -738,6 +738,7 @@ static void adaptive_destroy(mpcg_context *ctx, void *impl)
 /* On a GPU context the statistics and the row list are built at upload, on the device; the
  * sizes reported here are the uniform path's and are corrected there. */
 static mpcg_status adaptive_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
+                                    const mpcgi_options *opts,
                                     void **impl, mpcgi_spmv_sizes *sizes)
 {
     mpcg_status st = MPCG_SUCCESS;
@@ -750,6 +751,7 @@ static mpcg_status adaptive_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
     p->A = A;
     p->use64 = (precisions & MPCG_CAP_FP64) != 0;
     p->use32 = (precisions & MPCG_CAP_FP32) != 0;
+    (void)opts; /* TEMPORARY (issue 17): the knobs become adaptive.* option keys */
     MPCG_TRY(ctx, st, read_params(ctx, A->nnz, &p->par));
     if (ctx->kind == MPCG_DEVICE_CUDA) {
         int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0};

@@ -79,10 +79,12 @@ static void cusparse_destroy(mpcg_context *ctx, void *impl)
 }
 
 static mpcg_status cusparse_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
+                                    const mpcgi_options *opts,
                                     void **impl, mpcgi_spmv_sizes *sizes)
 {
     mpcg_status st = MPCG_SUCCESS;
     cusparse_plan *p = NULL;
+    (void)opts; /* no option keys */
     MPCG_ENSURE(ctx, A->nnz <= INT32_MAX, MPCG_ERR_NOT_SUPPORTED,
                 "backend cusparse: %lld nonzeros exceed its 32-bit indices (at most %d)",
                 (long long)A->nnz, INT32_MAX);

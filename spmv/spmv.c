@@ -1,5 +1,6 @@
 /* spmv/spmv.c: the SpMV dispatcher: validates, then calls the backend */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -28,8 +29,8 @@ static const char *prec_name(mpcg_precision prec)
 }
 
 mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_ops *ops,
-                                   const mpcgi_csr *A, unsigned precisions,
-                                   mpcgi_spmv_plan **out)
+                                   mpcgi_csr *A, unsigned precisions,
+                                   const mpcgi_options *opts, mpcgi_spmv_plan **out)
 {
     mpcg_status st = MPCG_SUCCESS;
     mpcgi_spmv_plan *plan = NULL;
@@ -37,6 +38,7 @@ mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_op
     int on_device = ctx->kind == MPCG_DEVICE_CUDA;
     MPCG_ENSURE(ctx, (ops->caps & precisions) == precisions, MPCG_ERR_NOT_SUPPORTED,
                 "backend %s does not support the requested value precision(s)", ops->name);
+    if ((precisions & MPCG_CAP_FP32) && !A->val32) MPCG_CHECK(ctx, mpcgi_csr_fill_val32(ctx, A));
     MPCG_ENSURE(ctx, !on_device || (ops->caps & MPCG_CAP_NEEDS_DEVICE), MPCG_ERR_NOT_SUPPORTED,
                 "backend %s runs on the CPU only; use it with --device=cpu", ops->name);
     MPCG_ENSURE(ctx,
@@ -49,7 +51,8 @@ mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_op
     plan->on_device = on_device;
     plan->precisions = precisions;
     plan->n = A->n;
-    MPCG_TRY(ctx, st, ops->analyze(ctx, A, precisions, &plan->impl, &plan->sizes));
+    plan->opts = opts;
+    MPCG_TRY(ctx, st, ops->analyze(ctx, A, precisions, opts, &plan->impl, &plan->sizes));
     if (on_device) {
         MPCG_TRY(ctx, st, ops->upload(ctx, plan->impl, &plan->sizes));
         if (plan->sizes.bytes_workspace)
@@ -74,7 +77,7 @@ mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *pl
     }
     void *impl = NULL;
     mpcgi_spmv_sizes sizes = {0};
-    MPCG_CHECK(ctx, plan->ops->analyze(ctx, A, plan->precisions, &impl, &sizes));
+    MPCG_CHECK(ctx, plan->ops->analyze(ctx, A, plan->precisions, plan->opts, &impl, &sizes));
     if (plan->on_device) {
         mpcg_status st = plan->ops->upload(ctx, impl, &sizes);
         if (st != MPCG_SUCCESS) {
@@ -121,6 +124,20 @@ mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const
                 "x, y and dot_dev must not be NULL");
     MPCG_CHECK(ctx, plan->ops->apply_dot(ctx, plan->impl, x, y, dot_dev, skip_dev, plan->ws));
     return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcgi_rows *out)
+{
+    if (!plan || !plan->impl || !plan->on_device || !plan->ops->rows ||
+        !(plan->precisions & MPCG_CAP_FP64))
+        return MPCG_ERR_NOT_SUPPORTED; /* a question, not an error */
+    return plan->ops->rows(plan->impl, out);
+}
+
+void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size)
+{
+    if (plan->ops->describe) plan->ops->describe(plan->impl, buf, size);
+    else snprintf(buf, size, "%s", plan->ops->description);
 }
 
 int mpcgi_spmv_has_apply_direction_dot(const mpcgi_spmv_plan *plan)

@@ -8,15 +8,16 @@
 
 #include "core/cg_kernels.h"
 #include "core/csr.h"
+#include "core/options.h"
 #include "mpcg.h"
+#include "spmv/rows.h"
 
 /* What a backend's layout costs, reported by analyze. */
 typedef struct mpcgi_spmv_sizes {
     size_t bytes_matrix;    /* bytes one SpMV reads of the matrix (per precision in use) */
     size_t bytes_workspace; /* workspace apply needs (allocated once by the dispatcher) */
     double padding_ratio;   /* stored entries / nnz (1 for CSR) */
-    double loop_row_bytes;  /* device plans with a cg_loop: vector bytes per row and iteration
-                               of that loop, beside the matrix (0: the solver's count, 80) */
+    double loop_row_bytes;  /* TEMPORARY (issue 17): goes with the cg_loop slot */
 } mpcgi_spmv_sizes;
 
 /*
@@ -29,10 +30,13 @@ struct mpcgi_spmv_ops {
     const char *name;        /* registry name = CLI value = JSON value; lower-case, one word */
     const char *description; /* one line for --list-backends */
     unsigned caps;           /* MPCG_CAP_* */
+    /* the backend's option keys ("<name>.<knob>"), or NULL; read in analyze from `opts` */
+    const mpcgi_option_table *options;
     /* host: build the layout of A for the value precisions in `precisions` (MPCG_CAP_FP64 and/or
-     * MPCG_CAP_FP32). A outlives the plan. */
+     * MPCG_CAP_FP32; with FP32, A->val32 holds the fp32 values). A outlives the plan. opts: the
+     * solver's options (NULL: every default). */
     mpcg_status (*analyze)(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
-                           void **impl, mpcgi_spmv_sizes *sizes);
+                           const mpcgi_options *opts, void **impl, mpcgi_spmv_sizes *sizes);
     /* A's values changed, its pattern did not (device copies are refreshed too if uploaded) */
     mpcg_status (*update_values)(mpcg_context *ctx, void *impl, const mpcgi_csr *A);
     /* copy the layout to the device; may raise sizes->bytes_workspace (library workspaces known
@@ -45,13 +49,23 @@ struct mpcgi_spmv_ops {
     mpcg_status (*apply_host)(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
                               void *y);
     void (*destroy)(mpcg_context *ctx, void *impl);
-    /* Optional (fused CG): y = A x and *dot_dev = x^T y in one pass over the matrix, on the
-     * device, fp64 only. dot_dev is a device double; the reduction is deterministic (fixed order,
-     * no floating-point atomics). The partials live in ws (counted in bytes_workspace). When
-     * `skip_dev` is not NULL and *skip_dev != 0 (a device int), nothing is computed: the fused
-     * CG sets it once it has stopped, so queued iterations leave y and *dot_dev untouched. */
+    /* Optional: the storage the analysis chose, in words, for `cgsolve --info` and
+     * mpcg_backend_describe (e.g. "CSR, uniform path: 4 threads per row"); NULL: the
+     * description. */
+    void (*describe)(const void *impl, char *buf, size_t size);
+    /* Optional (fused CG, capability of the plan): y = A x and *dot_dev = x^T y in one pass over
+     * the matrix, on the device, fp64 only. dot_dev is a device double; the reduction is
+     * deterministic (fixed order, no floating-point atomics). The partials live in ws (counted in
+     * bytes_workspace). When `skip_dev` is not NULL and *skip_dev != 0 (a device int), nothing is
+     * computed: the fused CG sets it once it has stopped, so queued iterations leave y and
+     * *dot_dev untouched. */
     mpcg_status (*apply_dot)(mpcg_context *ctx, void *impl, const double *x, double *y,
                              double *dot_dev, const int *skip_dev, void *ws);
+    /* Optional (the solver's persistent CG loops, spmv/rows.h): the device arrays of the plan's
+     * row-sum functor. MPCG_ERR_NOT_SUPPORTED, without recording an error, where this plan's
+     * layout has no functor (e.g. a path the loops do not walk). Device plans only, fp64. */
+    mpcg_status (*rows)(const void *impl, mpcgi_rows *out);
+    /* TEMPORARY (issue 17): the two slots below go once the persistent loops live in solver/ */
     /* Optional (fused CG): apply_dot on the CG direction formed on the fly, p_out = r + beta p
      * (beta a device double; one fused multiply-add per entry, fma(beta, p_i, r_i)), y = A p_out
      * and *dot_dev = p_out^T y; p_out is written, r and p only read (p_out != p). Saves the CG's
@@ -72,6 +86,8 @@ typedef struct mpcgi_spmv_plan {
     void *impl;
     int on_device;       /* 1: apply on device vectors; 0: apply_host on host vectors */
     unsigned precisions; /* value precisions prepared */
+    const mpcgi_options *opts; /* the options analyze read (owned by the caller, which keeps
+                                  them while the plan lives: value updates analyze again) */
     int64_t n;
     mpcgi_spmv_sizes sizes;
     void *ws; /* workspace (device if on_device) */
@@ -86,9 +102,12 @@ mpcg_status mpcgi_spmv_lookup(mpcg_context *ctx, const char *name,
                               const struct mpcgi_spmv_ops **out);
 
 /* The dispatcher (spmv/spmv.c). */
+/* opts: option values for the backend's keys (NULL: the defaults). With MPCG_CAP_FP32 in
+ * precisions, A's fp32 copy is made here if it is not there yet (mpcgi_csr_fill_val32): the
+ * matrix owns it, every plan reads it. */
 mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_ops *ops,
-                                   const mpcgi_csr *A, unsigned precisions,
-                                   mpcgi_spmv_plan **out);
+                                   mpcgi_csr *A, unsigned precisions,
+                                   const mpcgi_options *opts, mpcgi_spmv_plan **out);
 mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *plan,
                                           const mpcgi_csr *A);
 mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
@@ -101,6 +120,14 @@ int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan);
 mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const double *x,
                                  double *y, double *dot_dev, const int *skip_dev);
 
+/* The plan's row-sum functor for the persistent CG loops (the rows slot): MPCG_SUCCESS and
+ * *out, or MPCG_ERR_NOT_SUPPORTED without recording an error (no slot, a host plan, or a layout
+ * without a functor). */
+mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcgi_rows *out);
+/* The storage of the plan in words (the describe slot, else the backend's description). */
+void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size);
+
+/* TEMPORARY (issue 17), with the two slots */
 /* 1 if the plan runs on the device and its backend has apply_direction_dot. */
 int mpcgi_spmv_has_apply_direction_dot(const mpcgi_spmv_plan *plan);
 /* p_out = r + beta p, y = A p_out, *dot_dev = p_out^T y on the device (apply_direction_dot);

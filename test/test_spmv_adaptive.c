@@ -90,7 +90,7 @@ static void test_refusals(void)
     mpcgi_csr A = {.n = 1, .nnz = rp[1], .row_ptr = rp};
     mpcgi_spmv_plan *plan = (mpcgi_spmv_plan *)1;
 
-    CHECK_STATUS(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan),
+    CHECK_STATUS(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, NULL, &plan),
                  MPCG_ERR_NOT_SUPPORTED);
 
     CHECK(plan == NULL);
@@ -107,7 +107,7 @@ static void test_refusals(void)
         set_config(0);
         setenv(bad[i][0], bad[i][1], 1);
         CHECK_STATUS(cpu,
-                     mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan),
+                     mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, NULL, &plan),
                      MPCG_ERR_INVALID_ARG);
         CHECK(strstr(mpcg_last_error(cpu), bad[i][0]));
         mpcg_clear_error(cpu);
@@ -128,12 +128,12 @@ static void test_seed_example(void)
     mpcgi_spmv_plan *plan;
     mpcgi_adaptive_info info;
 
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, NULL, &plan));
     mpcgi_spmv_adaptive_info(plan->impl, &info);
     CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 2 && info.rows_per_group == 1);
     mpcgi_spmv_plan_destroy(cpu, plan);
     setenv("MPCG_ADAPTIVE_RULE", "seed", 1);
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &plan));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, NULL, &plan));
     unsetenv("MPCG_ADAPTIVE_RULE");
     mpcgi_spmv_adaptive_info(plan->impl, &info);
     CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, ones, y));
@@ -264,8 +264,8 @@ static void check_emulation(const char *what, mpcgi_csr *A, int config, mpcgi_ad
     mpcgi_spmv_plan *emu, *ref;
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
     set_config(config);
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, both, &emu));
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cpu, A, both, &ref));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, both, NULL, &emu));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cpu, A, both, NULL, &ref));
     mpcgi_spmv_adaptive_info(emu->impl, info);
     CHECK(info->path == MPCGI_ADAPTIVE_UNIFORM ||
           (info->path == MPCGI_ADAPTIVE_TILES ? tiles_ok(A, info)
@@ -687,8 +687,8 @@ static void check_device(test_matrix *t, int config)
     for (int cs = 0; cs < sets; cs++) {
         mpcgi_spmv_plan *emu = NULL, *plan = NULL;
         set_config(config);
-        CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, cap_sets[cs], &emu));
-        CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_adaptive, A, cap_sets[cs], &plan));
+        CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, cap_sets[cs], NULL, &emu));
+        CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_adaptive, A, cap_sets[cs], NULL, &plan));
         if (emu && plan) {
             char what[96];
             snprintf(what, sizeof what, "%s (config %d, precisions %u)", t->name, config,
@@ -751,7 +751,7 @@ static void check_rows_rule(mpcg_context *ctx)
             mpcgi_spmv_plan *plan = NULL;
             mpcgi_adaptive_info info;
             CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &t.A, MPCG_CAP_FP64,
-                                                 &plan));
+                                                 NULL, &plan));
             if (plan) {
                 int want = k == 1 ? 1 : 2;
                 mpcgi_spmv_adaptive_info(plan->impl, &info);

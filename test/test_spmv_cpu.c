@@ -15,15 +15,16 @@ static void test_hand_checked(void)
     const int64_t rp[] = {0, 2, 2, 5};
     const int32_t col[] = {0, 2, 0, 1, 2};
     const double val[] = {2, 1, 1, 3, 4};
+    const float val32[] = {2, 1, 1, 3, 4};
     mpcgi_csr A = {.n = 3, .nnz = 5, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
-                   .val = (double *)val};
+                   .val = (double *)val, .val32 = (float *)val32};
     const double x[] = {1, 2, 3};
     const float xf[] = {1, 2, 3};
     double y[3] = {NAN, NAN, NAN};
     float yf[3] = {NAN, NAN, NAN};
     mpcgi_spmv_plan *plan;
     CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_cpu, &A, MPCG_CAP_FP64 | MPCG_CAP_FP32,
-                                         &plan));
+                                         NULL, &plan));
 
     CHECK_OK(ctx, mpcgi_spmv_apply(ctx, plan, MPCG_PRECISION_FP64, x, y));
     CHECK_OK(ctx, mpcgi_spmv_apply(ctx, plan, MPCG_PRECISION_FP32, xf, yf));
@@ -39,7 +40,7 @@ static void test_hand_checked(void)
     mpcg_clear_error(ctx);
 
     /* a plan made for fp64 only refuses fp32 */
-    CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_cpu, &A, MPCG_CAP_FP64, &plan));
+    CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_cpu, &A, MPCG_CAP_FP64, NULL, &plan));
     CHECK_STATUS(ctx, mpcgi_spmv_apply(ctx, plan, MPCG_PRECISION_FP32, xf, yf),
                  MPCG_ERR_NOT_SUPPORTED);
     CHECK(strstr(mpcg_last_error(ctx), "backend cpu was not set up for precision fp32"));
@@ -80,9 +81,10 @@ static void check_random(int64_t n, int per_row)
         yf[i] = NAN;
     }
     reference(&A, x, ref, absref);
+    CHECK_OK(ctx, mpcgi_csr_fill_val32(ctx, &A));
     mpcgi_spmv_plan *plan;
     CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_cpu, &A, MPCG_CAP_FP64 | MPCG_CAP_FP32,
-                                         &plan));
+                                         NULL, &plan));
 
     CHECK_OK(ctx, mpcgi_spmv_apply(ctx, plan, MPCG_PRECISION_FP64, x, y));
     CHECK_OK(ctx, mpcgi_spmv_apply(ctx, plan, MPCG_PRECISION_FP32, xf, yf));
@@ -121,13 +123,15 @@ static void test_update_values(void)
     const int64_t rp[] = {0, 1, 2};
     const int32_t col[] = {0, 1};
     double val[] = {2, 3};
+    float val32[] = {2, 3};
     mpcgi_csr A = {.n = 2, .nnz = 2, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
-                   .val = val};
+                   .val = val, .val32 = val32};
     const float x[] = {1, 1};
     float y[2];
     mpcgi_spmv_plan *plan;
-    CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_cpu, &A, MPCG_CAP_FP32, &plan));
+    CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_cpu, &A, MPCG_CAP_FP32, NULL, &plan));
     val[0] = 5;
+    val32[0] = 5; /* the matrix refreshes its fp32 copy with new values (mpcgi_csr_fill_val32) */
 
     CHECK_OK(ctx, mpcgi_spmv_plan_update_values(ctx, plan, &A));
     CHECK_OK(ctx, mpcgi_spmv_apply(ctx, plan, MPCG_PRECISION_FP32, x, y));

@@ -33,7 +33,7 @@ static void test_too_many_nonzeros(void)
     mpcgi_csr A = {.n = 1, .nnz = rp[1], .row_ptr = rp};
     mpcgi_spmv_plan *plan = (mpcgi_spmv_plan *)1;
 
-    CHECK_STATUS(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cusparse, &A, MPCG_CAP_FP64, &plan),
+    CHECK_STATUS(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cusparse, &A, MPCG_CAP_FP64, NULL, &plan),
                  MPCG_ERR_NOT_SUPPORTED);
 
     CHECK(plan == NULL);
@@ -61,8 +61,8 @@ static void check_emulation(int64_t n)
     for (int64_t i = 0; i < n; i++) x[i] = 2 * mpcgi_rng_uniform(&g) - 1, xf[i] = (float)x[i];
     mpcgi_spmv_plan *emu, *ref;
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cusparse, &A, both, &emu));
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cpu, &A, both, &ref));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cusparse, &A, both, NULL, &emu));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cpu, &A, both, NULL, &ref));
     CHECK(emu->sizes.bytes_matrix == (size_t)A.nnz * 12 + ((size_t)n + 1) * 4);
     CHECK(emu->sizes.bytes_workspace == 0 && emu->sizes.padding_ratio == 1.0);
 
@@ -98,7 +98,7 @@ static void test_fp32_bytes(void)
     mpcgi_spmv_plan *plan;
     CHECK(test_random_csr(&g, 100, 4, 0, &A) == 0);
 
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cusparse, &A, MPCG_CAP_FP32, &plan));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cusparse, &A, MPCG_CAP_FP32, NULL, &plan));
 
     CHECK(plan->sizes.bytes_matrix == (size_t)A.nnz * 8 + 101 * 4);
     CHECK_STATUS(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, A.val, A.val),
@@ -180,7 +180,7 @@ static void check_device(const char *what, mpcgi_csr *A, int update)
     CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)A->n, sizeof *x, &x));
     for (int64_t i = 0; i < A->n; i++) x[i] = 2 * mpcgi_rng_uniform(&g) - 1;
     CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_cusparse, A,
-                                         MPCG_CAP_FP64 | MPCG_CAP_FP32, &plan));
+                                         MPCG_CAP_FP64 | MPCG_CAP_FP32, NULL, &plan));
     if (!plan) {
         mpcgi_host_free(x);
         return;
