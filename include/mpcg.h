@@ -277,8 +277,9 @@ MPCG_API void mpcg_clear_error(mpcg_context *ctx);
 /* ---------------------------------------------------------------- matrix */
 
 /**
- * Read a square matrix from a Matrix Market file (".mtx", or any path ending in ".gz" through
- * zlib). Accepts coordinate and array formats; real, integer and pattern (all values 1.0)
+ * Read a square matrix from a Matrix Market file, plain or gzip-compressed (gzip is recognised by
+ * its first two bytes, not by a ".gz" name, and read through zlib). Accepts coordinate and
+ * array formats; real, integer and pattern (all values 1.0)
  * fields; general, symmetric and skew-symmetric storage, expanded to the full matrix (only the
  * lower triangle may be stored; a skew-symmetric file has no diagonal). Duplicate coordinate
  * entries are summed; explicit zeros of a coordinate file are kept, zeros of an array file are
@@ -292,8 +293,8 @@ MPCG_API void mpcg_clear_error(mpcg_context *ctx);
  * @param[out] out   the matrix, NULL on failure.
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL or invalid argument); MPCG_ERR_IO (cannot
  *         open or read, also a truncated .gz); MPCG_ERR_PARSE (malformed; also complex/hermitian,
- *         not square, n < 1 or n > 2^31 - 1); MPCG_ERR_NOT_SUPPORTED (.gz in a build without
- *         zlib); MPCG_ERR_HOST_ALLOC.
+ *         not square, n < 1 or n > 2^31 - 1); MPCG_ERR_NOT_SUPPORTED (gzip data in a build
+ *         without zlib); MPCG_ERR_HOST_ALLOC.
  * Thread safety: one thread at a time per context (as every call on a context).
  * @see mpcg_matrix_write_mm, mpcg_matrix_generate
  */

@@ -9,10 +9,12 @@
 #include "mpcg.h"
 
 /*
- * Reads blocks of MPCGI_LINES_BLOCK bytes (fread, or gzread for a path ending in ".gz") and hands
- * out one line at a time as a [begin, end) range inside its buffer, without the '\n' and without
- * a trailing '\r'. A line is valid until the next call. Lines longer than MPCGI_LINES_MAX are an
- * error (MPCG_ERR_PARSE); a file of text has no such lines.
+ * Reads blocks of MPCGI_LINES_BLOCK bytes (fread, or gzread when the file starts with the gzip
+ * magic bytes 1f 8b, whatever its name) and hands out one line at a time as a [begin, end) range
+ * inside its buffer, without its line end. A line ends at LF, CR LF or a CR alone (old Mac
+ * files), in any mix: each is one line end, so line numbers count them. A line is valid until
+ * the next call. Lines longer than MPCGI_LINES_MAX are an error (MPCG_ERR_PARSE); a file of text
+ * has no such lines.
  */
 #define MPCGI_LINES_BLOCK ((size_t)1 << 20)
 #define MPCGI_LINES_MAX ((size_t)1 << 24)
@@ -24,14 +26,18 @@ typedef struct mpcgi_lines {
     void *gz;                /* gzFile, or NULL */
     char *buf;               /* unread data is buf[pos, len) */
     size_t cap, pos, len;
-    int eof;      /* the stream has no more data */
-    int ended;    /* mpcgi_lines_next has reported the end */
-    int64_t line; /* 1-based number of the last line handed out; after the end, the
-                     number of lines + 1 (where more data was expected) */
+    size_t next_lf, next_cr; /* offsets of the next '\n' and '\r' at or after pos (len: none in
+                                the buffer; SIZE_MAX: not searched yet) */
+    int eof;                 /* the stream has no more data */
+    int ended;               /* mpcgi_lines_next has reported the end */
+    int64_t line;            /* 1-based number of the last line handed out; after the end, the
+                                number of lines + 1 (where more data was expected) */
 } mpcgi_lines;
 
-/* Open path for reading. MPCG_ERR_IO "cannot open PATH: reason"; MPCG_ERR_NOT_SUPPORTED for .gz
- * without zlib; MPCG_ERR_HOST_ALLOC. On failure nothing stays open. */
+/* Open path for reading and read its first block. MPCG_ERR_IO "cannot open PATH: reason" (or
+ * "PATH:1: cannot read: reason", also for gzip data from a pipe, which cannot be read twice);
+ * MPCG_ERR_NOT_SUPPORTED for gzip data without zlib; MPCG_ERR_HOST_ALLOC. On failure nothing
+ * stays open. */
 mpcg_status mpcgi_lines_open(const mpcg_context *ctx, const char *path, mpcgi_lines *r);
 
 /* Next line as [*begin, *end); *begin = NULL at the end of the file. MPCG_ERR_IO if reading
@@ -41,7 +47,7 @@ mpcg_status mpcgi_lines_next(mpcgi_lines *r, char **begin, char **end);
 /* Close and free; accepts a zeroed or already closed reader. */
 void mpcgi_lines_close(mpcgi_lines *r);
 
-/* 1 if path ends in ".gz". */
+/* 1 if path ends in ".gz" (the writer refuses such paths; names drop the suffix). */
 int mpcgi_path_is_gz(const char *path);
 
 #endif /* MPCG_IO_LINES_H */
