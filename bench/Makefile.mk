@@ -15,7 +15,8 @@ cgbench_SOURCES = bench/cgbench.c bench/cg_baseline.c bench/cg_baseline.h bench/
 	bench/common.h
 cgbench_LDADD = libmpcgi.la $(LIBS)
 endif
-EXTRA_DIST += bench/run.sh bench/results/README.md
+# the results the docs cite (test/test_refs.sh checks the tarball too)
+EXTRA_DIST += bench/run.sh bench/results
 
 # adaptive_sweep: the adaptive backend's MPCG_ADAPTIVE_* knobs timed on one matrix beside
 # cusparse; bench/adaptive_experiment.sh runs it with the seed-003 experiment (docs/backends.md)
@@ -27,4 +28,4 @@ endif
 EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py
 # an experiment built by hand (its header says how; docs/backends.md, gather-bound matrices)
 EXTRA_DIST += bench/experiments/column_split.cu bench/experiments/row_tiles.cu \
-	bench/experiments/experiment.cuh
+	bench/experiments/tile_sort.cu bench/experiments/experiment.cuh

@@ -14,7 +14,7 @@
 
 /* Most timed solves per backend. */
 #define MAX_SOLVES 100
-/* Bytes per row of the vector traffic of one CG iteration (ref/anchors-performance.md §7):
+/* Bytes per row of the vector traffic of one CG iteration (docs/roofline.md):
  * three fused kernels, and the unfused loop. */
 #define FUSED_VECTOR_BYTES 88.0
 #define UNFUSED_VECTOR_BYTES 112.0

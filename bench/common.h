@@ -100,7 +100,7 @@ void bench_print_device(const char *prog, const mpcg_context *ctx, const bench_d
 /* One timed call: call number i (0, 1, 2, ... across warm-up and groups). */
 typedef mpcg_status (*bench_call_fn)(mpcg_context *ctx, void *arg, int64_t i);
 
-/* The protocol of anchors-performance.md section 8. */
+/* The timing protocol of docs/benchmarks.md (ISpMV's; docs/roofline.md). */
 typedef struct bench_protocol {
     int warmup;    /* untimed calls first (100) */
     int groups;    /* timed groups (3) */

@@ -7,8 +7,8 @@
 #   MPCG_BENCH_MATRICES  directory whose *.mtx files are benchmarked too (default
 #                        devcarry/matrices; skipped if it does not exist)
 #   MPCG_BENCH_SPD       directory holding bcsstk16.mtx and bcsstk25.mtx for the replicate specs
-#                        (default: the first of MPCG_BENCH_MATRICES, test/data,
-#                        ../shared/matrices that holds the file)
+#                        (default: the first of MPCG_BENCH_MATRICES and test/data that holds
+#                        the file)
 #   MPCG_BENCH_BIN       directory of spmvbench and cgbench (default: the current directory if
 #                        they are there, else the top of the source tree)
 # Prints the report at the end. Exit status: 0 every benchmark ran and passed its checks,
@@ -101,7 +101,7 @@ bench() {
 
 # find_spd NAME: the path of NAME in the first directory that holds it, or nothing
 find_spd() {
-    for d in "${MPCG_BENCH_SPD:-}" "$mdir" "$top/test/data" "$top/../shared/matrices"; do
+    for d in "${MPCG_BENCH_SPD:-}" "$mdir" "$top/test/data"; do
         if [ -n "$d" ] && [ -f "$d/$1" ]; then
             echo "$(cd "$d" && pwd)/$1"
             return
@@ -128,7 +128,7 @@ for pair in bcsstk16.mtx:150 bcsstk25.mtx:170; do
     file=$(find_spd "$name")
     if [ -z "$file" ]; then
         section "replicate:$name:$k"
-        printf '\n**%s not found** (MPCG_BENCH_SPD, MPCG_BENCH_MATRICES, test/data, ../shared/matrices): not run.\n' \
+        printf '\n**%s not found** (MPCG_BENCH_SPD, MPCG_BENCH_MATRICES, test/data): not run.\n' \
             "$name" >>"$tmp/body.md"
         echo "run.sh: $name not found: replicate:$name:$k not run" >&2
         failed=1

@@ -149,9 +149,9 @@ typedef struct mpcg_info {
     int64_t residual_replacements; /**< times r was replaced by the true residual b - A x */
     double bytes_per_iteration; /**< memory traffic model of one iteration: the backend's matrix
                                      bytes + 112 n on the CPU (SpMV vectors, x gathered once, and
-                                     the vector operations; ref/anchors-performance.md section
-                                     7); + 88 n in the fused GPU loop (+ 104 n when the backend
-                                     has no fused SpMV + dot) */
+                                     the vector operations; docs/roofline.md); + 88 n in the
+                                     fused GPU loop (+ 104 n when the backend has no fused SpMV
+                                     + dot) */
     char variant[32];          /**< the CG variant that ran ("host", "launched", "graph",
                                     "persistent-single", "persistent-two-barrier"; option
                                     cg.variant), chosen at setup */
