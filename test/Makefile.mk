@@ -16,7 +16,7 @@ check-local: $(check_PROGRAMS)
 CLEANFILES += test/*.log
 
 MPCG_C_TESTS = test/test_core test/test_csr test/test_spmv_cpu test/test_solver_cg \
-	test/test_io_mm test/test_io_num test/test_io_generate
+	test/test_io_mm test/test_io_num test/test_io_generate test/test_options
 # robustness: the allocation-failure sweep over the whole CPU path; the device memory cap (its
 # GPU part skips without a GPU)
 MPCG_C_TESTS += test/test_alloc_sweep test/test_device_limit
@@ -38,6 +38,8 @@ test_test_io_mm_SOURCES = test/test_io_mm.c
 test_test_io_mm_LDADD = $(TEST_LDADD)
 test_test_io_num_SOURCES = test/test_io_num.c
 test_test_io_num_LDADD = $(TEST_LDADD)
+test_test_options_SOURCES = test/test_options.c
+test_test_options_LDADD = $(TEST_LDADD)
 test_test_io_generate_SOURCES = test/test_io_generate.c
 test_test_io_generate_LDADD = $(TEST_LDADD)
 
