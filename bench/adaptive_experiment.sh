@@ -16,7 +16,7 @@
 #            adaptive's defaults, with the binning's setup cost (adaptive_sweep, warm L2)
 #   small    the same on every square .mtx of MPCG_BENCH_MATRICES (launch- and L2-bound sizes:
 #            reported apart), then spmvbench of cusparse and adaptive on each
-#   sweep    the MPCG_ADAPTIVE_* knobs on the target matrices (adaptive_sweep)
+#   sweep    the adaptive.* options on the target matrices (adaptive_sweep)
 # Exit status: 0 if every program succeeded, 1 otherwise, 77 without a usable CUDA GPU.
 
 bin=${MPCG_BENCH_BIN:-.}
@@ -54,7 +54,7 @@ run() {
 
 # the seed's kernel (its mean rule, R = 1, 128 threads, no streaming hints), one thread per row,
 # and the defaults (an empty setting: the tuned rule)
-seed_configs='; MODE=uniform,RULE=seed,BLOCK=128,LOAD=cached; MODE=uniform,NT=1,ROWS=1,BLOCK=128,LOAD=cached'
+seed_configs='; adaptive.mode=uniform,adaptive.rule=seed,adaptive.block=128,adaptive.load=cached; adaptive.mode=uniform,adaptive.nt=1,adaptive.rows=1,adaptive.block=128,adaptive.load=cached'
 
 for part in $parts; do
     case $part in
@@ -86,14 +86,14 @@ for part in $parts; do
         done
         ;;
     sweep)
-        echo "## sweep: MPCG_ADAPTIVE_* on the targets"
-        uniform_configs='; RULE=seed; ROWS=1; ROWS=2; ROWS=4; LOAD=cached; BLOCK=256; BLOCK=64;
-            NT=1,ROWS=1; NT=1,ROWS=2; NT=2,ROWS=2; NT=4,ROWS=2; NT=8,ROWS=2; NT=16,ROWS=1;
-            NT=16,ROWS=2; NT=32,ROWS=1; NT=32,ROWS=2; GRID=2112; DOT_GRID=264'
-        skewed_configs='; RULE=seed; MODE=binned; MODE=split; MODE=split,NT=16; MODE=split,NT=8;
-            MODE=split,NT=16,ROWS=2; MODE=binned,PASSES=1; MODE=binned,ROWS=2; LOAD=cached;
-            LONG_MIN=512; LONG_MIN=4096; CHUNK=1024; CHUNK=8192; BLOCK=256,CHUNK=2048;
-            MODE=uniform; MODE=uniform,NT=16'
+        echo "## sweep: adaptive.* on the targets"
+        uniform_configs='; adaptive.rule=seed; adaptive.rows=1; adaptive.rows=2; adaptive.rows=4; adaptive.load=cached; adaptive.block=256; adaptive.block=64;
+            adaptive.nt=1,adaptive.rows=1; adaptive.nt=1,adaptive.rows=2; adaptive.nt=2,adaptive.rows=2; adaptive.nt=4,adaptive.rows=2; adaptive.nt=8,adaptive.rows=2; adaptive.nt=16,adaptive.rows=1;
+            adaptive.nt=16,adaptive.rows=2; adaptive.nt=32,adaptive.rows=1; adaptive.nt=32,adaptive.rows=2; adaptive.grid=2112; adaptive.dot_grid=264'
+        skewed_configs='; adaptive.rule=seed; adaptive.mode=binned; adaptive.mode=split; adaptive.mode=split,adaptive.nt=16; adaptive.mode=split,adaptive.nt=8;
+            adaptive.mode=split,adaptive.nt=16,adaptive.rows=2; adaptive.mode=binned,adaptive.passes=1; adaptive.mode=binned,adaptive.rows=2; adaptive.load=cached;
+            adaptive.long_min=512; adaptive.long_min=4096; adaptive.chunk=1024; adaptive.chunk=8192; adaptive.block=256,adaptive.chunk=2048;
+            adaptive.mode=uniform; adaptive.mode=uniform,adaptive.nt=16'
         for spec in $targets; do
             case $spec in
             powerlaw*) configs=$skewed_configs ;;

@@ -1,5 +1,6 @@
 /* bench/adaptive_sweep.c: the adaptive backend's knobs timed on one matrix, beside cuSPARSE */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +13,14 @@
 #include "core/matrix.h"
 #include "core/rng.h"
 #include "core/timer.h"
+#include "solver/options.h"
 #include "spmv/adaptive.h"
 #include "spmv/spmv.h"
 
 static const char usage_text[] =
     "usage: adaptive_sweep [options] MATRIX.mtx\n"
     "       adaptive_sweep [options] --generate=SPEC\n"
-    "Times the adaptive SpMV backend under several settings of its MPCG_ADAPTIVE_* knobs\n"
+    "Times the adaptive SpMV backend under several settings of its adaptive.* options\n"
     "(docs/backends.md) on one matrix, beside cusparse, in one process: the matrix is built\n"
     "once. Per setting: the path the plan took, the binning's time on the GPU, the tiles'\n"
     "layout's (0 off the tiles path) and the 16-bit columns' (0 where the columns stay 32-bit),\n"
@@ -29,17 +31,13 @@ static const char usage_text[] =
     "\n"
     "  --generate=SPEC   a generated matrix (poisson3d:N, powerlaw:N:DEG, replicate:FILE:K, ...)\n"
     "  --configs=LIST    settings separated by ';', each a comma-separated KEY=VALUE list of\n"
-    "                    knobs without the MPCG_ADAPTIVE_ prefix; an empty setting is the\n"
-    "                    defaults (default: one empty setting)\n"
-    "                    e.g. --configs='; MODE=uniform,NT=1,ROWS=1; MODE=split,NT=16'\n"
+    "                    option keys (adaptive.nt=4; a key without a dot is an adaptive.* key,\n"
+    "                    case aside: nt=4); an empty setting is the defaults (default: one\n"
+    "                    empty setting)\n"
+    "                    e.g. --configs='; adaptive.mode=uniform,adaptive.nt=1; mode=split,nt=16'\n"
     "  --runs=N          calls per timed group (default 20; 5 groups, the median is reported)\n"
     "  --device=cuda:N   the GPU (default cuda:0)\n"
-    "Knobs already in the environment are replaced by each setting's values.\n";
-
-static const char *const knobs[] = {"MODE",        "NT",        "ROWS",   "BLOCK",
-                                    "MAX_RATIO10", "SPLIT_PCT", "PASSES", "LONG_MIN",
-                                    "CHUNK",       "LOAD",      "GRID",   "DOT_GRID",
-                                    "RULE",        "INDEX"};
+    "MPCG_OPTIONS is not read: each setting is the whole set of options of its plans.\n";
 
 typedef struct sweep {
     mpcg_context *ctx;
@@ -49,16 +47,14 @@ typedef struct sweep {
     float *xf, *yf;      /* device fp32 vectors */
     double *y_ref;       /* host: cusparse's fp64 y */
     double copy_gbs;
+    mpcgi_options opts; /* the setting in use */
 } sweep;
 
-/* Set the knobs of one setting ("KEY=VALUE,KEY=VALUE"); 0, or -1 with a message. */
-static int set_knobs(const char *cfg)
+/* The options of one setting ("KEY=VALUE,KEY=VALUE") into s->opts; 0, or -1 with a message. */
+static int set_knobs(sweep *s, const char *cfg)
 {
-    char name[64], buf[256];
-    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
-        snprintf(name, sizeof name, "MPCG_ADAPTIVE_%s", knobs[i]);
-        unsetenv(name);
-    }
+    char key[96], buf[256];
+    memset(&s->opts, 0, sizeof s->opts);
     snprintf(buf, sizeof buf, "%s", cfg);
     for (char *tok = strtok(buf, ", "); tok; tok = strtok(NULL, ", ")) {
         char *eq = strchr(tok, '=');
@@ -67,8 +63,14 @@ static int set_knobs(const char *cfg)
             return -1;
         }
         *eq = '\0';
-        snprintf(name, sizeof name, "MPCG_ADAPTIVE_%s", tok);
-        setenv(name, eq + 1, 1);
+        snprintf(key, sizeof key, "%s%s", strchr(tok, '.') ? "" : "adaptive.", tok);
+        for (char *c = key; *c; c++)
+            *c = (char)tolower((unsigned char)*c);
+        if (mpcgi_options_set_text(s->ctx, &s->opts, key, eq + 1) != MPCG_SUCCESS) {
+            fprintf(stderr, "adaptive_sweep: %s\n", mpcg_last_error(s->ctx));
+            mpcg_clear_error(s->ctx);
+            return -1;
+        }
     }
     return 0;
 }
@@ -193,7 +195,7 @@ static mpcg_status run_config(sweep *s, const char *cfg, double cs64, double cs3
     mpcgi_spmv_plan *plan = NULL;
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
     double t0 = mpcgi_wtime();
-    MPCG_CHECK(s->ctx, mpcgi_spmv_plan_create(s->ctx, &mpcgi_spmv_adaptive, s->A, both, NULL, &plan));
+    MPCG_CHECK(s->ctx, mpcgi_spmv_plan_create(s->ctx, &mpcgi_spmv_adaptive, s->A, both, &s->opts, &plan));
     double plan_ms = (mpcgi_wtime() - t0) * 1e3, ms64 = NAN, ms32 = NAN, msdot = NAN;
     mpcg_status st = time_plan(s, plan, 0, &ms64);
     double diff = st == MPCG_SUCCESS ? max_diff(s, host) : NAN;
@@ -257,7 +259,7 @@ static int run(sweep *s, const char *configs)
         if (next) *next++ = '\0';
         while (*cfg == ' ')
             cfg++;
-        if (set_knobs(cfg) != 0 || run_config(s, cfg, cs64, cs32, host) != MPCG_SUCCESS) rc = 1;
+        if (set_knobs(s, cfg) != 0 || run_config(s, cfg, cs64, cs32, host) != MPCG_SUCCESS) rc = 1;
     }
     free(list);
 done:

@@ -2,9 +2,10 @@
 libmpcgi_la_SOURCES += spmv/spmv.h spmv/spmv.c spmv/registry.c spmv/cpu.c spmv/rows.h
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += spmv/cusparse.c
-# adaptive: CSR-vector with NT threads per row and row binning (seed 003)
-libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_impl.h \
-	spmv/adaptive_kernels.h spmv/adaptive_device.cuh spmv/adaptive.cu spmv/adaptive_cg.cu \
-	spmv/adaptive_tiles.cu
-MPCG_CU_FILES += spmv/adaptive.cu spmv/adaptive_cg.cu spmv/adaptive_tiles.cu
+# adaptive: CSR-vector with NT threads per row and row binning (seed 003); docs/backends.md
+libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_plan.h \
+	spmv/adaptive_rules.c spmv/adaptive_binning.c spmv/adaptive_tiles_setup.c \
+	spmv/adaptive_emulate.c spmv/adaptive_impl.h spmv/adaptive_kernels.h \
+	spmv/adaptive_device.cuh spmv/adaptive_spmv.cu spmv/adaptive_setup.cu spmv/adaptive_tiles.cu
+MPCG_CU_FILES += spmv/adaptive_spmv.cu spmv/adaptive_setup.cu spmv/adaptive_tiles.cu
 endif

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "core/options.h"
 #include "spmv/adaptive_kernels.h"
 
 typedef struct mpcgi_adaptive_info {
@@ -26,8 +27,6 @@ typedef struct mpcgi_adaptive_info {
                           CUDA events; else 0 */
     double columns_ms; /* device plans: the 16-bit columns (allocate, write, free the 32-bit
                           ones), host clock; 0 where the columns stay 32-bit */
-    const char *cg_loop; /* device plans: the persistent CG loop it runs, "single-reduction",
-                            "two-barrier" or "none" */
     /* the row list (list_length: n binned, the long rows split, 0 uniform) and the long rows'
      * first chunks (bin_rows[0] + 1, split and binned); host arrays for a CPU plan, device
      * arrays for a GPU plan; NULL when uniform */
@@ -39,6 +38,9 @@ typedef struct mpcgi_adaptive_info {
     int64_t slots;
     const int32_t *slot_perm;
 } mpcgi_adaptive_info;
+
+/* The backend's option keys (adaptive.*; spmv/adaptive_rules.c). */
+extern const mpcgi_option_table mpcgi_adaptive_options;
 
 /* "uniform", "split", "binned" or "tiles". */
 const char *mpcgi_adaptive_path_name(int path);

@@ -1,6 +1,6 @@
 /* spmv/adaptive_device.cuh: the row sums of the adaptive backend and the rows of a virtual
- * block, shared by its SpMV kernels (spmv/adaptive.cu) and its persistent CG loop
- * (spmv/adaptive_cg.cu) */
+ * block, shared by its SpMV kernels (spmv/adaptive_spmv.cu) and the solver's persistent CG loops
+ * (spmv/adaptive_rows.cuh) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_ADAPTIVE_DEVICE_CUH
 #define MPCG_SPMV_ADAPTIVE_DEVICE_CUH
@@ -10,7 +10,7 @@
 #include "spmv/adaptive_kernels.h"
 
 /*
- * Every row sum is formed the same way wherever it runs (spmv/adaptive.c emulates it):
+ * Every row sum is formed the same way wherever it runs (spmv/adaptive_emulate.c emulates it):
  *   - a short row is summed by a group of NT lanes of one warp (NT = 1 ... 32): lane l adds
  *     entries start + l, start + l + NT, ... with fused multiply-adds from 0, then a butterfly
  *     a_l <- a_l + a_(l xor s), s = NT/2 ... 1, leaves the sum in every lane;
@@ -30,7 +30,7 @@
  * its own row once the row is summed and hands it back with src.keep(i, x_i); src.start() runs
  * once per kernel, before any of it. Both sources read through the read-only path: nothing they
  * read is written while the kernel runs. (Prefetching x_i into L1 before the row sum made the
- * fused dot 5 % slower on poisson3d:256 and changed nothing on poisson3d:128 and 27:96.)
+ * fused dot slower: docs/backends.md.)
  */
 
 template <typename T> struct mpcgi_src_x { /* x itself */
@@ -77,7 +77,7 @@ template <bool STREAM, typename T> static __device__ __forceinline__ T load_matr
 }
 
 /* Where the column of entry k of row `row` comes from: the CSR's 32-bit columns, or (C16) 16-bit
- * offsets col - row, which spmv/adaptive.c stores instead where every offset of the matrix
+ * offsets col - row, which spmv/adaptive_binning.c stores instead where every offset of the matrix
  * fits: 10 bytes per fp64 nonzero instead of 12. */
 template <bool C16> struct mpcgi_cols {
     const int32_t *__restrict__ c32;
@@ -153,7 +153,7 @@ vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const 
     }
     /* Streaming loads only for groups of 8 lanes or more: narrower groups read each row's
      * entries over several loads, and the lines must stay in L1 in between (one lane per row
-     * streamed ran at 0.37 of the copy bandwidth on poisson3d:256, cached at 0.99) */
+     * streamed ran at a fraction of the cached rate: docs/backends.md) */
     rows_sum<NT, R, STREAM && NT >= 8>(row, start, len, lane,
                                        mpcgi_cols<C16>{L.col_idx, L.col16}, val, src, sum);
     if (lane == 0)

@@ -2,9 +2,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Included twice by spmv/adaptive.c, with EMU_T the value type (double, float), EMU_FMA its fused
+ * Included twice by spmv/adaptive_emulate.c, with EMU_T the value type (double, float), EMU_FMA its fused
  * multiply-add (fma, fmaf) and EMU(name) the suffixed name. Each function repeats the operations
- * of spmv/adaptive.cu in the same order, so fp64 (and fp32) results are bit-identical.
+ * of spmv/adaptive_spmv.cu in the same order, so fp64 (and fp32) results are bit-identical.
  */
 
 /* The butterfly a_l <- a_l + a_(l xor s), s = nt/2 ... 1, seen from lane 0 (every lane ends with
@@ -17,7 +17,7 @@ static EMU_T EMU(butterfly)(EMU_T *a, int nt)
     return a[0];
 }
 
-/* row_sum of spmv/adaptive.cu: nt lanes stride over [start, end), then the butterfly. */
+/* the row sums of spmv/adaptive_device.cuh: nt lanes stride over [start, end), then the butterfly. */
 static EMU_T EMU(row_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x, int64_t start,
                           int64_t end, int nt)
 {
@@ -32,7 +32,7 @@ static EMU_T EMU(row_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x, 
 }
 
 /* One long-row chunk [start, end) on a block of `block` threads: thread t strides by block, a
- * butterfly per warp, then the warp sums in warp order (block_sum of spmv/adaptive.cu). */
+ * butterfly per warp, then the warp sums in warp order (block_sum of spmv/adaptive_device.cuh). */
 static EMU_T EMU(chunk_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x, int64_t start,
                             int64_t end, int block)
 {
@@ -51,7 +51,7 @@ static EMU_T EMU(chunk_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x
     return p;
 }
 
-/* y = A x as the device computes it with layout L (the plan's, or fp32_launch's); part: the
+/* y = A x as the device computes it with layout L (the plan's, or mpcgi_adaptive_fp32_launch's); part: the
  * plan's long_blocks chunk partials. */
 static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L, const EMU_T *val,
                          const EMU_T *x, EMU_T *y, EMU_T *part)
@@ -62,7 +62,7 @@ static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L,
     /* long rows: every chunk (virtual block v of long row j), then the chunk sums in order */
 #pragma omp parallel for schedule(dynamic, 16) if (big)
     for (int j = 0; j < L->n_long; j++) {
-        int64_t r = p->rows[j], end = rp[r + 1], v0 = p->long_start[j], v1 = p->long_start[j + 1];
+        int64_t r = p->h.rows[j], end = rp[r + 1], v0 = p->h.long_start[j], v1 = p->h.long_start[j + 1];
         for (int64_t v = v0; v < v1; v++) {
             int64_t start = rp[r] + (v - v0) * L->chunk;
             int64_t stop = start + L->chunk < end ? start + L->chunk : end;
@@ -81,7 +81,7 @@ static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L,
         return;
     }
     for (int b = 1; b < MPCGI_ADAPTIVE_BINS; b++) { /* short bins: NT lanes per row */
-        const int32_t *rows = p->rows + L->row_start[b];
+        const int32_t *rows = p->h.rows + L->row_start[b];
         int nt = mpcgi_adaptive_bin_nt(b);
 #pragma omp parallel for schedule(static) if (big)
         for (int64_t i = 0; i < L->row_count[b]; i++)
@@ -89,7 +89,7 @@ static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L,
     }
 }
 
-/* y = A x as the tiles kernel computes it (tile_kernel of spmv/adaptive.cu): per tile, y of the
+/* y = A x as the tiles kernel computes it (tile_kernel of spmv/adaptive_spmv.cu): per tile, y of the
  * tile from 0, its long rows (row_sum with 32 lanes, or chunk_sum over the whole row with the
  * block beyond TILE_BLOCK_ROW), then its slots in order (a row's entries in round order). */
 static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p, const EMU_T *val,
@@ -100,19 +100,19 @@ static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p,
     EMU_T *ys;
     MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)p->L.tile_max_rows + 1, sizeof *ys, &ys));
     for (int t = 0; t < p->L.tiles; t++) {
-        const int64_t r0 = p->tile_row[t], rows = p->tile_row[t + 1] - r0;
+        const int64_t r0 = p->t.tile_row[t], rows = p->t.tile_row[t + 1] - r0;
         for (int64_t i = 0; i < rows; i++)
             ys[i] = 0;
-        for (int j = p->tile_long[t]; j < p->tile_long[t + 1]; j++) {
-            const int64_t r = p->rows[j], b = rp[r], e = rp[r + 1];
+        for (int j = p->t.tile_long[t]; j < p->t.tile_long[t + 1]; j++) {
+            const int64_t r = p->h.rows[j], b = rp[r], e = rp[r + 1];
             ys[r - r0] = e - b > MPCGI_ADAPTIVE_TILE_BLOCK_ROW
                              ? EMU(chunk_sum)(col, val, x, b, e, MPCGI_ADAPTIVE_TILE_BLOCK)
                              : EMU(row_sum)(col, val, x, b, e, 32);
         }
-        for (int64_t s = p->tile_off[t]; s < p->tile_off[t + 1]; s++) {
-            const int32_t k = p->slot_perm[s];
+        for (int64_t s = p->t.tile_off[t]; s < p->t.tile_off[t + 1]; s++) {
+            const int32_t k = p->t.slot_perm[s];
             if (k < 0) continue;
-            const int l = p->slot_row[s];
+            const int l = p->t.slot_row[s];
             ys[l] = EMU_FMA(val[k], x[col[k]], ys[l]);
         }
         for (int64_t i = 0; i < rows; i++)

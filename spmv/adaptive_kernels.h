@@ -12,10 +12,11 @@ extern "C" {
 #endif
 
 /*
- * Kernels of spmv/adaptive.cu. `stream` is the context's cudaStream_t; every launcher queues its
+ * Kernels of spmv/adaptive_spmv.cu (SpMV), spmv/adaptive_setup.cu (binning) and
+ * spmv/adaptive_tiles.cu (the tiles' setup). `stream` is the context's cudaStream_t; every launcher queues its
  * kernels, never synchronises and returns cudaGetLastError() (callers wrap it in MPCG_LAUNCH).
- * The layout and the row-to-thread mapping are described in spmv/adaptive.c; the CPU emulation
- * there reproduces the arithmetic of these kernels operation by operation.
+ * The layout and the row-to-thread mapping are described in spmv/adaptive_plan.h; the CPU
+ * emulation (spmv/adaptive_emulate.c) reproduces the arithmetic of these kernels operation by operation.
  */
 
 /* Bins in the order of the row list and of the virtual blocks: long rows first, then the short
@@ -84,7 +85,7 @@ static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_chunks(int64_t len, mpcgi
     return (len + b.chunk - 1) / b.chunk;
 }
 
-/* The paths of a plan (spmv/adaptive.c says which is taken). */
+/* The paths of a plan (spmv/adaptive_rules.c says which is taken). */
 #define MPCGI_ADAPTIVE_UNIFORM 0 /* the seed's kernel: one NT for every row */
 #define MPCGI_ADAPTIVE_SPLIT 1   /* long rows in chunks, every other row with one NT */
 #define MPCGI_ADAPTIVE_BINNED 2  /* long rows in chunks, the others binned by length */
@@ -230,14 +231,6 @@ int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const 
 int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                                 const double *x, double *y, double *ws, double *dot,
                                 const int *skip);
-/* The same with x = p_out = r + beta p formed on the fly (beta a device double), p_out written
- * (on the tiles path by a kernel of its own before the SpMV: gathering r and p would cost two
- * L2 requests per nonzero). */
-int mpcgi_adaptive_spmv_direction_dot_f64(void *stream, const mpcgi_adaptive_launch *L,
-                                          const double *val, const double *r, const double *p,
-                                          const double *beta_dev, double *p_out, double *y,
-                                          double *ws, double *dot, const int *skip);
-
 /* ---------------------------------------------------------------- the tiles path */
 
 /* Device setup of a tiles layout (spmv/adaptive_tiles.cu), in scratch device memory the caller
@@ -280,29 +273,6 @@ int mpcgi_adaptive_tiles_values_f64(void *stream, int64_t slots, const int32_t *
                                     const double *val, double *tval);
 int mpcgi_adaptive_tiles_values_f32(void *stream, int64_t slots, const int32_t *perm,
                                     const double *val, float *tval);
-
-/* ---------------------------------------------------------------- the persistent CG loop */
-
-/* Blocks of one cooperative launch of the loop for a uniform-path plan on `device`: at most
- * blocks_per_sm per SM (fewer if fewer fit) and at most `most`; 0 if the plan or the device
- * cannot run it (another path, no cooperative launch). */
-int mpcgi_adaptive_cg_grid(const mpcgi_adaptive_launch *L, int device, int blocks_per_sm, int most);
-/* Up to c->iters CG iterations in one cooperative launch of `grid` blocks (core/cg_kernels.h,
- * mpcgi_cg_loop; spmv/adaptive_cg.cu). c->partial holds at least 2 grid doubles. */
-int mpcgi_adaptive_cg_loop(void *stream, const mpcgi_adaptive_launch *L, const double *val,
-                           int grid, const mpcgi_cg_loop *c);
-
-/* The single-reduction loop (one grid-wide barrier per iteration; any path: it reads the CSR
- * rows itself): blocks of one cooperative launch on `device`, one per SM, each owning *rb
- * consecutive rows whose entries (*width per row at most: the longest row, max_len) and vectors
- * it keeps in shared memory; 0 if they do not fit (rb (44 + 12 width) bytes over the shared
- * memory of a block), if a thread would sum more than LOOP1_MAX_CHAIN entries per iteration
- * (unless any_chain: spmv/adaptive_cg.cu says why) or if the device cannot run it. */
-int mpcgi_adaptive_cg_loop1_grid(const mpcgi_adaptive_launch *L, int device, int64_t max_len,
-                                 int any_chain, int *rb, int *width);
-/* Up to c->iters iterations of it (c->rws: 8 n doubles; c->partial: at least 4 grid doubles). */
-int mpcgi_adaptive_cg_loop1(void *stream, const mpcgi_adaptive_launch *L, const double *val,
-                            int grid, int rb, int width, const mpcgi_cg_loop *c);
 
 #ifdef __cplusplus
 }

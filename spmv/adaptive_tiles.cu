@@ -9,7 +9,8 @@
 #include "spmv/adaptive_kernels.h"
 
 /*
- * spmv/adaptive.c describes the layout and builds the same one on the host for CPU plans:
+ * spmv/adaptive_tiles_setup.c describes the layout and builds the same one on the host for CPU
+ * plans:
  *   1. keys: entry k of a short row i of tile t gets (t, col k >> shift)
  *      (mpcgi_adaptive_tile_shift), one of a long row the key past every tile; a stable radix
  *      sort orders each tile's short entries by column, ties in entry (row) order. What is sorted
@@ -262,7 +263,7 @@ static __global__ void __launch_bounds__(BS)
 
 /* Step 3: every short entry to its slot, in sorted order over the grid (the blocks at work at a
  * time gather from one or two tiles' rows and columns, which stay in L2: by tile, with the
- * tiles side by side, it ran 2.5 times slower). */
+ * tiles side by side, it ran much slower: docs/backends.md). */
 static __global__ void slots_kernel(int64_t n_short, int tiles, const int32_t *__restrict__ seg,
                                     const uint32_t *__restrict__ sorted,
                                     const int32_t *__restrict__ tile_row,

@@ -8,6 +8,7 @@
 #include "core/device.h"
 #include "core/matrix.h"
 #include "spmv/adaptive.h"
+#include "solver/options.h"
 #include "spmv/spmv.h"
 #include "test/testutil.h"
 
@@ -16,28 +17,28 @@ static mpcg_context *cpu, *gpu;
 /* The knob settings every matrix is checked under: NULL-terminated name=value lists. */
 static const char *const configs[][8] = {
     {NULL},
-    {"MPCG_ADAPTIVE_MODE=binned", NULL},
-    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_RULE=seed", "MPCG_ADAPTIVE_INDEX=32", NULL},
-    {"MPCG_ADAPTIVE_MODE=split", "MPCG_ADAPTIVE_INDEX=32", NULL},
-    {"MPCG_ADAPTIVE_MODE=binned", "MPCG_ADAPTIVE_BLOCK=256", "MPCG_ADAPTIVE_CHUNK=512",
-     "MPCG_ADAPTIVE_LONG_MIN=64", "MPCG_ADAPTIVE_PASSES=2", "MPCG_ADAPTIVE_ROWS=4", NULL},
-    {"MPCG_ADAPTIVE_MODE=split", "MPCG_ADAPTIVE_BLOCK=64", "MPCG_ADAPTIVE_LOAD=cached",
-     "MPCG_ADAPTIVE_GRID=7", "MPCG_ADAPTIVE_DOT_GRID=5", "MPCG_ADAPTIVE_CHUNK=64",
-     "MPCG_ADAPTIVE_LONG_MIN=40", NULL},
+    {"adaptive.mode=binned", NULL},
+    {"adaptive.mode=uniform", "adaptive.rule=seed", "adaptive.index=32", NULL},
+    {"adaptive.mode=split", "adaptive.index=32", NULL},
+    {"adaptive.mode=binned", "adaptive.block=256", "adaptive.chunk=512",
+     "adaptive.long_min=64", "adaptive.passes=2", "adaptive.rows=4", NULL},
+    {"adaptive.mode=split", "adaptive.block=64", "adaptive.load=cached",
+     "adaptive.grid=7", "adaptive.dot_grid=5", "adaptive.chunk=64",
+     "adaptive.long_min=40", NULL},
     /* the tiles path: many small tiles, long rows from 13 entries on; the default tiles */
-    {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=3", "MPCG_ADAPTIVE_TILE_ROWS=600",
-     "MPCG_ADAPTIVE_TILE_LONG=12", NULL},
-    {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=2", NULL},
+    {"adaptive.mode=tiles", "adaptive.tile_wave=3", "adaptive.tile_rows=600",
+     "adaptive.tile_long=12", NULL},
+    {"adaptive.mode=tiles", "adaptive.tile_wave=2", NULL},
     /* 65536 tiles: from n > 128 on, the tile's bits leave the column fewer than its own in the
      * 24-bit sort keys (columns in buckets: mpcgi_adaptive_tile_shift) */
-    {"MPCG_ADAPTIVE_MODE=tiles", "MPCG_ADAPTIVE_TILE_WAVE=65536", NULL},
+    {"adaptive.mode=tiles", "adaptive.tile_wave=65536", NULL},
     /* the uniform kernel with each NT (only on some matrices: see config_applies) */
-    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=1", "MPCG_ADAPTIVE_ROWS=4", NULL},
-    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=2", "MPCG_ADAPTIVE_ROWS=2", NULL},
-    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=4", "MPCG_ADAPTIVE_ROWS=1", NULL},
-    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=8", "MPCG_ADAPTIVE_ROWS=4", NULL},
-    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=16", "MPCG_ADAPTIVE_ROWS=2", NULL},
-    {"MPCG_ADAPTIVE_MODE=uniform", "MPCG_ADAPTIVE_NT=32", "MPCG_ADAPTIVE_ROWS=4", NULL},
+    {"adaptive.mode=uniform", "adaptive.nt=1", "adaptive.rows=4", NULL},
+    {"adaptive.mode=uniform", "adaptive.nt=2", "adaptive.rows=2", NULL},
+    {"adaptive.mode=uniform", "adaptive.nt=4", "adaptive.rows=1", NULL},
+    {"adaptive.mode=uniform", "adaptive.nt=8", "adaptive.rows=4", NULL},
+    {"adaptive.mode=uniform", "adaptive.nt=16", "adaptive.rows=2", NULL},
+    {"adaptive.mode=uniform", "adaptive.nt=32", "adaptive.rows=4", NULL},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 #define FIRST_NT_CONFIG 9
@@ -47,25 +48,31 @@ static int config_applies(int c, int matrix)
     return c < FIRST_NT_CONFIG || matrix == 3 || matrix == 6 || matrix == 9;
 }
 
-static const char *const knobs[] = {
-    "MPCG_ADAPTIVE_MODE",   "MPCG_ADAPTIVE_NT",          "MPCG_ADAPTIVE_ROWS",
-    "MPCG_ADAPTIVE_BLOCK",  "MPCG_ADAPTIVE_MAX_RATIO10", "MPCG_ADAPTIVE_SPLIT_PCT",
-    "MPCG_ADAPTIVE_PASSES", "MPCG_ADAPTIVE_LONG_MIN",    "MPCG_ADAPTIVE_CHUNK",
-    "MPCG_ADAPTIVE_LOAD",   "MPCG_ADAPTIVE_GRID",        "MPCG_ADAPTIVE_DOT_GRID",
-    "MPCG_ADAPTIVE_RULE",   "MPCG_ADAPTIVE_INDEX",       "MPCG_ADAPTIVE_TILE_WAVE",
-    "MPCG_ADAPTIVE_TILE_ROWS", "MPCG_ADAPTIVE_TILE_LONG"};
+/* The options of the setting in use (set_config), passed to every plan. */
+static mpcgi_options opts;
+static int current;
 
 static void set_config(int c)
 {
-    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
-        unsetenv(knobs[i]);
+    memset(&opts, 0, sizeof opts);
+    current = c;
     for (int i = 0; configs[c][i]; i++) {
         char buf[64];
         snprintf(buf, sizeof buf, "%s", configs[c][i]);
         char *eq = strchr(buf, '=');
         *eq = '\0';
-        setenv(buf, eq + 1, 1);
+        CHECK_OK(cpu, mpcgi_options_set_text(cpu, &opts, buf, eq + 1));
     }
+}
+
+/* The value of option `key` in the setting in use, or NULL where it is not set. */
+static const char *knob(const char *key)
+{
+    size_t len = strlen(key);
+    for (int i = 0; configs[current][i]; i++)
+        if (strncmp(configs[current][i], key, len) == 0 && configs[current][i][len] == '=')
+            return configs[current][i] + len + 1;
+    return NULL;
 }
 
 /* ---------------------------------------------------------------- CPU emulation */
@@ -80,7 +87,9 @@ static void test_table(void)
     CHECK(ops->caps == (MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE |
                         MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC));
     CHECK(ops->upload && ops->apply && ops->update_values && ops->apply_dot);
-    CHECK(ops->apply_direction_dot && ops->cg_loop);
+    CHECK(ops->rows && ops->describe && ops->options == &mpcgi_adaptive_options);
+    /* the persistent loops live in solver/ now: the backend exports its row sums (rows) */
+    CHECK(!ops->apply_direction_dot && !ops->cg_loop);
 }
 
 /* Too many nonzeros for 32-bit offsets, and malformed knobs: refused before any array is read. */
@@ -98,20 +107,38 @@ static void test_refusals(void)
     mpcg_clear_error(cpu);
     rp[1] = 0;
     A.nnz = 0;
-    const char *bad[][2] = {{"MPCG_ADAPTIVE_BLOCK", "100"},    {"MPCG_ADAPTIVE_NT", "3"},
-                            {"MPCG_ADAPTIVE_MODE", "fast"},    {"MPCG_ADAPTIVE_CHUNK", "100"},
-                            {"MPCG_ADAPTIVE_PASSES", "0"},     {"MPCG_ADAPTIVE_LOAD", "x"},
-                            {"MPCG_ADAPTIVE_LONG_MIN", "1e3"}, {"MPCG_ADAPTIVE_ROWS", "3"},
-                            {"MPCG_ADAPTIVE_INDEX", "16"}};
+    /* values out of range: refused when set, the message naming the key and its range */
+    const char *bad[][3] = {
+        {"adaptive.block", "100", "64 .. 1024, a power of two"},
+        {"adaptive.nt", "3", "auto or 1 .. 32, a power of two"},
+        {"adaptive.mode", "fast", "auto, uniform, split, binned, tiles"},
+        {"adaptive.chunk", "10", "auto or 64 .. 16777216"},
+        {"adaptive.passes", "0", "auto or 1 .. 32, a power of two"},
+        {"adaptive.load", "x", "stream, cached"},
+        {"adaptive.long_min", "1e3", "auto or 32 .. 1073741824"},
+        {"adaptive.rows", "3", "auto or 1 .. 4, a power of two"},
+        {"adaptive.index", "16", "auto, 32"},
+        {"adaptive.tile_wave", "0", "auto or 1 .. 65536"},
+        {"adaptive.loop", "single", "unknown option 'adaptive.loop'"},
+    };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        set_config(0);
-        setenv(bad[i][0], bad[i][1], 1);
-        CHECK_STATUS(cpu,
-                     mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, NULL, &plan),
+        mpcgi_options o = {0};
+        CHECK_STATUS(cpu, mpcgi_options_set_text(cpu, &o, bad[i][0], bad[i][1]),
                      MPCG_ERR_INVALID_ARG);
-        CHECK(strstr(mpcg_last_error(cpu), bad[i][0]));
+        CHECK(strstr(mpcg_last_error(cpu), bad[i][0]) && strstr(mpcg_last_error(cpu), bad[i][2]));
+        CHECK(o.count == 0);
         mpcg_clear_error(cpu);
     }
+    /* each value valid, together not: the chunk must be a multiple of the block (at analyze) */
+    mpcgi_options o = {0};
+    CHECK_OK(cpu, mpcgi_options_set_text(cpu, &o, "adaptive.block", "256"));
+    CHECK_OK(cpu, mpcgi_options_set_text(cpu, &o, "adaptive.chunk", "384"));
+    CHECK_STATUS(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &o, &plan),
+                 MPCG_ERR_INVALID_ARG);
+    CHECK(plan == NULL);
+    CHECK(strstr(mpcg_last_error(cpu), "adaptive.chunk=384") &&
+          strstr(mpcg_last_error(cpu), "adaptive.block=256"));
+    mpcg_clear_error(cpu);
     set_config(0);
 }
 
@@ -131,10 +158,16 @@ static void test_seed_example(void)
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, NULL, &plan));
     mpcgi_spmv_adaptive_info(plan->impl, &info);
     CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 2 && info.rows_per_group == 1);
+    char text[160];
+    mpcgi_spmv_describe(plan, text, sizeof text);
+    CHECK(strcmp(text, "CSR, uniform path: 2 threads per row") == 0);
+    mpcgi_rows rows;
+    CHECK(mpcgi_spmv_rows(plan, &rows) == MPCG_ERR_NOT_SUPPORTED); /* a CPU plan */
+    CHECK(mpcg_last_error(cpu)[0] == '\0');
     mpcgi_spmv_plan_destroy(cpu, plan);
-    setenv("MPCG_ADAPTIVE_RULE", "seed", 1);
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, NULL, &plan));
-    unsetenv("MPCG_ADAPTIVE_RULE");
+    mpcgi_options seed = {0};
+    CHECK_OK(cpu, mpcgi_options_set_text(cpu, &seed, "adaptive.rule", "seed"));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &seed, &plan));
     mpcgi_spmv_adaptive_info(plan->impl, &info);
     CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, ones, y));
     CHECK(memcmp(y, want1, sizeof y) == 0);
@@ -153,8 +186,8 @@ static void test_seed_example(void)
 static int layout_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in, const int32_t *rows,
                      const int32_t *long_start)
 {
-    const char *p = getenv("MPCG_ADAPTIVE_PASSES"), *l = getenv("MPCG_ADAPTIVE_LONG_MIN");
-    const char *rule = getenv("MPCG_ADAPTIVE_RULE");
+    const char *p = knob("adaptive.passes"), *l = knob("adaptive.long_min");
+    const char *rule = knob("adaptive.rule");
     int seed = rule && strcmp(rule, "seed") == 0; /* entries per lane: seed 1, tuned 2 */
     /* long rows: the knob, else 1024, or 256 for the tuned rule under 2^22 nonzeros */
     int long_min = l ? atoi(l) : !seed && A->nnz < (1 << 22) ? 256 : 1024;
@@ -185,8 +218,8 @@ static int layout_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in, const in
  * multiples of TILE_WAVE (CPU plans: 132 unless set), at most TILE_ROWS rows each. */
 static int tiles_ok(const mpcgi_csr *A, const mpcgi_adaptive_info *in)
 {
-    const char *l = getenv("MPCG_ADAPTIVE_TILE_LONG"), *w = getenv("MPCG_ADAPTIVE_TILE_WAVE");
-    const char *tr = getenv("MPCG_ADAPTIVE_TILE_ROWS");
+    const char *l = knob("adaptive.tile_long"), *w = knob("adaptive.tile_wave");
+    const char *tr = knob("adaptive.tile_rows");
     const int wave = w ? atoi(w) : 132, bs = MPCGI_ADAPTIVE_TILE_BLOCK;
     /* unset: a quarter of the rounds of a tile, in [16, 254] */
     int64_t auto_min = in->tiles ? A->nnz / ((int64_t)in->tiles * bs * 4) : 0;
@@ -264,7 +297,7 @@ static void check_emulation(const char *what, mpcgi_csr *A, int config, mpcgi_ad
     mpcgi_spmv_plan *emu, *ref;
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
     set_config(config);
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, both, NULL, &emu));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, both, &opts, &emu));
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_cpu, A, both, NULL, &ref));
     mpcgi_spmv_adaptive_info(emu->impl, info);
     CHECK(info->path == MPCGI_ADAPTIVE_UNIFORM ||
@@ -286,6 +319,7 @@ static void check_emulation(const char *what, mpcgi_csr *A, int config, mpcgi_ad
         CHECK(bad64 == 0 && bad32 == 0);
         for (int64_t k = 0; k < A->nnz; k++)
             A->val[k] = -0.5 * A->val[k] + 0.25;
+        CHECK_OK(cpu, mpcgi_csr_fill_val32(cpu, A)); /* A's own fp32 copy follows its values */
         CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, emu, A));
         CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, ref, A));
     }
@@ -384,7 +418,7 @@ static int make_matrix(int k, test_matrix *t)
         return shaped_csr(&g, &sh, &t->A);
     }
     if (k == 11) { /* 2^19 rows or more: setup tiles of 1024 rows, the row list allocated apart
-                      from the row pointers (spmv/adaptive.c, ROWS_RESERVE) */
+                      from the row pointers (spmv/adaptive_plan.h, ROWS_RESERVE) */
         shape sh = {.n = 600000, .even = 2, .odd = 3, .row = 300001, .len = 3000, .dense = 0};
         snprintf(t->name, sizeof t->name, "random 600000 with a 3000-long row");
         return shaped_csr(&g, &sh, &t->A);
@@ -430,7 +464,7 @@ static void test_emulation(void)
             printf("test_spmv_adaptive: %s: path %d, NT %d, R %d\n", t.name, info.path, info.nt,
                    info.rows_per_group);
             if (k < 4) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM);
-            /* the tuned rule (spmv/adaptive.c): NT >= mean / 2; R = 1 below 2^16 rows */
+            /* the tuned rule (spmv/adaptive_rules.c): NT >= mean / 2; R = 1 below 2^16 rows */
             if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 2);
             /* small: rows over 256 are long, in chunks of 512 */
             if (k == 4) CHECK(info.bin_rows[0] == 1 && info.long_blocks == 40);
@@ -481,12 +515,12 @@ static int offsets_fit(const mpcgi_csr *A)
 }
 
 /* The device plan has the emulation's layout, and 16-bit columns exactly where they fit (not
- * with MPCG_ADAPTIVE_INDEX=32), 2 bytes less per nonzero. */
+ * with adaptive.index=32), 2 bytes less per nonzero. */
 static void check_same_layout(const mpcgi_csr *A, const mpcgi_spmv_plan *emu,
                               const mpcgi_spmv_plan *dev)
 {
     mpcgi_adaptive_info a, b;
-    const char *index = getenv("MPCG_ADAPTIVE_INDEX");
+    const char *index = knob("adaptive.index");
     mpcgi_spmv_adaptive_info(emu->impl, &a);
     mpcgi_spmv_adaptive_info(dev->impl, &b);
     int bits = A->nnz > 0 && offsets_fit(A) && !(index && strcmp(index, "32") == 0) &&
@@ -524,7 +558,7 @@ static void check_same_layout(const mpcgi_csr *A, const mpcgi_spmv_plan *emu,
 
 /* Device vectors of one check. */
 typedef struct dvecs {
-    double *x, *y, *y2, *dot, *p, *pout, *beta;
+    double *x, *y, *y2, *dot;
     float *xf, *yf;
     int *skip;
 } dvecs;
@@ -563,62 +597,25 @@ static void check_dot(const mpcgi_csr *A, mpcgi_spmv_plan *plan, const dvecs *d,
     mpcgi_host_free(y2);
 }
 
-/*
- * apply_direction_dot with r = x, p_i = sin(i), beta = 0.75: p_out is fma(beta, p_i, x_i) to the
- * bit, y the emulation's SpMV of that direction to the bit, the dot close to p_out^T y; with the
- * skip flag set nothing is written.
- */
-static void check_direction(const mpcgi_csr *A, mpcgi_spmv_plan *emu, mpcgi_spmv_plan *plan,
-                            const dvecs *d, const double *x)
+/* The rows slot of a device plan (the solver's persistent loops): the plan's own arrays, fp64,
+ * off the tiles path; NOT_SUPPORTED, without an error, on the tiles path or without fp64. */
+static void check_rows_slot(const mpcgi_csr *A, const mpcgi_spmv_plan *plan, unsigned caps)
 {
-    int64_t n = A->n;
-    size_t b64 = (size_t)n * 8;
-    const double beta = 0.75;
-    double *p, *dir, *ye, *yd, *pd, dot;
-    int flag = 1;
-    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &p));
-    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &dir));
-    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &ye));
-    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &yd));
-    CHECK_OK(gpu, mpcgi_host_alloc(gpu, b64 + 8, &pd));
-    for (int64_t i = 0; i < n; i++)
-        p[i] = sin((double)i), dir[i] = fma(beta, p[i], x[i]);
-    CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, dir, ye));
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, d->p, p, b64, MPCGI_H2D));
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, d->beta, &beta, 8, MPCGI_H2D));
-    poison(d->y2, b64), poison(d->pout, b64), poison(d->dot, 8);
-
-    CHECK_OK(gpu, mpcgi_spmv_apply_direction_dot(gpu, plan, d->x, d->p, d->beta, d->pout, d->y2,
-                                                 d->dot, NULL));
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, yd, d->y2, b64, MPCGI_D2H));
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, pd, d->pout, b64, MPCGI_D2H));
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, &dot, d->dot, 8, MPCGI_D2H));
-    CHECK(memcmp(yd, ye, b64) == 0 && memcmp(pd, dir, b64) == 0);
-    long double ref = 0, scale = 0;
-    for (int64_t i = 0; i < n; i++)
-        ref += (long double)dir[i] * ye[i], scale += fabsl((long double)dir[i] * ye[i]);
-    CHECK(fabsl(dot - ref) <= (long double)(n + 2) * DBL_EPSILON * scale);
-
-    poison(d->y2, b64), poison(d->pout, b64), poison(d->dot, 8);
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, d->skip, &flag, sizeof(int), MPCGI_H2D));
-    CHECK_OK(gpu, mpcgi_spmv_apply_direction_dot(gpu, plan, d->x, d->p, d->beta, d->pout, d->y2,
-                                                 d->dot, d->skip));
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, yd, d->y2, b64, MPCGI_D2H));
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, pd, d->pout, b64, MPCGI_D2H));
-    CHECK_OK(gpu, mpcgi_device_copy(gpu, &dot, d->dot, 8, MPCGI_D2H));
-    CHECK(all_poisoned(yd, b64) && all_poisoned(pd, b64) && all_poisoned(&dot, 8));
-    /* p_out must not be p: the direction is read while it is written */
-    CHECK_STATUS(
-        gpu,
-        mpcgi_spmv_apply_direction_dot(gpu, plan, d->x, d->p, d->beta, d->p, d->y2, d->dot, NULL),
-        n ? MPCG_ERR_INVALID_ARG : MPCG_SUCCESS);
-    mpcg_clear_error(gpu);
-    mpcgi_host_free(p), mpcgi_host_free(dir), mpcgi_host_free(ye), mpcgi_host_free(yd);
-    mpcgi_host_free(pd);
+    mpcgi_adaptive_info in;
+    mpcgi_rows rw;
+    mpcgi_spmv_adaptive_info(plan->impl, &in);
+    mpcg_status st = mpcgi_spmv_rows(plan, &rw);
+    if (in.path == MPCGI_ADAPTIVE_TILES || !(caps & MPCG_CAP_FP64)) {
+        CHECK(st == MPCG_ERR_NOT_SUPPORTED && mpcg_last_error(gpu)[0] == '\0');
+        return;
+    }
+    CHECK(st == MPCG_SUCCESS && rw.kind == MPCGI_ROWS_ADAPTIVE && rw.n == A->n &&
+          rw.nnz == A->nnz && rw.max_len == in.max_len && rw.row_ptr && rw.val && rw.layout);
+    CHECK((rw.col16 != NULL) == (in.index_bits == 16) && (rw.col_idx != NULL) != (rw.col16 != NULL));
 }
 
 /* One pass: fp64 bit-identical to the emulation, fp32 within tolerance of it (bit differences
- * are reported), then apply_dot and apply_direction_dot. */
+ * are reported), then apply_dot. */
 static void check_device_pass(const char *what, const mpcgi_csr *A, mpcgi_spmv_plan *emu,
                               mpcgi_spmv_plan *plan, unsigned caps, const dvecs *d,
                               const double *x, const float *xf)
@@ -652,10 +649,7 @@ static void check_device_pass(const char *what, const mpcgi_csr *A, mpcgi_spmv_p
     if (diff32)
         printf("  note: %s: %lld fp32 rows differ in bits from the emulation\n", what,
                (long long)diff32);
-    if (f64) { /* apply_dot and apply_direction_dot are fp64 */
-        check_dot(A, plan, d, x, yd);
-        check_direction(A, emu, plan, d, x);
-    }
+    if (f64) check_dot(A, plan, d, x, yd); /* apply_dot is fp64 */
     mpcgi_host_free(ye), mpcgi_host_free(yd), mpcgi_host_free(yef), mpcgi_host_free(ydf);
 }
 
@@ -675,29 +669,30 @@ static void check_device(test_matrix *t, int config)
         x[i] = 2 * mpcgi_rng_uniform(&g) - 1, xf[i] = (float)x[i];
     d.x = dev_alloc((size_t)n * 8), d.y = dev_alloc((size_t)n * 8), d.y2 = dev_alloc((size_t)n * 8);
     d.xf = dev_alloc((size_t)n * 4), d.yf = dev_alloc((size_t)n * 4);
-    d.dot = dev_alloc(8), d.skip = dev_alloc(sizeof(int)), d.beta = dev_alloc(8);
-    d.p = dev_alloc((size_t)n * 8), d.pout = dev_alloc((size_t)n * 8);
+    d.dot = dev_alloc(8), d.skip = dev_alloc(sizeof(int));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d.x, x, (size_t)n * 8, MPCGI_H2D));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d.xf, xf, (size_t)n * 4, MPCGI_H2D));
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
     /* the tiles configs also with one precision: their setup keeps its sort buffers in the
-     * values' buffers of the precisions there are (spmv/adaptive.c, tiles_device) */
+     * values' buffers of the precisions there are (spmv/adaptive_tiles_setup.c) */
     const unsigned cap_sets[3] = {both, MPCG_CAP_FP64, MPCG_CAP_FP32};
     const int sets = config >= 6 && config <= 8 ? 3 : 1;
     for (int cs = 0; cs < sets; cs++) {
         mpcgi_spmv_plan *emu = NULL, *plan = NULL;
         set_config(config);
-        CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, cap_sets[cs], NULL, &emu));
-        CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_adaptive, A, cap_sets[cs], NULL, &plan));
+        CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, A, cap_sets[cs], &opts, &emu));
+        CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_adaptive, A, cap_sets[cs], &opts, &plan));
         if (emu && plan) {
             char what[96];
             snprintf(what, sizeof what, "%s (config %d, precisions %u)", t->name, config,
                      cap_sets[cs]);
             check_same_layout(A, emu, plan);
+            check_rows_slot(A, plan, cap_sets[cs]);
             for (int pass = 0; pass < 2; pass++) {
                 check_device_pass(what, A, emu, plan, cap_sets[cs], &d, x, xf);
                 for (int64_t k = 0; k < A->nnz; k++)
                     A->val[k] = 1.5 * A->val[k] - 0.125;
+                if (A->val32) CHECK_OK(cpu, mpcgi_csr_fill_val32(cpu, A)); /* A's own copy */
                 CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, emu, A));
                 CHECK_OK(gpu, mpcgi_spmv_plan_update_values(gpu, plan, A));
             }
@@ -708,7 +703,6 @@ static void check_device(test_matrix *t, int config)
     mpcgi_device_free(gpu, d.x), mpcgi_device_free(gpu, d.y), mpcgi_device_free(gpu, d.y2);
     mpcgi_device_free(gpu, d.xf), mpcgi_device_free(gpu, d.yf);
     mpcgi_device_free(gpu, d.dot), mpcgi_device_free(gpu, d.skip);
-    mpcgi_device_free(gpu, d.p), mpcgi_device_free(gpu, d.pout), mpcgi_device_free(gpu, d.beta);
     mpcgi_host_free(x), mpcgi_host_free(xf);
     set_config(0);
 }
@@ -747,11 +741,11 @@ static void check_rows_rule(mpcg_context *ctx)
                 CHECK(shaped_csr(&g, &sh, &t.A) == 0);
             }
             set_config(0);
-            if (index32) setenv("MPCG_ADAPTIVE_INDEX", "32", 1);
+            if (index32) CHECK_OK(cpu, mpcgi_options_set_text(cpu, &opts, "adaptive.index", "32"));
             mpcgi_spmv_plan *plan = NULL;
             mpcgi_adaptive_info info;
             CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &t.A, MPCG_CAP_FP64,
-                                                 NULL, &plan));
+                                                 &opts, &plan));
             if (plan) {
                 int want = k == 1 ? 1 : 2;
                 mpcgi_spmv_adaptive_info(plan->impl, &info);

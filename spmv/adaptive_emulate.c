@@ -1,0 +1,41 @@
+/* spmv/adaptive_emulate.c: the CPU emulation of the adaptive backend's kernels (apply_host) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "spmv/adaptive_plan.h"
+
+#define EMU_T double
+#define EMU_FMA fma
+#define EMU(name) name##_f64
+#include "spmv/adaptive_impl.h"
+#undef EMU_T
+#undef EMU_FMA
+#undef EMU
+
+#define EMU_T float
+#define EMU_FMA fmaf
+#define EMU(name) name##_f32
+#include "spmv/adaptive_impl.h"
+#undef EMU_T
+#undef EMU_FMA
+#undef EMU
+
+/* fp32 reads the matrix's own fp32 values (A->val32, made by the dispatcher with the plan). */
+mpcg_status mpcgi_adaptive_emulate(mpcg_context *ctx, const adaptive_plan *p, mpcg_precision prec,
+                                   const void *x, void *y)
+{
+    mpcgi_adaptive_launch l32;
+    if (p->L.path == MPCGI_ADAPTIVE_TILES) {
+        if (prec == MPCG_PRECISION_FP64) return emulate_tiles_f64(ctx, p, p->A->val, x, y);
+        return emulate_tiles_f32(ctx, p, p->A->val32, x, y);
+    }
+    if (prec == MPCG_PRECISION_FP64) {
+        emulate_f64(p, &p->L, p->A->val, x, y, p->h.part);
+    } else {
+        mpcgi_adaptive_fp32_launch(p, &l32);
+        emulate_f32(p, &l32, p->A->val32, x, y, (float *)p->h.part);
+    }
+    return MPCG_SUCCESS;
+}
