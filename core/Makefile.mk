@@ -3,6 +3,8 @@ libmpcgi_la_SOURCES += core/error.c core/error.h core/context.c core/context.h \
 	core/alloc.c core/alloc.h core/csr.c core/csr.h core/matrix.c core/matrix.h \
 	core/timer.c core/timer.h core/rng.h core/device.h core/vec.c core/vec.h \
 	core/options.c core/options.h
+# mpcg_matrix_describe, mpcg_device_count
+libmpcgi_la_SOURCES += core/describe.c
 # the device layer: CUDA (context, memory, vector kernels) or the CPU-only stub
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/cuda_check.h \

@@ -188,19 +188,36 @@ int64_t mpcgi_csr_find(const mpcgi_csr *A, int64_t i, int32_t j)
     return -1;
 }
 
-mpcg_status mpcgi_csr_check_symmetric(const mpcg_context *ctx, const mpcgi_csr *A)
+void mpcgi_csr_symmetry(const mpcgi_csr *A, int full, mpcgi_symmetry *s)
 {
+    *s = (mpcgi_symmetry){1, 1, 1, 0, -1, -1};
     for (int64_t i = 0; i < A->n; i++)
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
             int32_t j = A->col_idx[k];
             int64_t t = mpcgi_csr_find(A, j, (int32_t)i);
-            double aji = t < 0 ? 0.0 : A->val[t];
-            MPCG_ENSURE(ctx, aji == A->val[k], MPCG_ERR_INVALID_ARG,
-                        "matrix is not symmetric: A(%lld, %d) = %.17g but A(%d, %lld) = %.17g "
-                        "(1-based)",
-                        (long long)i + 1, j + 1, A->val[k], j + 1, (long long)i + 1, aji);
+            double a = A->val[k], at = t < 0 ? 0.0 : A->val[t];
+            if (t < 0) s->structural = 0;
+            if (a != -at) s->skew = 0;
+            if (a != at) {
+                s->symmetric = 0;
+                if (!s->mismatched++) s->first_i = i, s->first_j = j;
+                if (!full) return;
+            }
         }
-    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_csr_check_symmetric(const mpcg_context *ctx, const mpcgi_csr *A)
+{
+    mpcgi_symmetry s;
+    mpcgi_csr_symmetry(A, 0, &s);
+    if (s.symmetric) return MPCG_SUCCESS;
+    int64_t i = s.first_i, t = mpcgi_csr_find(A, i, (int32_t)s.first_j);
+    int32_t j = (int32_t)s.first_j;
+    int64_t u = mpcgi_csr_find(A, j, (int32_t)i);
+    MPCG_FAIL(ctx, MPCG_ERR_INVALID_ARG,
+              "matrix is not symmetric: A(%lld, %d) = %.17g but A(%d, %lld) = %.17g (1-based)",
+              (long long)i + 1, j + 1, A->val[t], j + 1, (long long)i + 1,
+              u < 0 ? 0.0 : A->val[u]);
 }
 
 void mpcgi_csr_diag_stats(const mpcgi_csr *A, mpcgi_diag_stats *s)

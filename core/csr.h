@@ -23,6 +23,15 @@ typedef struct mpcgi_diag_stats {
     int64_t first_missing, first_zero, first_negative; /* 0-based rows, -1 if none */
 } mpcgi_diag_stats;
 
+/* How A relates to its transpose (a missing entry counts as zero), from mpcgi_csr_symmetry. */
+typedef struct mpcgi_symmetry {
+    int symmetric;            /* A(i,j) == A(j,i) for all i, j */
+    int skew;                 /* A(i,j) == -A(j,i) for all i, j (so a zero diagonal) */
+    int structural;           /* (i,j) stored iff (j,i) stored */
+    int64_t mismatched;       /* stored entries with A(i,j) != A(j,i) */
+    int64_t first_i, first_j; /* the first of them in row order (0-based), -1 if none */
+} mpcgi_symmetry;
+
 /* Largest n the library accepts: column indices are int32. */
 #define MPCGI_MAX_N INT32_MAX
 
@@ -51,6 +60,10 @@ void mpcgi_csr_sort_row(int32_t *col, double *val, int64_t len);
 mpcg_status mpcgi_csr_check_finite(const mpcg_context *ctx, const mpcgi_csr *A);
 /* Position of column j in row i (columns sorted), or -1 if A(i, j) is not stored. */
 int64_t mpcgi_csr_find(const mpcgi_csr *A, int64_t i, int32_t j);
+/* The one symmetry scan (mpcg_matrix_check and mpcg_matrix_describe): exact comparisons of each
+ * stored A(i,j) with A(j,i). full = 0 stops at the first mismatch (then only symmetric, first_i
+ * and first_j are meaningful); full = 1 scans everything and fills every field. */
+void mpcgi_csr_symmetry(const mpcgi_csr *A, int full, mpcgi_symmetry *s);
 /* MPCG_ERR_INVALID_ARG naming the first entry with A(i,j) != A(j,i) (exact comparison). */
 mpcg_status mpcgi_csr_check_symmetric(const mpcg_context *ctx, const mpcgi_csr *A);
 /* Count missing, zero and negative diagonal entries. */

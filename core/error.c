@@ -151,6 +151,21 @@ const char *mpcg_last_error(const mpcg_context *ctx)
     return *set ? buf : "";
 }
 
+size_t mpcg_last_error_message(const mpcg_context *ctx, char *buf, size_t size)
+{
+    /* mpcgi_error_set wrote "<file>:<line>: <function>: <message>"; frames follow a newline */
+    const char *msg = mpcg_last_error(ctx), *text = msg;
+    if (ctx && !mpcgi_context_valid(ctx)) text = msg; /* "invalid context": no location */
+    else if (*msg) {
+        const char *p = strstr(msg, ": ");
+        p = p ? strstr(p + 2, ": ") : NULL;
+        text = p ? p + 2 : msg;
+    }
+    size_t len = strcspn(text, "\n");
+    if (buf && size > 0) snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), text);
+    return len;
+}
+
 void mpcg_clear_error(mpcg_context *ctx)
 {
     char *buf;

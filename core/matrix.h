@@ -16,6 +16,10 @@ struct mpcg_matrix {
     mpcgi_csr csr;
     char name[256];          /* file base name or generator spec, for reports */
     uint64_t values_version; /* incremented by mpcg_matrix_update_values */
+    /* the Matrix Market banner's words and entry count when read from a file
+     * (mpcgi_matrix_set_file; mpcg_matrix_describe); format[0] == '\0' otherwise */
+    char file_format[16], file_field[16], file_symmetry[16];
+    int64_t file_entries;
 };
 
 int mpcgi_matrix_valid(const mpcg_matrix *A);
@@ -24,5 +28,10 @@ int mpcgi_matrix_valid(const mpcg_matrix *A);
  * On failure *csr is freed. */
 mpcg_status mpcgi_matrix_wrap(mpcg_context *ctx, mpcgi_csr *csr, const char *name,
                               mpcg_matrix **out);
+
+/* Record the file facts A was read from: the banner's format, field and symmetry words and the
+ * entries listed in the file (core/describe.c). */
+void mpcgi_matrix_set_file(mpcg_matrix *A, const char *format, const char *field,
+                           const char *symmetry, int64_t entries);
 
 #endif /* MPCG_CORE_MATRIX_H */

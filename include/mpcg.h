@@ -271,6 +271,22 @@ MPCG_API mpcg_status mpcg_context_set_log(mpcg_context *ctx, mpcg_log_level leve
  */
 MPCG_API const char *mpcg_last_error(const mpcg_context *ctx);
 
+/**
+ * The message of the recorded failure alone, as a program shows it to its user: without the
+ * "<file>:<line>: <function>: " location and without the "called from" frames of
+ * mpcg_last_error(). For a parse error that is "path:line: what is wrong"; for a bad option,
+ * "unknown option 'x'; the options are: ...".
+ * @param[in]  ctx   a context, or NULL for the thread's mpcg_context_create() failure.
+ * @param[out] buf   host buffer for the text, always NUL-terminated (truncated to size - 1
+ *                   characters); may be NULL with size 0 to ask for the length.
+ * @param[in]  size  bytes of buf.
+ * @return the length of the whole message (as snprintf: a return >= size means it was
+ *         truncated); 0 and "" when no failure is recorded.
+ * Thread safety: as mpcg_last_error().
+ * @see mpcg_last_error, mpcg_clear_error
+ */
+MPCG_API size_t mpcg_last_error_message(const mpcg_context *ctx, char *buf, size_t size);
+
 /** Forget the recorded error so the next failure's message is kept. Accepts NULL. */
 MPCG_API void mpcg_clear_error(mpcg_context *ctx);
 
@@ -364,6 +380,49 @@ enum {
  *         value, or A(i,j) != A(j,i) with MPCG_CHECK_SYMMETRY).
  */
 MPCG_API mpcg_status mpcg_matrix_check(const mpcg_matrix *A, unsigned flags);
+
+/**
+ * What mpcg_matrix_describe() finds about a matrix (`cgsolve --info`). Rows and columns are
+ * 0-based here (reports add 1). A plain output struct: fields are only ever added at the end,
+ * never reordered or removed.
+ */
+typedef struct mpcg_matrix_facts {
+    int64_t n;                      /**< rows = columns */
+    int64_t nnz;                    /**< stored nonzeros of the expanded matrix */
+    int64_t nnz_stored;             /**< entries listed in the file (a coordinate file's declared
+                                         count, every value of an array file); nnz otherwise */
+    int from_file;                  /**< 1 if read by mpcg_matrix_read_mm (the words below are
+                                         its banner's), 0 for generated or created matrices */
+    char format[16];                /**< "coordinate" or "array"; "" unless from_file */
+    char field[16];                 /**< "real", "integer" or "pattern"; "" unless from_file */
+    char declared_symmetry[16];     /**< "general", "symmetric" or "skew-symmetric"; "" unless
+                                         from_file */
+    int symmetric;                  /**< A(i,j) == A(j,i) exactly (a missing entry counts as 0) */
+    int skew_symmetric;             /**< A(i,j) == -A(j,i) for all i, j */
+    int structurally_symmetric;     /**< (i,j) is stored exactly when (j,i) is */
+    int64_t asymmetric_entries;     /**< stored entries with A(i,j) != A(j,i) */
+    int64_t first_asymmetric_row;   /**< the first of them in row order; -1 if none */
+    int64_t first_asymmetric_col;   /**< its column; -1 if none */
+    int64_t diag_positive, diag_missing, diag_zero, diag_negative; /**< they sum to n */
+    int64_t first_missing, first_zero, first_negative; /**< first such row; -1 if none */
+    int64_t row_nnz_min, row_nnz_max; /**< nonzeros of the shortest and longest row */
+    int64_t empty_rows;             /**< rows without a stored entry */
+    double row_nnz_mean;            /**< nnz / n */
+    double row_nnz_stddev;          /**< population standard deviation of the row lengths */
+} mpcg_matrix_facts;
+
+/**
+ * Describe A: size, the file's banner (when read from a file), how A relates to its transpose,
+ * the diagonal and the row lengths. One pass of the same symmetry scan as
+ * mpcg_matrix_check(A, MPCG_CHECK_SYMMETRY), which this call does not fail on: a non-symmetric
+ * A is a fact here, not an error. O(nnz log(nnz / n)) on the host; never touches a GPU.
+ * @param[in]  A    a matrix.
+ * @param[out] out  the facts (host).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (invalid A, out NULL).
+ * Thread safety: safe with other read-only calls on A.
+ * @see mpcg_matrix_check, mpcg_backend_describe
+ */
+MPCG_API mpcg_status mpcg_matrix_describe(const mpcg_matrix *A, mpcg_matrix_facts *out);
 
 /**
  * Write the matrix as "%%MatrixMarket matrix coordinate real general", 1-based, row by row,
@@ -533,6 +592,49 @@ MPCG_API int mpcg_backend_count(void);
 
 /** Describe backend i in [0, mpcg_backend_count()). @return MPCG_ERR_INVALID_ARG otherwise. */
 MPCG_API mpcg_status mpcg_backend_get(int i, mpcg_backend_info *info);
+
+/**
+ * What a backend's analysis of a matrix chooses (mpcg_backend_describe). A plain output struct:
+ * fields are only ever added at the end, never reordered or removed.
+ */
+typedef struct mpcg_backend_layout {
+    const char *name;     /**< registry name of the backend ("auto" resolved); static storage */
+    mpcg_status status;   /**< MPCG_SUCCESS, or why the backend cannot hold A (e.g.
+                               MPCG_ERR_NOT_SUPPORTED: more nonzeros than its 32-bit indices) */
+    char storage[256];    /**< the layout in words, e.g. "CSR, uniform path: 4 threads per
+                               row"; "" unless status is MPCG_SUCCESS */
+    char message[256];    /**< why not (the message without its source location); "" on
+                               success */
+    size_t bytes_matrix;  /**< bytes of A one fp64 SpMV reads in that layout; 0 on failure */
+    double padding_ratio; /**< stored entries / nnz of that layout (1 for CSR); 0 on failure */
+} mpcg_backend_layout;
+
+/**
+ * Run a backend's analysis of A on the host, with the default options and fp64 values, and say
+ * what it would store, without setting up a solver or touching a GPU (`cgsolve --info`). For
+ * a GPU backend the host analysis takes the decisions its device setup takes.
+ * A backend that cannot hold A is not a failure of this call: out->status and out->message say
+ * why, and A's context keeps the error it had.
+ * @param[in]  A        a matrix.
+ * @param[in]  backend  a registry name (mpcg_backend_get) or "auto" (resolved for A's context).
+ * @param[out] out      the layout (host).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (invalid A, out NULL, unknown backend: the message
+ *         lists the known ones).
+ * Thread safety: safe with other read-only calls on A.
+ * @see mpcg_backend_get, mpcg_matrix_describe
+ */
+MPCG_API mpcg_status mpcg_backend_describe(const mpcg_matrix *A, const char *backend,
+                                           mpcg_backend_layout *out);
+
+/**
+ * The backend "auto" resolves to on a context of this kind (mpcg_solver_set_spmv), e.g. "cpu"
+ * for MPCG_DEVICE_CPU. Static storage; NULL if this build has no backend for that kind (a GPU
+ * in a build without CUDA) or kind is not a mpcg_device_kind. Thread safety: safe.
+ */
+MPCG_API const char *mpcg_backend_auto(mpcg_device_kind kind);
+
+/** Number of usable GPUs on this machine (0 in a build without CUDA). Thread safety: safe. */
+MPCG_API int mpcg_device_count(void);
 
 #ifdef __cplusplus
 }

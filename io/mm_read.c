@@ -122,6 +122,15 @@ mpcg_status mpcg_matrix_read_mm(mpcg_context *ctx, const char *path, mpcg_matrix
     mpcgi_coo_free(&c);
     base_name(path, name, sizeof name);
     MPCG_TRY(ctx, st, mpcgi_matrix_wrap(ctx, &csr, name, out));
+    /* the banner, for mpcg_matrix_describe (the words as the file's banner has them) */
+    mpcgi_matrix_set_file(*out, h.format == MPCGI_MM_ARRAY ? "array" : "coordinate",
+                          h.field == MPCGI_MM_PATTERN   ? "pattern"
+                          : h.field == MPCGI_MM_INTEGER ? "integer"
+                                                        : "real",
+                          h.symmetry == MPCGI_MM_SKEW        ? "skew-symmetric"
+                          : h.symmetry == MPCGI_MM_SYMMETRIC ? "symmetric"
+                                                             : "general",
+                          h.entries);
 done:
     mpcgi_lines_close(&r);
     mpcgi_coo_free(&c);

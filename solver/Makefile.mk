@@ -8,8 +8,7 @@ libmpcgi_la_SOURCES += solver/cg_fused_stub.c
 endif
 
 bin_PROGRAMS += cgsolve
-cgsolve_SOURCES = solver/cgsolve.c solver/cgsolve.h solver/cgsolve_report.c \
-	solver/cgsolve_info.c
-# the internals (not libmpcg.la's public API): --info reads the file's header and runs each
-# backend's analysis
-cgsolve_LDADD = libmpcgi.la $(LIBS)
+cgsolve_SOURCES = solver/cgsolve.c solver/cgsolve.h solver/cgsolve_args.c \
+	solver/cgsolve_report.c solver/cgsolve_info.c
+# the public API only, as any user program (test/test_cgsolve.sh checks its objects)
+cgsolve_LDADD = libmpcg.la $(LIBS)

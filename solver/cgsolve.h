@@ -18,6 +18,8 @@ enum {
     EXIT_FAILURE_OTHER = 4
 };
 
+#define CGSOLVE_MAX_SET 64 /* -O key=value options per run */
+
 typedef struct options {
     const char *matrix, *generate, *rhs_file, *rhs_kind, *x0_file, *out_file, *json_file;
     const char *spmv, *device;
@@ -28,9 +30,14 @@ typedef struct options {
     uint64_t seed;
     int quiet, check_symmetry;
     int info;                   /* --info: read, validate and describe A; no solve */
-    int verbose;                /* --verbose: full library error messages */
+    int verbose;                /* --verbose: full library error messages, the CG variant */
     int memory_limit_set;       /* --device-memory-limit given */
     size_t device_memory_limit; /* its value in bytes (0: no limit) */
+    int precision_set;          /* --precision given */
+    mpcg_precision precision;   /* its value (passed to mpcg_solver_set_precision) */
+    int threads;                /* --threads: OpenMP threads of the CPU path; 0: not given */
+    int nset;                   /* -O key=value, applied in order with mpcg_solver_set_option */
+    const char *set[CGSOLVE_MAX_SET];
 } options;
 
 /* What cgsolve found about A beyond the library's checks (reported in the JSON). */
@@ -43,9 +50,22 @@ typedef struct cgsolve_checks {
  * source location and call frames) and return the exit status for st. */
 int cgsolve_fail(const mpcg_context *ctx, const options *o, mpcg_status st, const char *what);
 
-/* The text of a library message without its "<file>:<line>: <function>: " prefix and without
- * the "called from" frames: *len characters from the returned pointer. */
-const char *cgsolve_error_text(const char *msg, int *len);
+/* Parse the command line (solver/cgsolve_args.c): -1 to go on, else the exit status (--help,
+ * --version, --list-backends, --help-options, or a usage error, already printed). */
+int cgsolve_parse_args(int argc, char **argv, options *o);
+
+/* Apply --precision and every -O key=value to S, in order; the exit status of the first that
+ * fails (its message printed: 2 for a bad option), or -1. */
+int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o);
+
+/* Check that an output path can be written, before anything is solved, without changing it: an
+ * existing file is opened for writing (not truncated), a missing one is created and removed.
+ * -1 if it can, else EXIT_INPUT (message printed). */
+int cgsolve_check_writable(const char *option, const char *path);
+
+/* Read or generate A (o->matrix or o->generate) with the library's status in *st: -1, or the
+ * exit status (message printed; 2 for a generator spec the library does not know). */
+int cgsolve_load_matrix(mpcg_context *ctx, const options *o, mpcg_matrix **A, mpcg_status *st);
 
 /* The matrix name for reports: the file's base name, or the generator spec. */
 const char *cgsolve_matrix_label(const options *o);
@@ -53,6 +73,9 @@ const char *cgsolve_matrix_label(const options *o);
 /* The human summary on stdout (stderr when the JSON report goes to stdout). */
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                            const mpcg_info *info);
+
+/* Where the human output goes: stderr when the JSON report goes to stdout (--json=-). */
+FILE *cgsolve_human_stream(const options *o);
 
 /* The JSON report (docs/json-report.md) to o->json_file ("-": stdout). 0 on a write error
  * (message printed). */

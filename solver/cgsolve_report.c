@@ -26,16 +26,24 @@ static double achieved_gbs(const mpcg_info *info)
     return info->bytes_per_iteration * (double)info->iterations / info->solve_time_s * 1e-9;
 }
 
+FILE *cgsolve_human_stream(const options *o)
+{
+    /* with --json - the report owns stdout; the summary and the monitor go to stderr */
+    return o->json_file && strcmp(o->json_file, "-") == 0 ? stderr : stdout;
+}
+
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                            const mpcg_info *info)
 {
-    /* with --json - the report owns stdout; the summary goes to stderr */
-    FILE *f = o->json_file && strcmp(o->json_file, "-") == 0 ? stderr : stdout;
+    FILE *f = cgsolve_human_stream(o);
     fprintf(f, "matrix      %s: n = %lld, nnz = %lld\n", cgsolve_matrix_label(o),
            (long long)mpcg_matrix_n(A), (long long)mpcg_matrix_nnz(A));
     fprintf(f, "device      %s\n", mpcg_context_device_name(ctx));
     fprintf(f, "solver      cg, spmv %s, precision %s, tol %.3g\n", info->backend,
            precision_name(info->precision), o->tol);
+    if (o->verbose) /* empty where the library does not say (it chooses at setup) */
+        fprintf(f, "variant     %s (%s)\n", info->variant[0] ? info->variant : "unknown",
+                info->variant_reason[0] ? info->variant_reason : "no reason given");
     fprintf(f, "result      %s (%s)\n", info->converged ? "converged" : "NOT converged",
            mpcg_reason_string(info->reason));
     fprintf(f, "iterations  %lld\n", (long long)info->iterations);
@@ -107,7 +115,12 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     fprintf(f, ", \"maxit\": ");
     if (o->maxit >= 0) fprintf(f, "%lld", (long long)o->maxit);
     else fputs("null", f);
-    fprintf(f, ", \"initial_guess\": \"%s\"},\n", o->x0_file ? "provided" : "zero");
+    fprintf(f, ", \"initial_guess\": \"%s\",\n             \"variant\": ",
+            o->x0_file ? "provided" : "zero");
+    cgsolve_json_str(f, info->variant);
+    fprintf(f, ", \"variant_reason\": ");
+    cgsolve_json_str(f, info->variant_reason);
+    fprintf(f, "},\n");
     fprintf(f, "  \"result\": {\"converged\": %s, \"reason\": ", info->converged ? "true" : "false");
     cgsolve_json_str(f, mpcg_reason_name(info->reason));
     fprintf(f, ", \"iterations\": %lld, \"true_relres\": ", (long long)info->iterations);

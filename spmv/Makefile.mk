@@ -1,5 +1,6 @@
 # spmv/Makefile.mk: the SpMV backend table, dispatcher, registry and backends
 libmpcgi_la_SOURCES += spmv/spmv.h spmv/spmv.c spmv/registry.c spmv/cpu.c spmv/rows.h
+libmpcgi_la_SOURCES += spmv/describe.c
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += spmv/cusparse.c
 # adaptive: CSR-vector with NT threads per row and row binning (seed 003); docs/backends.md

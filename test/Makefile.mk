@@ -42,6 +42,10 @@ test_test_options_SOURCES = test/test_options.c
 test_test_options_LDADD = $(TEST_LDADD)
 test_test_io_generate_SOURCES = test/test_io_generate.c
 test_test_io_generate_LDADD = $(TEST_LDADD)
+# the describe calls of the public API (cgsolve --info)
+MPCG_C_TESTS += test/test_describe
+test_test_describe_SOURCES = test/test_describe.c
+test_test_describe_LDADD = $(TEST_LDADD)
 
 MPCG_SH_TESTS = test/test_cgsolve.sh test/test_scipy_crosscheck.sh test/test_symbols.sh \
 	test/test_readme_example.sh test/test_io_scipy.sh test/test_install.sh test/test_refs.sh

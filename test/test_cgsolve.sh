@@ -25,14 +25,22 @@ expect() {
 # usage and information
 expect 0 '^usage: cgsolve' -- --help
 expect 0 '^cgsolve \(mpcg\) [0-9]+\.[0-9]+\.[0-9]+$' -- --version
-expect 0 '^cpu +fp64,fp32 +cpu +yes' -- --list-backends
+expect 0 '^cpu +fp64 +cpu +yes' -- --list-backends
+# only what a solve runs: fp64 (fp32 SpMV kernels exist, fp32 solves do not yet)
+if "$cg" --list-backends | grep -q 'fp32'; then
+    echo "FAIL: --list-backends advertises fp32"; "$cg" --list-backends; fail=1
+fi
 expect 2 'no matrix: give A.mtx or --generate' --
 expect 2 'unknown option --nosuch' -- --nosuch "$data/nos4.mtx"
 expect 2 'option --tol needs a value' -- "$data/nos4.mtx" --tol
 expect 2 '--tol=2: expected a number in \(0, 1\)' -- --tol=2 "$data/nos4.mtx"
 expect 2 '--rhs=zeros: expected ones, random or Aones' -- --rhs=zeros "$data/nos4.mtx"
 expect 2 'give either A.mtx or --generate, not both' -- --generate=poisson2d:4 "$data/nos4.mtx"
-expect 2 '--precision=fp32: this version solves in fp64 only' -- --precision=fp32 "$data/nos4.mtx"
+expect 2 '--precision=fp16: expected fp64, fp32 or mixed' -- --precision=fp16 "$data/nos4.mtx"
+# fp32 and mixed reach the library, which says they do not run yet (exit 3, its message)
+expect 3 'fp64' -- --device=cpu --precision=fp32 "$data/nos4.mtx"
+expect 3 'fp64' -- --device=cpu --precision=mixed "$data/nos4.mtx"
+expect 0 'precision fp64' -- --device=cpu --precision=fp64 "$data/nos4.mtx"
 
 # solves
 expect 0 'result +converged' -- --device=cpu "$data/gr_30_30.mtx"
@@ -52,8 +60,13 @@ expect 3 'bad.mtx:4: .*row index 3 out of range' -- --device=cpu "$tmp/bad.mtx"
 printf '%%%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1.0 0.0\n' > "$tmp/cx.mtx"
 expect 3 'cx.mtx:1: .*complex' -- --device=cpu "$tmp/cx.mtx"
 expect 3 'cannot open .*nosuch.mtx' -- --device=cpu "$tmp/nosuch.mtx"
-expect 3 'bad-spec' -- --device=cpu --generate=bad-spec
-expect 3 'unknown SpMV backend "nosuch"' -- --device=cpu --spmv=nosuch "$data/nos4.mtx"
+expect 2 '--generate=bad-spec: expected NAME:N' -- --device=cpu --generate=bad-spec
+expect 2 "unknown matrix generator in spec 'nosuch:4'" -- --device=cpu --generate=nosuch:4
+expect 2 "poisson3d:0" -- --device=cpu --generate=poisson3d:0
+expect 2 '--spmv=nosuch: unknown SpMV backend \(this build has: auto, cpu' -- \
+    --device=cpu --spmv=nosuch "$data/nos4.mtx"
+expect 2 '--device=gpu: expected auto, cpu, cuda or cuda:N' -- --device=gpu "$data/nos4.mtx"
+expect 2 '--device=cuda:x: expected auto, cpu, cuda or cuda:N' -- --device=cuda:x "$data/nos4.mtx"
 printf '%%%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n' > "$tmp/b3.mtx"
 expect 3 'right-hand side .* has 3 entries, but A has 100 rows' -- \
     --device=cpu -b "$tmp/b3.mtx" "$data/nos4.mtx"
@@ -116,6 +129,66 @@ else
     echo "FAIL: --check-interval changed the result"; grep -h '^iterations' "$tmp"/k*; fail=1
 fi
 
+# -O KEY=VALUE and --help-options (the keys, defaults and ranges come from the library)
+expect 0 '^cg\.variant +auto +auto, host' -- --help-options
+expect 0 '^cg\.check_interval +0 ' -- --help-options
+expect 0 'result +converged' -- --device=cpu -O cg.check_interval=4 -O cg.variant=auto "$data/nos4.mtx"
+expect 2 "unknown option 'nosuch\.key'; the options are: .*cg\.variant" -- \
+    --device=cpu -O nosuch.key=1 "$data/nos4.mtx"
+expect 2 'cg\.variant=bogus: expected one of auto, host' -- --device=cpu -O cg.variant=bogus "$data/nos4.mtx"
+expect 2 'cg\.check_interval.*-1' -- --device=cpu -O cg.check_interval=-1 "$data/nos4.mtx"
+expect 2 '-O cg\.variant: expected KEY=VALUE' -- --device=cpu -O cg.variant "$data/nos4.mtx"
+# a bad -O fails before the matrix is read (a missing file would otherwise say exit 3)
+expect 2 "unknown option 'nosuch'" -- --device=cpu -O nosuch=1 "$tmp/missing.mtx"
+expect 2 '--info describes A with the default options' -- --info -O cg.variant=host "$data/nos4.mtx"
+
+# -v: the CG variant that ran, and why (JSON: solver.variant, solver.variant_reason)
+expect 0 '^variant ' -- --device=cpu -v "$data/nos4.mtx"
+
+# --threads=N: the CPU path's OpenMP threads (the context reports them where built with OpenMP)
+expect 0 'result +converged' -- --device=cpu --threads=2 "$data/nos4.mtx"
+expect 0 '^device +cpu \(1 OpenMP thread\)|^device +cpu$' -- --device=cpu --threads=1 "$data/nos4.mtx"
+expect 2 '--threads=0: expected an integer in \[1, 65536\]' -- --threads=0 "$data/nos4.mtx"
+expect 2 '--threads=x: expected an integer' -- --threads=x "$data/nos4.mtx"
+
+# -o and --json paths are checked before anything is read or solved: a file that does not
+# exist (it would be read after the path check) shows the path failed first; an existing
+# report file is not truncated by the check
+expect 3 '-o .*nodir/x\.mtx: cannot write' -- --device=cpu -o "$tmp/nodir/x.mtx" "$tmp/missing.mtx"
+expect 3 '--json .*nodir/r\.json: cannot write' -- --device=cpu --json "$tmp/nodir/r.json" "$tmp/missing.mtx"
+expect 3 "-o $tmp: cannot write" -- --device=cpu -o "$tmp" "$tmp/missing.mtx"
+echo keep >"$tmp/keep.json"
+"$cg" --device=cpu --json "$tmp/keep.json" "$tmp/missing.mtx" >/dev/null 2>&1
+if [ "`cat "$tmp/keep.json"`" != keep ]; then echo "FAIL: the path check changed $tmp/keep.json"; fail=1; fi
+"$cg" --device=cpu -o "$tmp/new.mtx" "$tmp/missing.mtx" >/dev/null 2>&1
+if [ -e "$tmp/new.mtx" ]; then echo "FAIL: the path check left $tmp/new.mtx behind"; fail=1; fi
+
+# --json=- --monitor: stdout is the JSON alone, the monitor lines go to stderr
+if command -v python3 >/dev/null; then
+    "$cg" --device=cpu --json=- --monitor=1 "$data/nos4.mtx" >"$tmp/mon.json" 2>"$tmp/mon.err"
+    if python3 -c 'import json,sys; json.load(sys.stdin)' <"$tmp/mon.json" &&
+       grep -Eq 'iteration +1  recurrence relres' "$tmp/mon.err"; then
+        echo "ok: --json=- --monitor=1 keeps stdout JSON, the monitor on stderr"
+    else
+        echo "FAIL: --json=- --monitor=1"; cat "$tmp/mon.json" "$tmp/mon.err"; fail=1
+    fi
+fi
+
+# cgsolve is a program of the public API: its objects call no internal mpcgi_ symbol and
+# include no internal header
+objs=`ls "$top_builddir"/solver/cgsolve*.o 2>/dev/null`
+if [ -n "$objs" ] && command -v nm >/dev/null; then
+    internal=`nm -u $objs | grep 'mpcgi_'`
+    if [ -n "$internal" ]; then
+        echo "FAIL: cgsolve uses internal symbols:"; echo "$internal"; fail=1
+    else
+        echo "ok: cgsolve's objects use public symbols only"
+    fi
+fi
+if grep -nE '#include "(core|spmv|io)/' "$top_srcdir"/solver/cgsolve*.c "$top_srcdir"/solver/cgsolve.h; then
+    echo "FAIL: cgsolve includes internal headers"; fail=1
+fi
+
 # --info: validates and describes without solving
 expect 0 'symmetry +symmetric$' -- --info "$data/nos4.mtx"
 expect 0 'size +n = 100, nnz = 594 expanded, 347 stored in the file' -- --info "$data/nos4.mtx"
@@ -167,6 +240,7 @@ assert {k: r["matrix"][k] for k in ("name", "n", "nnz")} == \
 assert r["result"]["converged"] is True and r["result"]["true_relres"] <= 1e-8
 assert r["result"]["reason"] == "MPCG_CONVERGED_RTOL"
 assert r["mode"] == "solve" and r["warnings"] == [] and r["matrix"]["symmetric"] is True
+assert isinstance(r["solver"]["variant"], str) and isinstance(r["solver"]["variant_reason"], str)
 print("ok: JSON report has every field")
 PYEOF
     # the non-symmetry warning is in the report too

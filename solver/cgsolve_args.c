@@ -1,0 +1,374 @@
+/* solver/cgsolve_args.c: cgsolve's command line: usage, parsing and checking, the listings */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpcg.h"
+
+#include "solver/cgsolve.h"
+
+static const char usage_text[] =
+    "usage: cgsolve [options] A.mtx\n"
+    "       cgsolve [options] --generate=SPEC\n"
+    "       cgsolve --info [--json=FILE] A.mtx\n"
+    "Solve A x = b with the conjugate gradient method; A must be symmetric positive definite.\n"
+    "\n"
+    "input:\n"
+    "  A.mtx                 Matrix Market file (.mtx or .mtx.gz): coordinate or array; real,\n"
+    "                        integer or pattern; general, symmetric or skew-symmetric\n"
+    "  --generate=SPEC       poisson2d:N (5-point), poisson3d:N (7-point), poisson3d27:N\n"
+    "  -b, --rhs-file=FILE   right-hand side from a Matrix Market vector file\n"
+    "  --rhs=KIND            ones (default), random (uniform in [-1, 1)), Aones (b = A * ones)\n"
+    "  --seed=N              seed of --rhs=random (default 1)\n"
+    "  --x0=FILE             initial guess from a Matrix Market vector file (default zero)\n"
+    "  --check-symmetry      fail unless A equals its transpose exactly (without it, a\n"
+    "                        non-symmetric A gets a warning on stderr)\n"
+    "  --info                read and validate A without solving: size, symmetry, diagonal,\n"
+    "                        row lengths, each backend's storage (with --json too); exit 0 if\n"
+    "                        A is valid, 3 with the parse error if not\n"
+    "solver:\n"
+    "  --tol=T               relative tolerance on the true residual ||b - A x|| / ||b||\n"
+    "                        (default 1e-8)\n"
+    "  --maxit=N             maximum iterations (default max(100, 10 n))\n"
+    "  --spmv=NAME           SpMV backend (default auto; see --list-backends)\n"
+    "  --precision=P         fp64 (default), fp32 or mixed; only fp64 runs in this version\n"
+    "                        (the others fail with the library's message)\n"
+    "  --device=D            auto (default: first GPU, else the CPU), cpu, cuda, cuda:N\n"
+    "  --threads=N           OpenMP threads of the CPU path, N >= 1 (default: OMP_NUM_THREADS,\n"
+    "                        else one per core)\n"
+    "  --check-interval=K    GPU: read the residual every K iterations (default 0:\n"
+    "                        adaptive); results and iteration counts do not depend on K\n"
+    "  -O KEY=VALUE          set a tuning option (repeatable, applied in order after the\n"
+    "                        options above); --help-options lists the keys\n"
+    "  --device-memory-limit=BYTES\n"
+    "                        cap the GPU memory mpcg may hold (suffix K, M, G or T: powers\n"
+    "                        of 1024; 0: no cap); beyond it setup fails as out of memory\n"
+    "output:\n"
+    "  -o, --output=FILE     write the solution x as a Matrix Market vector (%.17g)\n"
+    "  --json=FILE           machine-readable report (docs/json-report.md); - for stdout\n"
+    "  --monitor[=K]         print the recurrence residual every K iterations (default 1;\n"
+    "                        on stderr with --json=-)\n"
+    "  -q, --quiet           print nothing but errors and warnings\n"
+    "  -v, --verbose         the CG variant that ran and why; errors with the library's\n"
+    "                        source location and call frames\n"
+    "  --list-backends       list the SpMV backends of this build and exit\n"
+    "  --help-options        list the -O keys with their defaults and ranges and exit\n"
+    "  -h, --help            this text\n"
+    "  -V, --version         the version\n"
+    "\n"
+    "environment:\n"
+    "  OMP_NUM_THREADS       OpenMP threads of the CPU path (--threads overrides it)\n"
+    "  MPCG_OPTIONS          \"key=value,key=value\": -O options applied first, by the library\n"
+    "\n"
+    "exit status: 0 converged, 1 not converged (max iterations, breakdown, indefinite, NaN,\n"
+    "stagnation), 2 bad usage (also an unknown -O key or value, --spmv, --device or\n"
+    "--generate), 3 bad input (unreadable or malformed file, wrong sizes, not symmetric with\n"
+    "--check-symmetry, an -o or --json path that cannot be written, a precision this version\n"
+    "does not run), 4 other errors (device, memory).\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cgsolve: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'cgsolve --help'.\n");
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return errno == 0 && end != s && *end == '\0' && isfinite(*out);
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    *out = v;
+    return errno == 0 && end != s && *end == '\0';
+}
+
+/* BYTES with an optional suffix K, M, G or T (powers of 1024, either case). */
+static int parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9') return 0;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s) return 0;
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (*end != '\0' || v > (SIZE_MAX >> shift)) return 0;
+    *out = (size_t)v << shift;
+    return 1;
+}
+
+/* "auto, cpu, cusparse, ..." */
+static void backend_names(char *buf, size_t size)
+{
+    size_t len = (size_t)snprintf(buf, size, "auto");
+    for (int i = 0; i < mpcg_backend_count() && len < size; i++) {
+        mpcg_backend_info b;
+        if (mpcg_backend_get(i, &b) == MPCG_SUCCESS)
+            len += (size_t)snprintf(buf + len, size - len, ", %s", b.name);
+    }
+}
+
+static int known_backend(const char *name)
+{
+    if (strcmp(name, "auto") == 0) return 1;
+    for (int i = 0; i < mpcg_backend_count(); i++) {
+        mpcg_backend_info b;
+        if (mpcg_backend_get(i, &b) == MPCG_SUCCESS && strcmp(b.name, name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* auto, cpu, cuda or cuda:N (the forms mpcg_context_create accepts). */
+static int valid_device(const char *d)
+{
+    if (!strcmp(d, "auto") || !strcmp(d, "cpu") || !strcmp(d, "cuda")) return 1;
+    if (strncmp(d, "cuda:", 5) != 0 || d[5] < '0' || d[5] > '9') return 0;
+    int64_t id;
+    return parse_i64(d + 5, &id) && id >= 0 && id <= 1023;
+}
+
+/* The precisions a CG solve runs in with this library (not only what the SpMV kernels have):
+ * asked of a solver on a 1 x 1 matrix, so the listing follows the library. */
+static void solve_precisions(int runs[3])
+{
+    mpcg_context *ctx = NULL;
+    mpcg_matrix *A = NULL;
+    mpcg_solver *S = NULL;
+    runs[0] = 1, runs[1] = runs[2] = 0;
+    if (mpcg_context_create("cpu", &ctx) == MPCG_SUCCESS &&
+        mpcg_matrix_generate(ctx, "poisson2d:1", &A) == MPCG_SUCCESS &&
+        mpcg_solver_create(ctx, A, &S) == MPCG_SUCCESS)
+        for (int p = MPCG_PRECISION_FP32; p <= MPCG_PRECISION_MIXED; p++)
+            runs[p] = mpcg_solver_set_precision(S, (mpcg_precision)p) == MPCG_SUCCESS &&
+                      mpcg_solver_setup(S) == MPCG_SUCCESS;
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+    mpcg_context_destroy(ctx);
+}
+
+static int list_backends(void)
+{
+    int runs[3];
+    solve_precisions(runs);
+    printf("%-12s %-11s %-8s %-13s %s\n", "name", "precisions", "runs on", "deterministic",
+           "description");
+    for (int i = 0; i < mpcg_backend_count(); i++) {
+        mpcg_backend_info b;
+        if (mpcg_backend_get(i, &b) != MPCG_SUCCESS) continue;
+        char prec[16] = "";
+        if ((b.caps & MPCG_CAP_FP64) && runs[MPCG_PRECISION_FP64]) strcat(prec, "fp64");
+        if ((b.caps & MPCG_CAP_FP32) && runs[MPCG_PRECISION_FP32])
+            strcat(prec, *prec ? ",fp32" : "fp32");
+        printf("%-12s %-11s %-8s %-13s %s%s\n", b.name, *prec ? prec : "-",
+               b.caps & MPCG_CAP_NEEDS_DEVICE ? "gpu" : "cpu",
+               b.caps & MPCG_CAP_DETERMINISTIC ? "yes" : "no", b.description,
+               b.caps & MPCG_CAP_CPU_EMULATION ? " (CPU emulation with --device=cpu)" : "");
+    }
+    const char *on_cpu = mpcg_backend_auto(MPCG_DEVICE_CPU);
+    const char *on_gpu = mpcg_backend_auto(MPCG_DEVICE_CUDA);
+    printf("%-12s %-11s %-8s %-13s %s on a GPU, %s on the CPU\n", "auto", "-", "-", "-",
+           on_gpu ? on_gpu : "none", on_cpu ? on_cpu : "none");
+    return EXIT_CONVERGED;
+}
+
+/* One line per key: the key, its default, its range and what it does, in aligned columns. */
+static int help_options(void)
+{
+    int wk = (int)strlen("key"), wd = (int)strlen("default"), wr = (int)strlen("range");
+    mpcg_option_info k;
+    for (int i = 0; i < mpcg_option_count(); i++) {
+        if (mpcg_option_get(i, &k) != MPCG_SUCCESS) continue;
+        if ((int)strlen(k.key) > wk) wk = (int)strlen(k.key);
+        if ((int)strlen(k.default_value) > wd) wd = (int)strlen(k.default_value);
+        if ((int)strlen(k.range) > wr) wr = (int)strlen(k.range);
+    }
+    printf("%-*s  %-*s  %-*s  %s\n", wk, "key", wd, "default", wr, "range", "description");
+    for (int i = 0; i < mpcg_option_count(); i++)
+        if (mpcg_option_get(i, &k) == MPCG_SUCCESS)
+            printf("%-*s  %-*s  %-*s  %s\n", wk, k.key, wd, k.default_value, wr, k.range,
+                   k.description);
+    return EXIT_CONVERGED;
+}
+
+/* The value options that check their argument: -1 to go on, else the exit status. */
+static int value_option(int c, const char *arg, options *o);
+
+enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON, O_MON,
+       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT };
+
+static const struct option longs[] = {
+    {"generate", required_argument, 0, O_GEN},   {"rhs-file", required_argument, 0, 'b'},
+    {"rhs", required_argument, 0, O_RHS},        {"seed", required_argument, 0, O_SEED},
+    {"x0", required_argument, 0, O_X0},          {"tol", required_argument, 0, O_TOL},
+    {"maxit", required_argument, 0, O_MAXIT},    {"spmv", required_argument, 0, O_SPMV},
+    {"precision", required_argument, 0, O_PREC}, {"device", required_argument, 0, O_DEV},
+    {"output", required_argument, 0, 'o'},       {"json", required_argument, 0, O_JSON},
+    {"monitor", optional_argument, 0, O_MON},    {"quiet", no_argument, 0, 'q'},
+    {"verbose", no_argument, 0, 'v'},            {"list-backends", no_argument, 0, O_LIST},
+    {"check-symmetry", no_argument, 0, O_SYM},   {"info", no_argument, 0, O_INFO},
+    {"device-memory-limit", required_argument, 0, O_MEMLIM},
+    {"check-interval", required_argument, 0, O_CHECK},
+    {"threads", required_argument, 0, O_THREADS},
+    {"help-options", no_argument, 0, O_HELPOPT}, {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},            {0, 0, 0, 0}};
+
+/* What the options say together. */
+static int check_combination(const options *o)
+{
+    if (!o->matrix == !o->generate)
+        return usage_error("%s", o->matrix ? "give either A.mtx or --generate, not both"
+                                           : "no matrix: give A.mtx or --generate=SPEC");
+    if (o->rhs_file && o->rhs_kind)
+        return usage_error("%s", "give either -b FILE or --rhs=KIND, not both");
+    if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor))
+        return usage_error("%s", "--info solves nothing: it takes no -b, --rhs, --x0, -o or "
+                                 "--monitor");
+    if (o->info && (o->nset || o->precision_set))
+        return usage_error("%s", "--info describes A with the default options: it takes no -O "
+                                 "or --precision");
+    return -1;
+}
+
+int cgsolve_parse_args(int argc, char **argv, options *o)
+{
+    int c, rc;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":b:o:O:qvhV", longs, NULL)) != -1) {
+        switch (c) {
+        case 'b': o->rhs_file = optarg; break;
+        case O_X0: o->x0_file = optarg; break;
+        case 'o': o->out_file = optarg; break;
+        case O_JSON: o->json_file = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case 'v': o->verbose = 1; break;
+        case O_SYM: o->check_symmetry = 1; break;
+        case O_INFO: o->info = 1; break;
+        case O_LIST: return list_backends();
+        case O_HELPOPT: return help_options();
+        case 'h': fputs(usage_text, stdout); return EXIT_CONVERGED;
+        case 'V': printf("cgsolve (mpcg) %d.%d.%d\n", MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR,
+                         MPCG_VERSION_PATCH);
+                  return EXIT_CONVERGED;
+        case ':': return usage_error("option %s needs a value", argv[optind - 1]);
+        case '?': return usage_error("unknown option %s", argv[optind - 1]);
+        default:
+            if ((rc = value_option(c, optarg, o)) >= 0) return rc;
+        }
+    }
+    if (optind < argc) o->matrix = argv[optind++];
+    if (optind < argc) return usage_error("unexpected argument %s", argv[optind]);
+    return check_combination(o);
+}
+
+/* --precision, --device, --spmv, --generate, -O and --threads. */
+static int choice_option(int c, const char *arg, options *o)
+{
+    char names[256];
+    int64_t v;
+    switch (c) {
+    case O_PREC:
+        if (!strcmp(arg, "fp64")) o->precision = MPCG_PRECISION_FP64;
+        else if (!strcmp(arg, "fp32")) o->precision = MPCG_PRECISION_FP32;
+        else if (!strcmp(arg, "mixed")) o->precision = MPCG_PRECISION_MIXED;
+        else return usage_error("--precision=%s: expected fp64, fp32 or mixed", arg);
+        o->precision_set = 1;
+        return -1;
+    case O_DEV:
+        if (!valid_device(arg))
+            return usage_error("--device=%s: expected auto, cpu, cuda or cuda:N (N in [0, 1023])",
+                               arg);
+        o->device = arg;
+        return -1;
+    case O_SPMV:
+        backend_names(names, sizeof names);
+        if (!known_backend(arg))
+            return usage_error("--spmv=%s: unknown SpMV backend (this build has: %s)", arg, names);
+        o->spmv = arg;
+        return -1;
+    case O_GEN:
+        if (!strchr(arg, ':') || arg[0] == ':' || strchr(arg, ':')[1] == '\0')
+            return usage_error("--generate=%s: expected NAME:N such as poisson3d:64", arg);
+        o->generate = arg;
+        return -1;
+    case 'O':
+        if (!strchr(arg, '=') || arg[0] == '=')
+            return usage_error("-O %s: expected KEY=VALUE (cgsolve --help-options lists the keys)",
+                               arg);
+        if (o->nset == CGSOLVE_MAX_SET)
+            return usage_error("-O %s: at most %d -O options", arg, CGSOLVE_MAX_SET);
+        o->set[o->nset++] = arg;
+        return -1;
+    case O_THREADS:
+        if (!parse_i64(arg, &v) || v < 1 || v > 65536)
+            return usage_error("--threads=%s: expected an integer in [1, 65536]", arg);
+        o->threads = (int)v;
+        return -1;
+    default: return usage_error("unknown option %c", c);
+    }
+}
+
+static int value_option(int c, const char *arg, options *o)
+{
+    int64_t v;
+    switch (c) {
+    case O_RHS:
+        if (strcmp(arg, "ones") && strcmp(arg, "random") && strcmp(arg, "Aones"))
+            return usage_error("--rhs=%s: expected ones, random or Aones", arg);
+        o->rhs_kind = arg;
+        return -1;
+    case O_SEED:
+        if (!parse_i64(arg, &v) || v < 0)
+            return usage_error("--seed=%s: expected a non-negative integer", arg);
+        o->seed = (uint64_t)v;
+        return -1;
+    case O_TOL:
+        if (!parse_double(arg, &o->tol) || o->tol <= 0 || o->tol >= 1)
+            return usage_error("--tol=%s: expected a number in (0, 1)", arg);
+        return -1;
+    case O_MAXIT:
+        if (!parse_i64(arg, &o->maxit) || o->maxit < 0)
+            return usage_error("--maxit=%s: expected a non-negative integer", arg);
+        return -1;
+    case O_MON:
+        o->monitor = 1;
+        if (arg && (!parse_i64(arg, &o->monitor) || o->monitor < 1))
+            return usage_error("--monitor=%s: expected a positive integer", arg);
+        return -1;
+    case O_MEMLIM:
+        if (!parse_bytes(arg, &o->device_memory_limit))
+            return usage_error("--device-memory-limit=%s: expected a byte count such as "
+                               "1048576, 512M or 2G", arg);
+        o->memory_limit_set = 1;
+        return -1;
+    case O_CHECK:
+        if (!parse_i64(arg, &o->check_interval) || o->check_interval < 0)
+            return usage_error("--check-interval=%s: expected a non-negative integer "
+                               "(0: adaptive)", arg);
+        return -1;
+    default: return choice_option(c, arg, o);
+    }
+}
