@@ -1,5 +1,5 @@
 /* core/cg_device.cuh: the fused CG's scalar steps on the device, shared by every kernel that
- * advances the state (core/cg_kernels.cu, a backend's persistent loop) */
+ * advances the state (core/cg_kernels.cu, solver/cg_persistent.cu) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_CORE_CG_DEVICE_CUH
 #define MPCG_CORE_CG_DEVICE_CUH
@@ -15,7 +15,9 @@ static __device__ __forceinline__ int mpcgi_cg_curvature_stop(double pq)
     return MPCGI_CG_RUNNING;
 }
 
-/* The end of an update, in one thread after r.r is known: solver/cg.c's order of tests. */
+/* The end of an update, in one thread after r.r is known: solver/cg.c's order of tests. The
+ * threshold is max(tol, eps) ||b|| (mpcgi_cg_threshold), so a tol below what fp64 reaches stops
+ * here at eps ||b|| and the host's true-residual check ends it as stagnant, as in solver/cg.c. */
 static __device__ __forceinline__ void mpcgi_cg_finish_update(mpcgi_cg_state *st, double rr_new)
 {
     const int64_t k = st->k + 1;

@@ -39,7 +39,9 @@ typedef struct mpcgi_cg_state {
     double pq;        /* p.q of the current direction */
     double beta;      /* rr_new / rr of the last update */
     double alpha;     /* rr / pq of the last update (mpcgi_cg_update_r: x += alpha p pending) */
-    double threshold; /* tol ||b||: stop when sqrt(rr_new) <= threshold */
+    double threshold; /* max(tol, eps) ||b|| (mpcgi_cg_threshold): stop when sqrt(rr_new) <=
+                         threshold, and the host's true residual decides (stagnation below
+                         what fp64 reaches) */
     int64_t k;        /* iterations done: updates of x */
     int64_t kmax;     /* iteration limit */
     int stop;         /* MPCGI_CG_RUNNING or a MPCGI_CG_STOP_* code (apply_dot's skip flag) */
@@ -53,9 +55,10 @@ typedef struct mpcgi_cg_state {
 } mpcgi_cg_state;
 
 /*
- * What the persistent loop of a backend (the `cg_loop` slot of spmv/spmv.h) works on, for up to
+ * What the persistent loops work on (solver/cg_persistent.h; TEMPORARY also the argument of the
+ * `cg_loop` slot of spmv/spmv.h and spmv/adaptive_kernels.h's loop launchers), for up to
  * `iters` iterations or until it stops, with the stop tests and state of the kernels below;
- * partials: MPCGI_CG_BLOCKS doubles. A backend runs one of two loops:
+ * partials: MPCGI_CG_BLOCKS doubles. The solver runs one of two loops:
  *   - the two-barrier loop: every iteration forms the direction p[par ^ 1] = r + beta p[par] on
  *     the fly inside the SpMV (at a start or restart the host sets beta = 0, par = 0 with
  *     p[0] = r), q = A p[par ^ 1] and p.q, then x, r and r.r as mpcgi_cg_update_xr, with a

@@ -5,8 +5,6 @@
 #define MPCG_CORE_LAUNCH_CUH
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <cuda_runtime.h>
 #include <utility>
 
@@ -20,8 +18,8 @@
  * Every kernel launched by mpcgi_launch calls mpcgi_pdl_start first, in every block, before any
  * memory access and before any early return (a block that returned without waiting would let
  * the kernel finish before its predecessor, and the next kernel's wait would no longer cover
- * that one). On devices below compute capability 9.0, or with MPCG_CG_PDL=0 in the environment,
- * launches are plain, and the wait is a no-op.
+ * that one). On devices below compute capability 9.0 launches are plain, and the wait is a
+ * no-op. (An environment knob that turned PDL off is gone: docs/solver.md keeps its numbers.)
  */
 
 /* Wait for the kernel before (PDL), then allow the kernel after to be scheduled. */
@@ -33,8 +31,8 @@ static __device__ __forceinline__ void mpcgi_pdl_start()
 #endif
 }
 
-/* Whether launches on the current device use PDL: compute capability 9.0 or more and
- * MPCG_CG_PDL not 0; asked once per device (a benign race: every thread stores the same). */
+/* Whether launches on the current device use PDL: compute capability 9.0 or more; asked once
+ * per device (a benign race: every thread stores the same). */
 static inline bool mpcgi_pdl_on()
 {
     static signed char known[64]; /* 0 not asked, 1 on, -1 off */
@@ -44,10 +42,9 @@ static inline bool mpcgi_pdl_on()
         return false;
     }
     if (known[dev] == 0) {
-        const char *env = std::getenv("MPCG_CG_PDL");
-        bool on = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
-                      cudaSuccess &&
-                  major >= 9 && !(env && std::strcmp(env, "0") == 0);
+        const bool on = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ==
+                            cudaSuccess &&
+                        major >= 9;
         (void)cudaGetLastError();
         known[dev] = on ? 1 : -1;
     }

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
+#include "core/device.h"
 #include "core/vec.h"
 
 /* Block length of the dot partials: fixed, so the summation order never depends on threads. */
@@ -76,3 +77,9 @@ const mpcgi_vec_ops mpcgi_vec_host = {
     .copy = host_copy,
     .zero = host_zero,
 };
+
+const mpcgi_vec_ops *mpcgi_vec_ops_for(mpcg_device_kind kind, mpcg_precision prec)
+{
+    if (prec != MPCG_PRECISION_FP64) return NULL; /* the fp32 tables are planned */
+    return kind == MPCG_DEVICE_CUDA ? mpcgi_device_vec_ops() : &mpcgi_vec_host;
+}

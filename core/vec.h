@@ -33,6 +33,11 @@ typedef struct mpcgi_vec_ops {
 
 extern const mpcgi_vec_ops mpcgi_vec_host;
 
+/* The table for vectors of precision `prec` on a device kind: the fp64 tables (mpcgi_vec_host,
+ * the CUDA one of core/device.h); NULL where there is none (fp32 and mixed: planned, and CUDA in
+ * a CPU-only build), so the solver's setup refuses the precision. */
+const mpcgi_vec_ops *mpcgi_vec_ops_for(mpcg_device_kind kind, mpcg_precision prec);
+
 /* The host dot product in the fixed order above (used by the CPU reference everywhere). */
 double mpcgi_host_dot(double *partials, int64_t n, const double *x, const double *y);
 /* Number of partials mpcgi_host_dot needs. */

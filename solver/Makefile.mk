@@ -1,8 +1,12 @@
 # solver/Makefile.mk: the solver object, the CG loops (CPU and fused GPU), and the cgsolve command
-libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c solver/options.c solver/options.h
-# the fused GPU iteration (solver/cg_fused.c), or its stub in a CPU-only build
+libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c solver/options.c \
+	solver/options.h solver/cg_variants.c solver/cg_variants.h
+# the GPU variants: the fused loop (launched, graph) and the persistent loops, or their stub in
+# a CPU-only build
 if MPCG_HAVE_CUDA
-libmpcgi_la_SOURCES += solver/cg_fused.c
+libmpcgi_la_SOURCES += solver/cg_fused.c solver/cg_fused.h solver/cg_loops.c \
+	solver/cg_persistent.cu solver/cg_persistent.h spmv/csr_rows.cuh spmv/adaptive_rows.cuh
+MPCG_CU_FILES += solver/cg_persistent.cu
 else
 libmpcgi_la_SOURCES += solver/cg_fused_stub.c
 endif

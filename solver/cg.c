@@ -1,5 +1,6 @@
 /* solver/cg.c: conjugate gradient, written once over the vector table and the SpMV plan */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <float.h>
 #include <math.h>
 
 #include "core/error.h"
@@ -22,6 +23,18 @@ static mpcg_status true_residual(mpcg_solver *s, const double *b, const double *
     MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, r, r, &rr));
     *norm = sqrt(rr);
     return MPCG_SUCCESS;
+}
+
+/*
+ * The recurrence's stop threshold, ||r|| <= max(tol, eps) ||b||: below eps ||b|| the recurrence
+ * residual no longer tells anything about b - A x (rounding in the SpMV alone is of that order),
+ * so a tol below it is checked against the true residual from there on, and when that cannot
+ * improve the solve ends as stagnant. Without the floor the recurrence went on shrinking until
+ * p.q underflowed to 0 (reported as a breakdown) or maxit ran out.
+ */
+double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm)
+{
+    return (s->tol > DBL_EPSILON ? s->tol : DBL_EPSILON) * bnorm;
 }
 
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres)
@@ -82,7 +95,7 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, d
     MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
     mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
     if (!isfinite(*rr)) *reason = MPCG_DIVERGED_NAN;
-    else if (sqrt(*rr) <= s->tol * a->bnorm)
+    else if (sqrt(*rr) <= mpcgi_cg_threshold(s, a->bnorm))
         MPCG_CHECK(ctx, mpcgi_cg_check_true(s, a, rr, last_true, info, reason));
     return MPCG_SUCCESS;
 }
@@ -132,7 +145,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
             reason = MPCG_DIVERGED_NAN;
             break;
         }
-        if (sqrt(rr_new) <= s->tol * a->bnorm) {
+        if (sqrt(rr_new) <= mpcgi_cg_threshold(s, a->bnorm)) {
             rr = rr_new;
             MPCG_CHECK(ctx, mpcgi_cg_check_true(s, a, &rr, &last_true, info, &reason));
             continue; /* converged, stagnant, or restarted from the true residual */

@@ -1,53 +1,32 @@
-/* solver/cg_fused.c: CG on the GPU in three fused kernels per iteration, scalars on the device */
+/* solver/cg_fused.c: CG on the GPU with its scalars on the device: the fused loop, and the
+ * launched and graph variants (three fused kernels an iteration) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/cg_kernels.h"
 #include "core/context.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
 #include "core/error.h"
 #include "core/matrix.h"
+#include "solver/cg_fused.h"
+#include "solver/cg_variants.h"
+#include "solver/options.h"
 #include "solver/solver.h"
 
 /*
- * The host queues a window of K iterations without waiting, then reads the device state once
- * (docs/solver.md, "The GPU iteration"). Kernels do nothing once the device has stopped, so x is
- * never updated past the stopping iteration and the iteration count is exact.
+ * The host queues a window of K iterations without waiting (the variant's enqueue), then reads
+ * the device state once (docs/solver.md, "The GPU iteration"). Kernels do nothing once the
+ * device has stopped, so x is never updated past the stopping iteration and the iteration count
+ * is exact.
  */
 
-/* Largest n whose window runs as one launch of the backend's persistent loop where it has one,
- * else as a CUDA graph (latency-bound sizes); MPCG_CG_LOOP=0/1 and MPCG_CG_GRAPH=0/1 at setup
- * turn either off, or on for any n. Above it the kernels are launched one by one: with
- * programmatic dependent launch (core/launch.cuh) that measured as fast as the graph or faster
- * (docs/solver.md). */
-#define SMALL_MAX_N 200000
 /* Iterations per graph launch when K is adaptive or above K_MAX. */
 #define GRAPH_ITERS 8
 /* The adaptive K: first window, and the largest. */
 #define K_FIRST 4
 #define K_MAX 64
-
-/* How the iterations run: three kernels (four without apply_dot), launched one by one or, when
- * the graph is there, as a CUDA graph of them; the backend's direction + SpMV + dot then one
- * kernel (folded); or the backend's persistent loop. */
-enum { PATH_KERNELS, PATH_FOLDED, PATH_LOOP };
-
-struct mpcgi_cg_fused {
-    mpcgi_cg_state *st;     /* device state, followed by the partials */
-    double *partial;        /* MPCGI_CG_BLOCKS doubles on the device */
-    mpcgi_cg_state *mirror; /* pinned host copy of *st as of the last check */
-    int fused_dot;          /* the backend has apply_dot */
-    cudaGraphExec_t graph;  /* graph_iters iterations, or NULL */
-    int64_t graph_iters;
-    int path;   /* PATH_* (PATH_KERNELS runs as a graph when `graph` is set) */
-    double *p2;  /* the second direction buffer of the loop and the folded path */
-    double *rws; /* the loop: 8 n doubles of records (core/cg_kernels.h), then p2 */
-    int par;    /* folded path: the direction is p[par] (p[0] = s->p, p[1] = p2) */
-};
 
 /* The adaptive window: K, and the residual at the previous check for the decay rate. */
 typedef struct window {
@@ -67,14 +46,6 @@ static mpcg_status iteration(mpcg_solver *s)
     void *stream = mpcgi_device_stream(ctx);
     int64_t n = s->A->csr.n;
     double *p = s->p, *q = s->q, *r = s->r;
-    if (f->path == PATH_FOLDED) { /* p' = r + beta p, q = A p', pq = p'.q; x, r, rr */
-        double *pin = f->par ? f->p2 : p, *pout = f->par ? p : f->p2;
-        MPCG_CHECK(ctx, mpcgi_spmv_apply_direction_dot(ctx, s->plan, r, pin, &f->st->beta, pout, q,
-                                                       &f->st->pq, &f->st->stop));
-        MPCG_LAUNCH(ctx, mpcgi_cg_update_xr(stream, n, pout, q, r, f->st, f->partial));
-        f->par ^= 1; /* right whenever the solve goes on: a stop ends it or restarts at p[0] */
-        return MPCG_SUCCESS;
-    }
     if (f->fused_dot) {
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
     } else {
@@ -86,21 +57,21 @@ static mpcg_status iteration(mpcg_solver *s)
     return MPCG_SUCCESS;
 }
 
-/* Queue `iters` iterations: one launch of the persistent loop, or whole graph launches first and
- * the rest one by one. */
-static mpcg_status enqueue(mpcg_solver *s, int64_t iters)
+/* launched: `iters` iterations one by one */
+static mpcg_status launched_enqueue(mpcg_solver *s, int64_t iters)
+{
+    for (; iters > 0; iters--) MPCG_CHECK(s->ctx, iteration(s));
+    return MPCG_SUCCESS;
+}
+
+/* graph: whole graph launches first, the rest one by one */
+static mpcg_status graph_enqueue(mpcg_solver *s, int64_t iters)
 {
     struct mpcgi_cg_fused *f = s->fused;
     cudaStream_t stream = mpcgi_gpu_of(s->ctx)->stream;
-    if (f->path == PATH_LOOP) {
-        mpcgi_cg_loop c = {.p = {s->p, f->p2}, .q = s->q, .r = s->r, .rws = f->rws,
-                           .st = f->st, .partial = f->partial, .iters = iters};
-        return mpcgi_spmv_cg_loop(s->ctx, s->plan, &c);
-    }
     for (; f->graph && iters >= f->graph_iters; iters -= f->graph_iters)
         MPCG_CUDA(s->ctx, cudaGraphLaunch(f->graph, stream));
-    for (; iters > 0; iters--) MPCG_CHECK(s->ctx, iteration(s));
-    return MPCG_SUCCESS;
+    return launched_enqueue(s, iters);
 }
 
 /* ---------------------------------------------------------------- the device state */
@@ -119,8 +90,7 @@ static mpcg_status state_send(mpcg_solver *s)
 static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr)
 {
     *s->fused->mirror = (mpcgi_cg_state){
-        .x = a->x, .rr = rr, .rr_new = rr, .threshold = s->tol * a->bnorm, .kmax = a->maxit};
-    s->fused->par = 0;
+        .x = a->x, .rr = rr, .rr_new = rr, .threshold = mpcgi_cg_threshold(s, a->bnorm), .kmax = a->maxit};
     return state_send(s);
 }
 
@@ -134,7 +104,6 @@ static mpcg_status state_restart(mpcg_solver *s, double rr)
     m->par = 0;
     m->xpend = 0;
     m->primed = 0;
-    s->fused->par = 0;
     return state_send(s);
 }
 
@@ -168,10 +137,9 @@ static mpcg_reason stop_reason(int stop)
 static int64_t window_size(const mpcg_solver *s, const window *w, int64_t k, int64_t maxit)
 {
     int64_t G = s->fused->graph_iters;
-    int64_t K = s->monitor              ? s->monitor_every - k % s->monitor_every
-                : s->check_interval > 0 ? s->check_interval
-                                        : w->K;
-    if (G > 0 && !s->monitor && s->check_interval == 0) return (K + G - 1) / G * G;
+    int64_t fixed = mpcgi_solver_check_interval(s);
+    int64_t K = s->monitor ? s->monitor_every - k % s->monitor_every : fixed > 0 ? fixed : w->K;
+    if (G > 0 && !s->monitor && fixed == 0) return (K + G - 1) / G * G;
     return K < maxit - k ? K : maxit - k;
 }
 
@@ -201,14 +169,14 @@ static void window_grow(window *w, int64_t k, double rr, double threshold)
 /* ---------------------------------------------------------------- the loop */
 
 /*
- * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row):
+ * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row), the
+ * launched and graph variants:
  *   q = A p, pq = p.q (apply_dot): A + 16 | r -= alpha q, rr = r.r: 24 |
  *   x += alpha p, p = r + beta p: 40
  * total A + 80 bytes per row, 8 under the 3-kernel fused count of ref/anchors-performance.md
  * section 7 (A + 88, with x updated beside r): x moves to the p update, which reads p anyway. A
- * backend without apply_dot adds a separate p.q: A + 96. The folded path and the backend's
- * persistent loop form p inside the SpMV instead (apply_direction_dot reads r and the old p,
- * writes p and q: A + 32, then x, r, rr: 48): also A + 80.
+ * backend without apply_dot adds a separate p.q: A + 96. The persistent loops' counts are in
+ * solver/cg_persistent.cu.
  */
 mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
@@ -223,7 +191,7 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     MPCG_CHECK(ctx, state_put(s, a, rr));                                  /* scalars to device */
     window_note(&w, 0, rr);
     while (reason == MPCG_REASON_NONE && k < a->maxit) {
-        MPCG_CHECK(ctx, enqueue(s, window_size(s, &w, k, a->maxit))); /* K iterations, no wait */
+        MPCG_CHECK(ctx, s->variant->enqueue(s, window_size(s, &w, k, a->maxit))); /* no wait */
         MPCG_CHECK(ctx, state_get(s));                                /* wait; read k, rr, stop */
         if (h->k > k) mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm);
         k = h->k;
@@ -244,43 +212,69 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     return mpcgi_cg_finish(s, a, rr, k, reason, info);
 }
 
-/* ---------------------------------------------------------------- setup */
 
-/* Whether the environment variable `name` (read at setup) is set to `value`. */
-static int env_is(const char *name, const char *value)
+/* ---------------------------------------------------------------- the device state */
+
+mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
 {
-    const char *env = getenv(name);
-    return env && strcmp(env, value) == 0;
+    mpcg_context *ctx = s->ctx;
+    struct mpcgi_cg_fused *f;
+    size_t bytes = sizeof *f->st + MPCGI_CG_BLOCKS * sizeof(double);
+    MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, 1, sizeof *f, &f));
+    s->fused = f; /* released by the variant's teardown, also on failure below */
+    f->fused_dot = mpcgi_spmv_has_apply_dot(s->plan);
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &f->st));
+    f->partial = (double *)(f->st + 1);
+    MPCG_CUDA(ctx, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
+    MPCG_CUDA(ctx, cudaMallocHost((void **)&f->mirror, sizeof *f->mirror));
+    return MPCG_SUCCESS;
 }
 
-/* Whether the environment variable `name` turns a small-system path off (0), on for any n (1),
- * or leaves it to n <= SMALL_MAX_N (unset). */
-static int small_path_wanted(const mpcg_solver *s, const char *name)
+void mpcgi_cg_fused_teardown(mpcg_solver *s)
 {
-    if (env_is(name, "0")) return 0;
-    return env_is(name, "1") || s->A->csr.n <= SMALL_MAX_N;
+    struct mpcgi_cg_fused *f = s->fused;
+    if (!f) return;
+    /* teardown cannot report failures: the calls are unchecked */
+    if (f->graph) (void)cudaGraphExecDestroy(f->graph);
+    if (f->mirror) (void)cudaFreeHost(f->mirror);
+    mpcgi_device_free(s->ctx, f->rws);
+    mpcgi_device_free(s->ctx, f->st);
+    mpcgi_host_free(f);
+    s->fused = NULL;
 }
 
-/* The backend's persistent loop, where it has one for this plan (MPCG_CG_LOOP). */
-static int loop_wanted(mpcg_solver *s)
+int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
 {
-    return small_path_wanted(s, "MPCG_CG_LOOP") && mpcgi_spmv_has_cg_loop(s->ctx, s->plan);
+    return s->fused ? s->fused->graph_iters : 0;
 }
 
-/* The folded path where the backend has apply_direction_dot, only when MPCG_CG_FOLD=1 (read at
- * setup; it then comes before the graph): it saves 8 B per row but gathers two vectors for one,
- * and measured slower than the three kernels on the H100 (docs/solver.md). */
-static int fold_wanted(const mpcg_solver *s)
+/* ---------------------------------------------------------------- launched and graph */
+
+/* The GPU variants need a GPU context. */
+int mpcgi_cg_gpu_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
-    return mpcgi_spmv_has_apply_direction_dot(s->plan) && env_is("MPCG_CG_FOLD", "1");
+    (void)asked;
+    if (s->on_device) return 1;
+    snprintf(why, size, "it needs a GPU context, and context %s runs on the CPU",
+             s->ctx->device_name);
+    return 0;
 }
 
-/* Iterations per graph launch, or 0 for no graph (MPCG_CG_GRAPH). */
-static int64_t graph_iters_wanted(const mpcg_solver *s)
+/* Vector bytes per row of the three (four) kernels: see mpcgi_cg_run_fused. */
+static double launched_vector_bytes(const mpcg_solver *s)
 {
-    if (!small_path_wanted(s, "MPCG_CG_GRAPH")) return 0;
-    return s->check_interval > 0 && s->check_interval <= K_MAX ? s->check_interval : GRAPH_ITERS;
+    return mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0;
 }
+
+const mpcgi_cg_variant mpcgi_cg_launched = {
+    .name = "launched",
+    .wanted = mpcgi_cg_gpu_wanted,
+    .setup = mpcgi_cg_fused_setup,
+    .run = mpcgi_cg_run_fused,
+    .enqueue = launched_enqueue,
+    .vector_bytes = launched_vector_bytes,
+    .teardown = mpcgi_cg_fused_teardown,
+};
 
 /* One SpMV before the capture, so a backend's lazy analysis (cuSPARSE's preprocess) runs
  * outside the graph. */
@@ -295,16 +289,17 @@ static mpcg_status warm_up(mpcg_solver *s)
     return MPCG_SUCCESS;
 }
 
-/* Capture `iters` iterations on the context's stream and instantiate them. */
-static mpcg_status capture(mpcg_solver *s, int64_t iters)
+/* Capture a window of iterations (K for a fixed K <= K_MAX, else GRAPH_ITERS) on the context's
+ * stream and instantiate it. */
+static mpcg_status capture(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     cudaStream_t stream = mpcgi_gpu_of(ctx)->stream;
     cudaGraph_t graph = NULL;
-    mpcg_status st = MPCG_SUCCESS;
+    int64_t K = mpcgi_solver_check_interval(s), iters = K > 0 && K <= K_MAX ? K : GRAPH_ITERS;
     MPCG_CHECK(ctx, warm_up(s));
     MPCG_CUDA(ctx, cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    st = enqueue(s, iters); /* no graph yet: one by one */
+    mpcg_status st = launched_enqueue(s, iters);
     cudaError_t e = cudaStreamEndCapture(stream, &graph); /* always leave capture mode */
     if (st == MPCG_SUCCESS) st = MPCGI_CUDA_STATUS(ctx, e);
     if (st == MPCG_SUCCESS)
@@ -314,102 +309,54 @@ static mpcg_status capture(mpcg_solver *s, int64_t iters)
     return st;
 }
 
-/* The graph if wanted. A capture that fails (a backend whose SpMV cannot be captured, a legacy
- * stream) is not an error: the iterations are launched one by one, with the same results. */
-static void graph_setup(mpcg_solver *s)
+/* The graph. A capture that fails (a backend whose SpMV cannot be captured, a legacy stream) is
+ * an error when cg.variant=graph asked for it; under auto the iterations are launched one by one
+ * instead (the same results), and the variant and its reason say so. */
+static mpcg_status graph_capture_or_launch(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
-    int64_t iters = graph_iters_wanted(s);
     int had_error = ctx->err_set;
-    if (iters == 0) return;
-    if (capture(s, iters) == MPCG_SUCCESS) {
-        mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: a CUDA graph of %lld iterations (n = %lld)",
-                  (long long)iters, (long long)s->A->csr.n);
-        return;
-    }
+    size_t len = strlen(s->variant_reason);
+    if (capture(s) == MPCG_SUCCESS) return MPCG_SUCCESS;
+    MPCG_ENSURE(ctx, mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]) ==
+                         MPCGI_VARIANT_AUTO,
+                MPCG_ERR_NOT_SUPPORTED, "cg.variant=graph: the CUDA graph capture failed");
     mpcgi_log(ctx, MPCG_LOG_WARN, "fused CG: no CUDA graph, iterations are launched one by one "
               "(%s)", ctx->err);
     if (!had_error) mpcg_clear_error(ctx);
     (void)cudaGetLastError();
+    snprintf(s->variant_reason + len, sizeof s->variant_reason - len,
+             ", the graph capture failed: launched");
     s->fused->graph = NULL;
     s->fused->graph_iters = 0;
+    s->variant = &mpcgi_cg_launched;
+    return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
+static mpcg_status graph_setup(mpcg_solver *s)
 {
-    mpcg_context *ctx = s->ctx;
-    mpcg_status st = MPCG_SUCCESS;
-    struct mpcgi_cg_fused *f;
-    size_t bytes = sizeof *f->st + MPCGI_CG_BLOCKS * sizeof(double);
-    MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, 1, sizeof *f, &f));
-    s->fused = f;
-    f->fused_dot = mpcgi_spmv_has_apply_dot(s->plan);
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, bytes, &f->st));
-    f->partial = (double *)(f->st + 1);
-    MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
-    MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&f->mirror, sizeof *f->mirror));
-    f->path = loop_wanted(s) ? PATH_LOOP : fold_wanted(s) ? PATH_FOLDED : PATH_KERNELS;
-    if (f->path == PATH_KERNELS) {
-        graph_setup(s); /* a graph if it works */
-    } else if (f->path == PATH_FOLDED) {
-        MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)s->A->csr.n * sizeof(double), &f->p2));
-    } else { /* the records of the single-reduction loop, then p2 of the two-barrier one */
-        MPCG_TRY(ctx, st,
-                 mpcgi_device_alloc(ctx, (size_t)s->A->csr.n * 9 * sizeof(double), &f->rws));
-        f->p2 = f->rws + 8 * s->A->csr.n;
-    }
-    mpcgi_log(ctx, MPCG_LOG_DEBUG, "fused CG: the %s path (n = %lld)", mpcgi_cg_fused_path(s),
-              (long long)s->A->csr.n);
-done:
-    if (st != MPCG_SUCCESS) mpcgi_cg_fused_teardown(s);
-    return st;
+    MPCG_CHECK(s->ctx, mpcgi_cg_fused_setup(s));
+    return graph_capture_or_launch(s);
 }
 
-mpcg_status mpcgi_cg_fused_refresh(mpcg_solver *s)
+/* After mpcg_matrix_update_values: the graph holds the plan's launches, capture it again. */
+static mpcg_status graph_refresh(mpcg_solver *s)
 {
     struct mpcgi_cg_fused *f = s->fused;
     if (!f || !f->graph) return MPCG_SUCCESS;
     (void)cudaGraphExecDestroy(f->graph);
     f->graph = NULL;
     f->graph_iters = 0;
-    graph_setup(s);
-    return MPCG_SUCCESS;
+    return graph_capture_or_launch(s);
 }
 
-void mpcgi_cg_fused_teardown(mpcg_solver *s)
-{
-    struct mpcgi_cg_fused *f = s->fused;
-    if (!f) return;
-    /* teardown cannot report failures: the calls are unchecked */
-    if (f->graph) (void)cudaGraphExecDestroy(f->graph);
-    if (f->mirror) (void)cudaFreeHost(f->mirror);
-    mpcgi_device_free(s->ctx, f->path == PATH_LOOP ? f->rws : f->p2);
-    mpcgi_device_free(s->ctx, f->st);
-    mpcgi_host_free(f);
-    s->fused = NULL;
-}
-
-int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
-{
-    return s->fused ? s->fused->graph_iters : 0;
-}
-
-const char *mpcgi_cg_fused_path(const mpcg_solver *s)
-{
-    const struct mpcgi_cg_fused *f = s->fused;
-    if (!f) return "none";
-    switch (f->path) {
-    case PATH_LOOP: return "persistent";
-    case PATH_FOLDED: return "folded";
-    default: return f->graph ? "graph" : "launched";
-    }
-}
-
-double mpcgi_cg_fused_vector_bytes(const mpcg_solver *s)
-{
-    const struct mpcgi_cg_fused *f = s->fused;
-    if (f && f->path == PATH_LOOP && s->plan->sizes.loop_row_bytes > 0)
-        return s->plan->sizes.loop_row_bytes;
-    if (f && (f->path == PATH_LOOP || f->path == PATH_FOLDED)) return 80.0;
-    return mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0;
-}
+const mpcgi_cg_variant mpcgi_cg_graph = {
+    .name = "graph",
+    .wanted = mpcgi_cg_gpu_wanted,
+    .setup = graph_setup,
+    .refresh = graph_refresh,
+    .run = mpcgi_cg_run_fused,
+    .enqueue = graph_enqueue,
+    .vector_bytes = launched_vector_bytes,
+    .teardown = mpcgi_cg_fused_teardown,
+};

@@ -24,6 +24,10 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
     [MPCGI_OPT_CG_SMALL_N] = {"cg.small_n", MPCGI_OPTION_INT, 200000, 0, 1L << 30, 0, 0, NULL,
                               "GPU, cg.variant=auto: systems up to this n run a persistent loop "
                               "or a CUDA graph, larger ones launched kernels"},
+    [MPCGI_OPT_CG_PERSISTENT_BLOCKS] = {"cg.persistent_blocks", MPCGI_OPTION_INT, 1, 1, 32, 0, 0,
+                                        NULL,
+                                        "GPU, persistent-two-barrier: blocks per SM of its "
+                                        "cooperative launch (at most what fits)"},
 };
 
 const mpcgi_option_table mpcgi_cg_options = {cg_keys, MPCGI_OPT_CG_COUNT};

@@ -12,6 +12,7 @@ enum {
                                     persistent-two-barrier */
     MPCGI_OPT_CG_CHECK_INTERVAL, /* iterations between host checks on the GPU; 0: adaptive */
     MPCGI_OPT_CG_SMALL_N,        /* largest n of the latency-bound variants under auto */
+    MPCGI_OPT_CG_PERSISTENT_BLOCKS, /* blocks per SM of the two-barrier persistent loop */
     MPCGI_OPT_CG_COUNT
 };
 

@@ -10,6 +10,8 @@
 #include "core/error.h"
 #include "core/matrix.h"
 #include "core/timer.h"
+#include "solver/cg_variants.h"
+#include "solver/options.h"
 #include "solver/solver.h"
 
 static int valid(const mpcg_solver *s) { return s && s->magic == MPCGI_SOLVER_MAGIC; }
@@ -35,6 +37,12 @@ mpcg_status mpcg_solver_create(mpcg_context *ctx, mpcg_matrix *A, mpcg_solver **
     s->tol = 1e-8;
     s->maxit = -1;
     s->guess = MPCG_GUESS_ZERO;
+    mpcg_status st = mpcgi_options_from_env(ctx, &s->opts); /* the one getenv of the library */
+    if (st != MPCG_SUCCESS) {
+        s->magic = 0;
+        mpcgi_host_free(s);
+        return st;
+    }
     *out = s;
     return MPCG_SUCCESS;
 }
@@ -43,7 +51,7 @@ mpcg_status mpcg_solver_create(mpcg_context *ctx, mpcg_matrix *A, mpcg_solver **
 static void teardown(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
-    mpcgi_cg_fused_teardown(s);
+    mpcgi_cg_variant_teardown(s);
     mpcgi_spmv_plan_destroy(ctx, s->plan);
     s->plan = NULL;
     double **vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev};
@@ -84,8 +92,6 @@ mpcg_status mpcg_solver_set_precision(mpcg_solver *s, mpcg_precision precision)
                     precision == MPCG_PRECISION_MIXED,
                 MPCG_ERR_INVALID_ARG, "precision %d is not fp64 (0), fp32 (1) or mixed (2)",
                 (int)precision);
-    MPCG_ENSURE(s->ctx, precision == MPCG_PRECISION_FP64, MPCG_ERR_NOT_SUPPORTED,
-                "only fp64 CG solves are available in this version (fp32 and mixed are planned)");
     s->precision = precision;
     s->setup_done = 0;
     return MPCG_SUCCESS;
@@ -138,12 +144,32 @@ mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *s, int on)
 mpcg_status mpcg_solver_set_check_interval(mpcg_solver *s, int64_t K)
 {
     SOLVER_ENSURE(s);
-    MPCG_ENSURE(s->ctx, K >= 0, MPCG_ERR_INVALID_ARG,
-                "check interval K = %lld must be >= 1 (fixed) or 0 (adaptive)", (long long)K);
+    const mpcgi_option_key *key = &mpcgi_cg_options.keys[MPCGI_OPT_CG_CHECK_INTERVAL];
+    MPCG_ENSURE(s->ctx, K >= 0 && K <= key->hi, MPCG_ERR_INVALID_ARG,
+                "check interval K = %lld must be in [1, %ld] (fixed) or 0 (adaptive)",
+                (long long)K, key->hi);
     /* a captured graph holds K iterations; the CPU loop ignores K (no new setup) */
-    if (K != s->check_interval && s->on_device) s->setup_done = 0;
-    s->check_interval = K;
+    if (K != mpcgi_solver_check_interval(s) && s->on_device) s->setup_done = 0;
+    MPCG_CHECK(s->ctx, mpcgi_options_put(s->ctx, &s->opts, key, (long)K));
     return MPCG_SUCCESS;
+}
+
+int64_t mpcgi_solver_check_interval(const mpcg_solver *s)
+{
+    return mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_CHECK_INTERVAL]);
+}
+
+static const char *precision_name(mpcg_precision p)
+{
+    return p == MPCG_PRECISION_FP64 ? "fp64" : p == MPCG_PRECISION_FP32 ? "fp32" : "mixed";
+}
+
+/* The value precisions the plan prepares for a solve in precision p. */
+static unsigned plan_precisions(mpcg_precision p)
+{
+    return p == MPCG_PRECISION_FP64   ? MPCG_CAP_FP64
+           : p == MPCG_PRECISION_FP32 ? MPCG_CAP_FP32
+                                      : MPCG_CAP_FP64 | MPCG_CAP_FP32;
 }
 
 static mpcg_status alloc_vec(mpcg_solver *s, size_t bytes, void *pptr)
@@ -162,12 +188,15 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     const struct mpcgi_spmv_ops *ops;
     teardown(s);
     s->on_device = ctx->kind == MPCG_DEVICE_CUDA;
-    s->V = s->on_device ? mpcgi_device_vec_ops() : &mpcgi_vec_host;
-    MPCG_ENSURE(ctx, s->V, MPCG_ERR_INTERNAL, "no vector kernels for device %s", ctx->device_name);
+    s->V = mpcgi_vec_ops_for(ctx->kind, s->precision);
+    MPCG_ENSURE(ctx, s->V, MPCG_ERR_NOT_SUPPORTED,
+                "precision %s is not available in this version: only fp64 CG solves run (the "
+                "fp32 and mixed solvers are planned)", precision_name(s->precision));
     int64_t n = s->A->csr.n;
     size_t bytes = (size_t)n * sizeof(double);
     MPCG_TRY(ctx, st, mpcgi_spmv_lookup(ctx, s->spmv_name, &ops));
-    MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, MPCG_CAP_FP64, &s->opts, &s->plan));
+    MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, plan_precisions(s->precision),
+                                             &s->opts, &s->plan));
     MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->r));
     MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->p));
     MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->q));
@@ -176,8 +205,8 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     if (s->on_device) {
         MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->b_dev));
         MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->x_dev));
-        MPCG_TRY(ctx, st, mpcgi_cg_fused_setup(s)); /* device scalars, graph */
     }
+    MPCG_TRY(ctx, st, mpcgi_cg_variant_setup(s)); /* choose, then its device state, graph... */
     s->values_version = s->A->values_version;
     s->setup_done = 1;
     s->setup_time_s = mpcgi_wtime() - t0;
@@ -204,9 +233,10 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
     snprintf(info->backend, sizeof info->backend, "%s", s->plan->ops->name);
     info->precision = s->precision;
     info->setup_time_s = s->setup_time_s;
-    /* matrix bytes + the vectors: 112 n in solver/cg.c; on a GPU the fused loop's 80 or 96 n
-     * (solver/cg_fused.c) */
-    double vec = s->on_device ? mpcgi_cg_fused_vector_bytes(s) : 112.0;
+    snprintf(info->variant, sizeof info->variant, "%s", s->variant->name);
+    snprintf(info->variant_reason, sizeof info->variant_reason, "%s", s->variant_reason);
+    /* matrix bytes + the variant's vector bytes per row (112 n in solver/cg.c) */
+    double vec = s->variant->vector_bytes(s);
     info->bytes_per_iteration = (double)s->plan->sizes.bytes_matrix + vec * (double)s->A->csr.n;
 }
 
@@ -217,7 +247,7 @@ static mpcg_status prepare(mpcg_solver *s)
     if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
     if (s->values_version != s->A->values_version) {
         MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
-        MPCG_CHECK(ctx, mpcgi_cg_fused_refresh(s)); /* the graph holds the plan's launches */
+        if (s->variant->refresh) MPCG_CHECK(ctx, s->variant->refresh(s)); /* e.g. the graph */
         s->values_version = s->A->values_version;
     }
     return MPCG_SUCCESS;
@@ -238,8 +268,7 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
     mpcgi_cg_args a = {.b = b, .x = x, .bnorm = bnorm, .x_is_zero = s->guess == MPCG_GUESS_ZERO,
                        .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
     if (a.x_is_zero) MPCG_CHECK(ctx, s->V->zero(ctx, n, x));
-    if (s->on_device) MPCG_CHECK(ctx, mpcgi_cg_run_fused(s, &a, info));
-    else MPCG_CHECK(ctx, mpcgi_cg_run(s, &a, info));
+    MPCG_CHECK(ctx, s->variant->run(s, &a, info));
     return MPCG_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 #include "core/options.h"
 #include "core/vec.h"
 #include "mpcg.h"
+#include "spmv/rows.h"
 #include "spmv/spmv.h"
 
 #define MPCGI_SOLVER_MAGIC 0x736f6c76
@@ -27,8 +28,8 @@ struct mpcg_solver {
     mpcg_monitor_fn monitor;
     void *monitor_user;
     int error_if_not_converged;
-    int64_t check_interval;  /* fused GPU loop: iterations between host checks; 0: adaptive */
-    mpcgi_options opts;      /* mpcg_solver_set_option (after MPCG_OPTIONS); read at setup */
+    mpcgi_options opts;      /* MPCG_OPTIONS, then mpcg_solver_set_option (cg.check_interval
+                                too: mpcg_solver_set_check_interval sets that key); read at setup */
 
     /* setup state */
     int setup_done;          /* cleared by option changes */
@@ -41,7 +42,16 @@ struct mpcg_solver {
     double *b_dev, *x_dev;   /* device copies of b and x (device solves only) */
     void *dot_ws;
     struct mpcgi_cg_fused *fused; /* device scalars, pinned mirror, graph (GPU setups only) */
+    const struct mpcgi_cg_variant *variant; /* the CG variant chosen at setup */
+    char variant_reason[128];               /* why (mpcg_info.variant_reason) */
+    struct {                 /* the persistent loops (solver/cg_loops.c), measured by wanted */
+        mpcgi_rows rows;     /* the plan's row functor */
+        int grid, rb, width; /* blocks; single-reduction: rows per block, entries per row */
+    } loop;
 };
+
+/* The check interval K of the fused loop (cg.check_interval; 0: adaptive). */
+int64_t mpcgi_solver_check_interval(const mpcg_solver *s);
 
 /* Vectors and scalars one CG run works on; all vectors live where V computes. */
 typedef struct mpcgi_cg_args {
@@ -66,27 +76,23 @@ mpcg_status mpcgi_cg_check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
                             mpcg_reason reason, mpcg_info *info);
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres);
+/* The recurrence residual's stop threshold max(tol, eps) ||b|| (solver/cg.c says why); the
+ * device stop tests use it too (mpcgi_cg_state.threshold). */
+double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm);
 
 /*
  * The fused CG iteration on the GPU (solver/cg_fused.c; solver/cg_fused_stub.c in CPU-only
- * builds): three kernels per iteration, scalars on the device, the host reading the state every
- * few iterations (docs/solver.md, "The GPU iteration"). Same results and reasons as
+ * builds), the run of the launched, graph and persistent variants (solver/cg_variants.h): the
+ * variant's enqueue queues a window of iterations, scalars stay on the device, the host reads
+ * the state once a window (docs/solver.md, "The GPU iteration"). Same results and reasons as
  * mpcgi_cg_run; x is never updated past the stopping iteration, so `iterations` is exact.
  */
 mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
-/* Setup of the fused loop (after the plan and work vectors): device state, partials, pinned
- * mirror, and for small n the CUDA graph of a window of iterations. */
+/* The device state of the fused loop: scalars, partials, pinned mirror (the GPU variants'
+ * setup calls it first), and its release (accepts a solver without it). */
 mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s);
-/* After the plan's values were updated: re-capture the graph (setup work). */
-mpcg_status mpcgi_cg_fused_refresh(mpcg_solver *s);
-/* Release what mpcgi_cg_fused_setup made; accepts a solver without it. */
 void mpcgi_cg_fused_teardown(mpcg_solver *s);
-/* Iterations one launch of the captured graph runs; 0 when iterations are launched one by one. */
+/* Iterations one launch of the captured graph runs; 0 without a graph. */
 int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s);
-/* How the fused loop runs its iterations: "launched", "graph", "folded" (the backend's
- * apply_direction_dot) or "persistent" (its cg_loop); "none" without the fused loop. */
-const char *mpcgi_cg_fused_path(const mpcg_solver *s);
-/* Vector bytes per row of one fused iteration on its path (80 or 96; docs/solver.md). */
-double mpcgi_cg_fused_vector_bytes(const mpcg_solver *s);
 
 #endif /* MPCG_SOLVER_SOLVER_H */

@@ -43,8 +43,8 @@ typedef struct side {
 typedef struct cusparse_plan {
     const mpcgi_csr *A;
     int32_t *row_ptr; /* host int32 row pointers, n + 1 */
-    float *val32;     /* host fp32 values, if fp32 was asked for */
     int32_t *d_row_ptr, *d_col_idx;
+    int64_t max_len;  /* the longest row (the persistent loops' rows) */
     side sides[2];    /* [0] fp64, [1] fp32 */
 } cusparse_plan;
 
@@ -54,11 +54,6 @@ static const double one64 = 1.0, zero64 = 0.0;
 static const float one32 = 1.0f, zero32 = 0.0f;
 static const void *alpha_of(int k) { return k == 0 ? (const void *)&one64 : (const void *)&one32; }
 static const void *beta_of(int k) { return k == 0 ? (const void *)&zero64 : (const void *)&zero32; }
-
-static void fill_val32(cusparse_plan *p)
-{
-    for (int64_t k = 0; k < p->A->nnz; k++) p->val32[k] = (float)p->A->val[k];
-}
 
 static void cusparse_destroy(mpcg_context *ctx, void *impl)
 {
@@ -74,7 +69,6 @@ static void cusparse_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d_row_ptr);
     mpcgi_device_free(ctx, p->d_col_idx);
     mpcgi_host_free(p->row_ptr);
-    mpcgi_host_free(p->val32);
     mpcgi_host_free(p);
 }
 
@@ -98,11 +92,9 @@ static mpcg_status cusparse_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
                                              &p->row_ptr));
     /* 0 <= row_ptr[i] <= nnz <= INT32_MAX, checked above: the narrowing is exact */
     for (int64_t i = 0; i <= A->n; i++) p->row_ptr[i] = (int32_t)A->row_ptr[i];
-    if (p->sides[1].used) {
-        MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)A->nnz, sizeof *p->val32,
-                                                 &p->val32));
-        fill_val32(p);
-    }
+    for (int64_t i = 0; i < A->n; i++)
+        if (A->row_ptr[i + 1] - A->row_ptr[i] > p->max_len)
+            p->max_len = A->row_ptr[i + 1] - A->row_ptr[i];
     size_t val_size = p->sides[0].used ? sizeof(double) : sizeof(float);
     sizes->bytes_matrix = (size_t)A->nnz * (val_size + 4) + ((size_t)A->n + 1) * 4;
     sizes->bytes_workspace = 0; /* known at upload (cusparseSpMV_bufferSize) */
@@ -116,7 +108,7 @@ done:
 /* Host values of one precision. */
 static const void *host_values(const cusparse_plan *p, int k)
 {
-    return k == 0 ? (const void *)p->A->val : (const void *)p->val32;
+    return k == 0 ? (const void *)p->A->val : (const void *)p->A->val32; /* the matrix's copy */
 }
 
 /* Device values, matrix and vector descriptors of one precision; its workspace size. */
@@ -167,8 +159,7 @@ static mpcg_status cusparse_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
 static mpcg_status cusparse_update_values(mpcg_context *ctx, void *impl, const mpcgi_csr *A)
 {
     cusparse_plan *p = impl;
-    p->A = A;
-    if (p->val32) fill_val32(p);
+    p->A = A; /* with FP32 the dispatcher has refreshed A->val32 */
     for (int k = 0; k < 2; k++) {
         side *sd = &p->sides[k];
         if (!sd->val) continue; /* not uploaded: a CPU emulation plan */
@@ -220,7 +211,7 @@ static mpcg_status cusparse_apply_host(mpcg_context *ctx, void *impl, mpcg_preci
             y[i] = s;
         }
     } else {
-        const float *val = p->val32, *x = xv;
+        const float *val = p->A->val32, *x = xv;
         float *y = yv;
 #pragma omp parallel for schedule(static) if (p->A->nnz > 65536)
         for (int64_t i = 0; i < n; i++) {
@@ -229,6 +220,18 @@ static mpcg_status cusparse_apply_host(mpcg_context *ctx, void *impl, mpcg_preci
             y[i] = s;
         }
     }
+    return MPCG_SUCCESS;
+}
+
+/* The solver's persistent loops read the plan's device CSR directly (spmv/csr_rows.cuh): int32
+ * row pointers and columns, fp64 values; not with fp32 values alone. */
+static mpcg_status cusparse_rows(const void *impl, mpcgi_rows *out)
+{
+    const cusparse_plan *p = impl;
+    if (!p->d_row_ptr || !p->sides[0].val) return MPCG_ERR_NOT_SUPPORTED;
+    *out = (mpcgi_rows){.kind = MPCGI_ROWS_CSR, .n = p->A->n, .nnz = p->A->nnz,
+                        .max_len = p->max_len, .row_ptr = p->d_row_ptr,
+                        .col_idx = p->d_col_idx, .val = p->sides[0].val};
     return MPCG_SUCCESS;
 }
 
@@ -242,4 +245,5 @@ const struct mpcgi_spmv_ops mpcgi_spmv_cusparse = {
     .apply = cusparse_apply,
     .apply_host = cusparse_apply_host,
     .destroy = cusparse_destroy,
+    .rows = cusparse_rows,
 };

@@ -68,7 +68,7 @@ EXTRA_DIST += test/test_example_heat.sh
 if MPCG_HAVE_CUDA
 MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_solver_cg_gpu test/test_device \
 	test/test_spmv_adaptive \
-	test/test_solver_cg_fused
+	test/test_solver_cg_fused test/test_cg_kernels
 check_PROGRAMS += $(MPCG_GPU_TESTS)
 MPCG_TESTS += $(MPCG_GPU_TESTS)
 test_test_spmv_cusparse_SOURCES = test/test_spmv_cusparse.c
@@ -86,6 +86,9 @@ test_test_device_LDADD = $(TEST_LDADD)
 test_test_solver_cg_fused_SOURCES = test/test_solver_cg_fused.c
 test_test_solver_cg_fused_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_solver_cg_fused_LDADD = $(TEST_LDADD)
+test_test_cg_kernels_SOURCES = test/test_cg_kernels.c
+test_test_cg_kernels_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_cg_kernels_LDADD = $(TEST_LDADD)
 # the benchmark programs' command line; a small measured run where a GPU is usable
 MPCG_TESTS += test/test_bench_cli.sh
 endif

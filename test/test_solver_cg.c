@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "core/alloc.h"
 #include "core/csr.h"
+#include "solver/solver.h"
 #include "test/testutil.h"
 
 static mpcg_context *ctx;
@@ -177,7 +178,6 @@ static void test_max_iter_and_options(void)
     CHECK_STATUS(ctx, mpcg_solver_set_tol(S, NAN), MPCG_ERR_INVALID_ARG);
     CHECK_STATUS(ctx, mpcg_solver_set_maxit(S, -1), MPCG_ERR_INVALID_ARG);
     CHECK_STATUS(ctx, mpcg_solver_set_spmv(S, "nosuch"), MPCG_ERR_INVALID_ARG);
-    CHECK_STATUS(ctx, mpcg_solver_set_precision(S, MPCG_PRECISION_FP32), MPCG_ERR_NOT_SUPPORTED);
     CHECK_STATUS(ctx, mpcg_solver_set_precision(S, (mpcg_precision)7), MPCG_ERR_INVALID_ARG);
     CHECK_STATUS(ctx, mpcg_solver_set_initial_guess(S, (mpcg_guess)3), MPCG_ERR_INVALID_ARG);
     CHECK_STATUS(ctx, mpcg_solve(S, NULL, x, &info), MPCG_ERR_INVALID_ARG);
@@ -238,6 +238,114 @@ static void test_monitor_update_values_stagnation(void)
     mpcg_matrix_destroy(A);
 }
 
+/* A tol no fp64 solve can reach ends as stagnant, whatever the tol: before the recurrence's
+ * floor (max(tol, eps) ||b||), nos4 ran on to p.q = 0 at 1e-200 ("breakdown", 843 iterations)
+ * and bcsstk05 to maxit at 1e-100. */
+static void check_stagnant(const char *name, const char *path, void *user)
+{
+    static const double tols[] = {1e-18, 1e-100, 1e-200, 1e-300};
+    mpcg_matrix *A = NULL;
+    (void)user;
+    CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, path, &A));
+    if (!A) return;
+    int64_t n = mpcg_matrix_n(A);
+    double *b = NULL, *x = NULL;
+    CHECK_OK(ctx, mpcgi_host_alloc_array(ctx, (size_t)n, sizeof *b, &b));
+    CHECK_OK(ctx, mpcgi_host_alloc_array(ctx, (size_t)n, sizeof *x, &x));
+    for (int64_t i = 0; i < n; i++) b[i] = cos(0.3 * (double)i) + 1.5;
+    mpcg_solver *S;
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    for (int t = 0; t < 4; t++) {
+        mpcg_info info;
+        CHECK_OK(ctx, mpcg_solver_set_tol(S, tols[t]));
+
+        CHECK_OK(ctx, mpcg_solve(S, b, x, &info));
+
+        if (info.reason != MPCG_DIVERGED_STAGNATION)
+            printf("  %s tol %g: %s after %lld iterations\n", name, tols[t],
+                   mpcg_reason_string(info.reason), (long long)info.iterations);
+        CHECK(info.reason == MPCG_DIVERGED_STAGNATION && info.true_relres < 1e-9);
+        CHECK(info.iterations < 10 * n && info.residual_replacements <= 8);
+    }
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+    mpcgi_host_free(b), mpcgi_host_free(x);
+}
+
+static void test_stagnation_below_fp64(void) { CHECK(test_each_mtx(check_stagnant, NULL) == 0); }
+
+/* fp32 and mixed are stored, and setup refuses them with a message (no solver runs them yet);
+ * an invalid enum is refused when set. */
+static void test_precision(void)
+{
+    mpcg_matrix *A = random_spd(50, test_seed + 3);
+    mpcg_solver *S;
+    const mpcg_precision later[] = {MPCG_PRECISION_FP32, MPCG_PRECISION_MIXED};
+    const char *const names[] = {"precision fp32 ", "precision mixed "};
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(ctx, mpcg_solver_set_precision(S, later[i]));
+
+        CHECK_STATUS(ctx, mpcg_solver_setup(S), MPCG_ERR_NOT_SUPPORTED);
+
+        CHECK(strstr(mpcg_last_error(ctx), names[i]) &&
+              strstr(mpcg_last_error(ctx), "only fp64 CG solves run"));
+        mpcg_clear_error(ctx);
+    }
+    CHECK_STATUS(ctx, mpcg_solver_set_precision(S, (mpcg_precision)-1), MPCG_ERR_INVALID_ARG);
+    mpcg_clear_error(ctx);
+    CHECK_OK(ctx, mpcg_solver_set_precision(S, MPCG_PRECISION_FP64));
+    CHECK_OK(ctx, mpcg_solver_setup(S));
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+}
+
+/* On the CPU: auto takes the host loop and says why; cg.variant=host too; a GPU variant is
+ * refused at setup, naming the variant and why; the check interval is the cg.check_interval
+ * key (one value). */
+static void test_variants(void)
+{
+    static const char *const gpu_only[] = {"launched", "graph", "persistent-single",
+                                           "persistent-two-barrier"};
+    mpcg_matrix *A = random_spd(97, test_seed + 4);
+    double b[97], x[97];
+    mpcg_solver *S;
+    mpcg_info info;
+    for (int i = 0; i < 97; i++) b[i] = 1.0 / (i + 1);
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+
+    memset(&info, 0, sizeof info);
+    CHECK_OK(ctx, mpcg_solve(S, b, x, &info));
+    CHECK(strcmp(info.variant, "host") == 0 && strstr(info.variant_reason, "auto: context cpu"));
+    CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.variant", "host"));
+    CHECK_OK(ctx, mpcg_solve(S, b, x, &info));
+    CHECK(strcmp(info.variant, "host") == 0 && strstr(info.variant_reason, "cg.variant=host"));
+
+    for (int i = 0; i < 4; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "cg.variant=%s cannot run here", gpu_only[i]);
+        CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.variant", gpu_only[i]));
+        CHECK_STATUS(ctx, mpcg_solver_setup(S), MPCG_ERR_NOT_SUPPORTED);
+        CHECK(strstr(mpcg_last_error(ctx), want));
+        mpcg_clear_error(ctx);
+    }
+    CHECK_STATUS(ctx, mpcg_solver_set_option(S, "cg.variant", "folded"), MPCG_ERR_INVALID_ARG);
+    mpcg_clear_error(ctx);
+    CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.variant", "auto"));
+    CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.check_interval", "5"));
+    CHECK(mpcgi_solver_check_interval(S) == 5);
+    CHECK_OK(ctx, mpcg_solver_set_check_interval(S, 7));
+    CHECK(mpcgi_solver_check_interval(S) == 7);
+    CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.persistent_blocks", "2"));
+    CHECK_STATUS(ctx, mpcg_solver_set_option(S, "cg.persistent_blocks", "0"),
+                 MPCG_ERR_INVALID_ARG);
+    mpcg_clear_error(ctx);
+    CHECK_OK(ctx, mpcg_solve(S, b, x, &info));
+    CHECK(info.converged && strcmp(info.variant, "host") == 0);
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+}
+
 static void test_alloc_sweep(void)
 {
     mpcg_matrix *A = random_spd(100, test_seed + 2);
@@ -278,6 +386,9 @@ int main(void)
     test_reasons();
     test_max_iter_and_options();
     test_monitor_update_values_stagnation();
+    test_stagnation_below_fp64();
+    test_precision();
+    test_variants();
     test_alloc_sweep();
     mpcg_context_destroy(ctx);
     return test_finish("test_solver_cg");

@@ -1,4 +1,5 @@
-/* test/test_solver_cg_fused.c: the fused GPU CG loop: exact counts, reproducible bits, reasons */
+/* test/test_solver_cg_fused.c: the GPU CG variants against the CPU: exact counts, reproducible
+ * bits, reasons, the chooser (the fused kernels alone: test/test_cg_kernels.c) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <float.h>
 
@@ -7,12 +8,15 @@
 #include "core/cuda_check.h"
 #include "core/device.h"
 #include "core/matrix.h"
+#include "solver/cg_variants.h"
 #include "solver/solver.h"
-#include "spmv/adaptive.h"
 #include "test/testutil.h"
 
 static mpcg_context *cpu, *gpu;
 static const double tol = 1e-8; /* the solver's default */
+/* The cg.variant every GPU solver of the running test asks for, and the adaptive layout
+ * (adaptive.mode; NULL: its default) and column width (adaptive.index; NULL: its default). */
+static const char *variant = "auto", *layout, *index32;
 
 /* The check intervals every GPU comparison runs: every iteration, odd (a window that overshoots
  * the stopping iteration), adaptive. */
@@ -79,23 +83,35 @@ static void same_bits(const char *spmv, const char *what, const double *x1, cons
     CHECK(!deterministic(spmv) && d <= 1e-10 * m);
 }
 
-static int is_path(const mpcg_solver *S, const char *path)
+/* The variant a set-up solver runs. */
+static const char *variant_of(const mpcg_solver *S) { return S->variant ? S->variant->name : ""; }
+
+/* A GPU solver of A with backend spmv and the running variant. */
+static int set_adaptive(mpcg_solver *S, const char *key, const char *value);
+static mpcg_solver *gpu_solver(mpcg_matrix *A, const char *spmv)
 {
-    return strcmp(mpcgi_cg_fused_path(S), path) == 0;
+    mpcg_solver *S = NULL;
+    CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_spmv(S, spmv));
+    CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", variant));
+    if (strcmp(spmv, "adaptive") == 0 && layout) set_adaptive(S, "adaptive.mode", layout);
+    if (strcmp(spmv, "adaptive") == 0 && index32) set_adaptive(S, "adaptive.index", index32);
+    return S;
 }
 
-/* The persistent loop an adaptive plan runs: "single-reduction", "two-barrier" or "none". */
-static const char *adaptive_loop(const mpcg_solver *S)
+/*
+ * The adaptive backend's layout keys (spmv/adaptive.c's option table: adaptive.mode =
+ * auto|uniform|split|binned|tiles, adaptive.index = auto|32), all set here so a renamed key
+ * fails in one place. 0 (with a note) where this build has no such key.
+ */
+static int set_adaptive(mpcg_solver *S, const char *key, const char *value)
 {
-    mpcgi_adaptive_info a;
-    mpcgi_spmv_adaptive_info(S->plan->impl, &a);
-    return a.cg_loop;
+    if (mpcg_solver_set_option(S, key, value) == MPCG_SUCCESS) return 1;
+    printf("  note: option %s=%s is not in this build (%s)\n", key, value, mpcg_last_error(gpu));
+    mpcg_clear_error(gpu);
+    CHECK(!"the adaptive option keys adaptive.mode and adaptive.index");
+    return 0;
 }
-
-/* The persistent loops of the adaptive backend (MPCG_ADAPTIVE_LOOP, read at setup): loop 1 is
- * the default (the single-reduction loop where the rows fit), loop 2 the two-barrier loop. */
-static const char *const loop_names[] = {"none", "single-reduction", "two-barrier"};
-static const char *const loop_env[] = {NULL, NULL, "two-barrier"};
 
 /* ---------------------------------------------------------------- CPU checks */
 
@@ -144,8 +160,7 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, const ch
     mpcgi_rng_seed(&g, test_seed ^ (uint64_t)n);
     for (int64_t i = 0; i < n; i++) b[i] = 2 * mpcgi_rng_uniform(&g) - 1;
     CHECK_OK(cpu, mpcg_solver_create(cpu, Ac, &Sc));
-    CHECK_OK(gpu, mpcg_solver_create(gpu, Ag, &S));
-    CHECK_OK(gpu, mpcg_solver_set_spmv(S, spmv));
+    S = gpu_solver(Ag, spmv);
     CHECK_OK(cpu, mpcg_solve(Sc, b, xc, &ic));
 
     for (int j = 0; j < N_INTERVALS; j++) ik[j] = solve_k(S, intervals[j], b, xk[j] = vec(n), n);
@@ -155,10 +170,12 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, const ch
            "adaptive), true relres %.2e, %s %lld\n",
            name, spmv, (long long)n, (long long)ic.iterations, (long long)ik[0].iterations,
            (long long)ik[1].iterations, (long long)ik[2].iterations, ik[2].true_relres,
-           mpcgi_cg_fused_path(S), (long long)mpcgi_cg_fused_graph_iters(S));
+           variant_of(S), (long long)mpcgi_cg_fused_graph_iters(S));
     for (int j = 0; j < N_INTERVALS; j++) {
         CHECK(ik[j].reason == MPCG_CONVERGED_RTOL && ik[j].true_relres <= tol);
-        CHECK(strcmp(ik[j].backend, spmv) == 0);
+        CHECK(strcmp(ik[j].backend, spmv) == 0 && strcmp(ik[j].variant, variant_of(S)) == 0);
+        CHECK(strcmp(variant, "auto") == 0 || strcmp(ik[j].variant, variant) == 0);
+        CHECK(ik[j].variant_reason[0] != '\0');
         CHECK(test_iterations_close(name, ik[j].iterations, ic.iterations));
         CHECK(test_residual_ok(&Ag->csr, b, xk[j], tol));
         CHECK(ik[j].iterations == ik[2].iterations || !deterministic(spmv));
@@ -178,8 +195,8 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, const ch
         CHECK(ik[j].iterations == 5 && ik[j].reason == MPCG_DIVERGED_MAX_ITER);
         CHECK(test_close(ik[j].true_relres, test_relres(&Ag->csr, b, xk[j], &scale), 1e-6, 0));
         if (!test_close(ik[j].true_relres, ic.true_relres, 1e-6, 0))
-            printf("  %s %s, %s path, K = %lld: 5th iterate's true relres %.17g, cpu %.17g\n",
-                   name, spmv, mpcgi_cg_fused_path(S), (long long)intervals[j],
+            printf("  %s %s, %s, K = %lld: 5th iterate's true relres %.17g, cpu %.17g\n",
+                   name, spmv, variant_of(S), (long long)intervals[j],
                    ik[j].true_relres, ic.true_relres);
         CHECK(test_close(ik[j].true_relres, ic.true_relres, 1e-6, 0));
         same_bits(spmv, "the 5th iterate, K = 3 or adaptive against 1", xk[j], xk[0], n);
@@ -208,127 +225,6 @@ static void compare_file(const char *name, const char *path, void *user)
     mpcg_matrix_destroy(Ac), mpcg_matrix_destroy(Ag);
 }
 
-/* ---------------------------------------------------------------- GPU: the update kernels */
-
-#define UN 1000 /* rows of the kernel checks: not a multiple of the block */
-
-/* Device vectors x, p, q, r (UN each) and the state with its partials. */
-typedef struct upd {
-    double *v;
-    mpcgi_cg_state *st;
-    cudaStream_t stream;
-} upd;
-
-/* Run mpcgi_cg_update_r then mpcgi_cg_update_p from the host state *h and vectors x, p, q, r
- * (4 UN doubles); both come back updated. */
-static void run_updates(upd *u, mpcgi_cg_state *h, double *xpqr)
-{
-    double *x = u->v, *p = x + UN, *q = p + UN, *r = q + UN;
-    h->x = x;
-    CHECK(cudaMemcpy(u->v, xpqr, 4 * UN * sizeof(double), cudaMemcpyHostToDevice) == 0);
-    CHECK(cudaMemcpy(u->st, h, sizeof *h, cudaMemcpyHostToDevice) == 0);
-    CHECK(mpcgi_cg_update_r(u->stream, UN, q, r, u->st, (double *)(u->st + 1)) == 0);
-    CHECK(mpcgi_cg_update_p(u->stream, UN, r, p, u->st) == 0);
-    CHECK(cudaStreamSynchronize(u->stream) == 0);
-    CHECK(cudaMemcpy(xpqr, u->v, 4 * UN * sizeof(double), cudaMemcpyDeviceToHost) == 0);
-    CHECK(cudaMemcpy(h, u->st, sizeof *h, cudaMemcpyDeviceToHost) == 0);
-}
-
-/* p.q over 3 * 2^20 + 5 rows: the reduction's grid stays within the MPCGI_CG_BLOCKS partials
- * after the state (a canary after them is untouched) and the sum of small integers is exact.
- * (740014f gave core/launch.cuh a grid helper of the same name as core/cuda_reduce.cuh's, which
- * core/cg_kernels.cu took from 2^20 rows on: 3073 blocks, 2049 partials past the end.) */
-static void test_reduction_grid(void)
-{
-    const int64_t n = 3 * ((int64_t)1 << 20) + 5;
-    const size_t canary = 65536, head = sizeof(mpcgi_cg_state) + MPCGI_CG_BLOCKS * sizeof(double);
-    double *pq = NULL, *hp = NULL;
-    unsigned char *blk = NULL, *tail = NULL;
-    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)(2 * n), sizeof *hp, &hp));
-    CHECK_OK(cpu, mpcgi_host_alloc(cpu, canary, &tail));
-    CHECK(cudaMalloc((void **)&pq, (size_t)(2 * n) * sizeof(double)) == 0);
-    CHECK(cudaMalloc((void **)&blk, head + canary) == 0);
-    if (!hp || !tail || !pq || !blk) goto done;
-    double want = 0;
-    for (int64_t i = 0; i < n; i++) {
-        hp[i] = 1.0 + (double)(i % 3);
-        hp[n + i] = (double)(i % 7) - 3.0;
-        want += hp[i] * hp[n + i]; /* integers below 2^53: exact in any order */
-    }
-    CHECK(cudaMemcpy(pq, hp, (size_t)(2 * n) * sizeof(double), cudaMemcpyHostToDevice) == 0);
-    CHECK(cudaMemset(blk, 0, head) == 0);
-    CHECK(cudaMemset(blk + head, 0x5a, canary) == 0);
-    mpcgi_cg_state *st = (mpcgi_cg_state *)blk;
-    CHECK(mpcgi_cg_dot_pq(NULL, n, pq, pq + n, st, (double *)(st + 1)) == 0);
-    CHECK(cudaDeviceSynchronize() == 0);
-    mpcgi_cg_state h;
-    CHECK(cudaMemcpy(&h, st, sizeof h, cudaMemcpyDeviceToHost) == 0);
-    CHECK(cudaMemcpy(tail, blk + head, canary, cudaMemcpyDeviceToHost) == 0);
-    CHECK(h.pq == want && h.arrived == 0);
-    size_t hit = 0;
-    for (size_t i = 0; i < canary; i++)
-        hit += tail[i] != 0x5a;
-    if (hit) fprintf(stderr, "  dot_pq wrote %zu bytes past its partials\n", hit);
-    CHECK(hit == 0);
-done:
-    cudaFree(pq), cudaFree(blk);
-    mpcgi_host_free(hp), mpcgi_host_free(tail);
-}
-
-/*
- * The x update deferred from mpcgi_cg_update_r to mpcgi_cg_update_p: a running update moves r,
- * x and p; the update that converges moves r and x, not p; a stopped state or a curvature stop
- * moves nothing; xpend says which, and the next update_r clears it.
- */
-static void test_update_kernels(void)
-{
-    upd u = {0};
-    double *v0 = vec(4 * UN), *v = vec(4 * UN);
-    mpcgi_rng g;
-    mpcgi_rng_seed(&g, test_seed ^ 77);
-    for (int i = 0; i < 4 * UN; i++) v0[i] = 2 * mpcgi_rng_uniform(&g) - 1;
-    CHECK(cudaMalloc((void **)&u.v, 4 * UN * sizeof(double)) == 0);
-    CHECK(cudaMalloc((void **)&u.st, sizeof *u.st + MPCGI_CG_BLOCKS * sizeof(double)) == 0);
-    CHECK(cudaMemset(u.st, 0, sizeof *u.st + MPCGI_CG_BLOCKS * sizeof(double)) == 0);
-    CHECK(cudaStreamCreate(&u.stream) == 0);
-    const double *x0 = v0, *p0 = v0 + UN, *q0 = v0 + 2 * UN, *r0 = v0 + 3 * UN;
-    double *x = v, *p = v + UN, *r = v + 3 * UN;
-
-    for (int converge = 0; converge < 2; converge++) { /* rr = 2, pq = 4: alpha = 0.5 */
-        mpcgi_cg_state h = {.rr = 2, .pq = 4, .kmax = 100, .threshold = converge ? 1e300 : 0};
-        double rr = 0;
-        memcpy(v, v0, 4 * UN * sizeof *v);
-        run_updates(&u, &h, v);
-        for (int i = 0; i < UN; i++) rr += r[i] * r[i];
-        CHECK(h.k == 1 && h.xpend == 1 && h.alpha == 0.5 && h.arrived == 0);
-        CHECK(h.stop == (converge ? MPCGI_CG_STOP_CONVERGED : MPCGI_CG_RUNNING));
-        CHECK(test_close(h.rr_new, rr, 1e-13, 0) && test_close(h.beta, h.rr_new / 2, 1e-15, 0));
-        for (int i = 0; i < UN; i++) { /* O(1) values: within 1e-15, fused or not */
-            CHECK(test_close(r[i], r0[i] - 0.5 * q0[i], 1e-15, 1.0));
-            CHECK(test_close(x[i], x0[i] + 0.5 * p0[i], 1e-15, 1.0));
-            if (converge) CHECK(memcmp(&p[i], &p0[i], sizeof *p) == 0);
-            else CHECK(test_close(p[i], r[i] + h.beta * p0[i], 1e-15, 1.0));
-        }
-        /* the next update after the stop: nothing moves, xpend cleared */
-        if (converge) {
-            double *w = vec(4 * UN);
-            memcpy(w, v, 4 * UN * sizeof *w);
-            run_updates(&u, &h, w);
-            CHECK(memcmp(w, v, 4 * UN * sizeof *w) == 0 && h.xpend == 0 && h.k == 1);
-            mpcgi_host_free(w);
-        }
-    }
-    /* a curvature stop (p.q < 0): nothing moves, xpend cleared even where it was set */
-    mpcgi_cg_state h = {.rr = 2, .pq = -4, .kmax = 100, .xpend = 1, .alpha = 3};
-    memcpy(v, v0, 4 * UN * sizeof *v);
-    run_updates(&u, &h, v);
-    CHECK(memcmp(v, v0, 4 * UN * sizeof *v) == 0);
-    CHECK(h.stop == MPCGI_CG_STOP_INDEFINITE && h.xpend == 0 && h.k == 0);
-    cudaStreamDestroy(u.stream);
-    cudaFree(u.v), cudaFree(u.st);
-    mpcgi_host_free(v0), mpcgi_host_free(v);
-}
-
 /* ---------------------------------------------------------------- GPU: reasons */
 
 /* (d) A solve of a 2 x 2 diagonal system on the GPU, for every K: its reason and count. */
@@ -338,8 +234,7 @@ static void check_reason(const char *spmv, const double *d, const double *b, mpc
     mpcg_matrix *A = diag(gpu, 2, d);
     mpcg_solver *S;
     double x[2];
-    CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
-    CHECK_OK(gpu, mpcg_solver_set_spmv(S, spmv));
+    S = gpu_solver(A, spmv);
     for (int j = 0; j < N_INTERVALS; j++) {
         mpcg_info info = solve_k(S, intervals[j], b, x, 2);
         CHECK(info.reason == want && info.iterations == want_it);
@@ -374,44 +269,30 @@ static void monitor(int64_t it, double relres, void *user)
 }
 
 /*
- * (e) the graph path gives the bits of the one-by-one launches (MPCG_CG_GRAPH, read at setup),
- * or, with `loop`, the backend's persistent loop is what the solver runs;
- * (f) no device allocation in a solve, with a monitor (called at every 3rd iteration) and
- * through mpcg_solve_device; then a solve after new values (the graph captured again).
+ * (e) under launched and graph: the graph gives the bits of the one-by-one launches; under the
+ * persistent variants: that variant runs; (f) no device allocation in a solve, with a monitor
+ * (called at every 3rd iteration) and through mpcg_solve_device; then a solve after new values
+ * (a graph is captured again).
  */
-static void test_graph_and_allocation(const char *spec, const char *spmv, int loop)
+static void test_graph_and_allocation(const char *spec, const char *spmv)
 {
     mpcg_matrix *A = NULL;
     CHECK_OK(gpu, mpcg_matrix_generate(gpu, spec, &A));
     if (!A) return;
     int64_t n = mpcg_matrix_n(A), nnz = mpcg_matrix_nnz(A);
     double *b = vec(n), *x0 = vec(n), *x1 = vec(n), *val = vec(nnz), *db = NULL, *dx = NULL;
-    mpcg_solver *S;
+    mpcg_solver *S = gpu_solver(A, spmv);
     mpcg_info i0, i1;
+    int graph = strcmp(variant, "graph") == 0;
     for (int64_t i = 0; i < n; i++) b[i] = sin(i + 1.0);
-    CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
-    CHECK_OK(gpu, mpcg_solver_set_spmv(S, spmv));
 
-    if (loop) {
-        CHECK_OK(gpu, mpcg_solver_setup(S));
-        CHECK(is_path(S, "persistent") && mpcgi_cg_fused_graph_iters(S) == 0);
-        CHECK(strcmp(adaptive_loop(S), loop_names[loop]) == 0);
-    } else {
-        setenv("MPCG_CG_GRAPH", "0", 1);
-        CHECK_OK(gpu, mpcg_solver_setup(S));
-        CHECK(mpcgi_cg_fused_graph_iters(S) == 0 && is_path(S, "launched"));
+    CHECK_OK(gpu, mpcg_solver_setup(S));
+    CHECK(strcmp(variant_of(S), variant) == 0);
+    CHECK((mpcgi_cg_fused_graph_iters(S) > 0) == graph);
+    if (strcmp(variant, "launched") == 0 || graph) {
+        CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", graph ? "launched" : "graph"));
         i0 = solve_k(S, 0, b, x0, n);
-        /* the folded path where the backend has it: the same direction, so the same bits */
-        setenv("MPCG_CG_FOLD", "1", 1);
-        CHECK_OK(gpu, mpcg_solver_setup(S));
-        CHECK(is_path(S, mpcgi_spmv_has_apply_direction_dot(S->plan) ? "folded" : "launched"));
-        i1 = solve_k(S, 0, b, x1, n);
-        CHECK(i1.iterations == i0.iterations || !deterministic(spmv));
-        same_bits(spmv, "folded against one-by-one launches", x0, x1, n);
-        unsetenv("MPCG_CG_FOLD");
-        unsetenv("MPCG_CG_GRAPH"); /* n <= 2e5: the default takes the graph */
-        CHECK_OK(gpu, mpcg_solver_setup(S));
-        CHECK(mpcgi_cg_fused_graph_iters(S) > 0);
+        CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", variant));
         i1 = solve_k(S, 0, b, x1, n);
         CHECK(i0.converged && (i1.iterations == i0.iterations || !deterministic(spmv)));
         same_bits(spmv, "graph against one-by-one launches", x0, x1, n);
@@ -426,20 +307,21 @@ static void test_graph_and_allocation(const char *spec, const char *spmv, int lo
     CHECK(cudaMalloc((void **)&db, (size_t)n * sizeof *db) == cudaSuccess); /* not counted */
     CHECK(cudaMalloc((void **)&dx, (size_t)n * sizeof *dx) == cudaSuccess);
     CHECK(cudaMemcpy(db, b, (size_t)n * sizeof *b, cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK(cudaMemset(dx, 0xff, (size_t)n * sizeof *dx) == cudaSuccess); /* NaN: zero guess */
     CHECK_OK(gpu, mpcg_solve_device(S, db, dx, &i0));
     CHECK(cudaMemcpy(x0, dx, (size_t)n * sizeof *x0, cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(i0.iterations == i1.iterations || !deterministic(spmv));
     same_bits(spmv, "mpcg_solve_device against mpcg_solve", x0, x1, n);
     CHECK(mpcgi_alloc_device_attempts() == attempts);
 
-    /* new values, same pattern (the graph is captured again): 2 A x = b */
+    /* new values, same pattern (a graph is captured again): 2 A x = b */
     const double *v;
     CHECK_OK(gpu, mpcg_matrix_csr(A, NULL, NULL, &v));
     for (int64_t k = 0; k < nnz; k++) val[k] = 2 * v[k];
     CHECK_OK(gpu, mpcg_matrix_update_values(A, val));
     CHECK_OK(gpu, mpcg_solve(S, b, x1, &i1));
     CHECK(i1.converged && test_residual_ok(&A->csr, b, x1, tol));
-    CHECK(loop ? is_path(S, "persistent") : mpcgi_cg_fused_graph_iters(S) > 0);
+    CHECK(strcmp(i1.variant, variant) == 0 && (mpcgi_cg_fused_graph_iters(S) > 0) == graph);
 
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
@@ -471,48 +353,56 @@ static void test_replacement(const char *spmv)
 
 /* ---------------------------------------------------------------- main */
 
+/* The setup of S fails with MPCG_ERR_NOT_SUPPORTED and a message holding `why`. */
+static void refused(mpcg_solver *S, const char *why)
+{
+    CHECK_STATUS(gpu, mpcg_solver_setup(S), MPCG_ERR_NOT_SUPPORTED);
+    if (!strstr(mpcg_last_error(gpu), why)) printf("  message: %s\n", mpcg_last_error(gpu));
+    CHECK(strstr(mpcg_last_error(gpu), why) != NULL);
+    mpcg_clear_error(gpu);
+}
+
 /*
- * The path for n > 2e5 (launched); MPCG_CG_LOOP=1 asks for the persistent loop there: the
- * single-reduction loop on any path of the plan (its rows fit in shared memory: 1637 rows of 7
- * entries per SM on 132 SMs), the two-barrier loop only on the uniform path, so with
- * MPCG_ADAPTIVE_MODE=binned and MPCG_ADAPTIVE_LOOP=two-barrier the solver launches the kernels
- * instead, or folds with MPCG_CG_FOLD=1. Every persistent solve is checked against the CPU.
+ * The chooser on poisson3d:60 (n = 216000 > cg.small_n): auto launches kernels and says why; the
+ * persistent loops asked for by name run there, checked against the CPU (the single-reduction
+ * loop: 1637 rows of 7 entries per SM on 132 SMs fit); cusparse and adaptive (its uniform path,
+ * then binned: single-reduction only, two-barrier refused with the reason).
  */
 static void test_loop_choice(void)
 {
     mpcg_matrix *A = NULL, *Ac = NULL;
     mpcg_solver *S = NULL;
-    CHECK_OK(gpu, mpcg_matrix_generate(gpu, "poisson3d:60", &A)); /* n = 216000 */
+    CHECK_OK(gpu, mpcg_matrix_generate(gpu, "poisson3d:60", &A));
     CHECK_OK(cpu, mpcg_matrix_generate(cpu, "poisson3d:60", &Ac));
     if (!A || !Ac) return;
-    CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
-    CHECK_OK(gpu, mpcg_solver_set_spmv(S, "adaptive"));
+    variant = "auto";
+    S = gpu_solver(A, "adaptive");
     CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(is_path(S, "launched") && mpcgi_cg_fused_graph_iters(S) == 0); /* n > 2e5 */
+    CHECK(strcmp(variant_of(S), "launched") == 0 && strstr(S->variant_reason, "> cg.small_n"));
+    CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.small_n", "300000")); /* n <= small_n now */
+    CHECK_OK(gpu, mpcg_solver_setup(S));
+    CHECK(strcmp(variant_of(S), "launched") != 0);
+    printf("  poisson3d:60 adaptive, cg.small_n = 300000: %s (%s)\n", variant_of(S),
+           S->variant_reason);
+    if (set_adaptive(S, "adaptive.mode", "binned")) {
+        CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", "persistent-two-barrier"));
+        refused(S, "not on its uniform path");
+        CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", "persistent-single"));
+        CHECK_OK(gpu, mpcg_solver_setup(S));
+        CHECK(strcmp(variant_of(S), "persistent-single") == 0);
+    }
     mpcg_solver_destroy(S);
-    setenv("MPCG_CG_LOOP", "1", 1);
-    compare("poisson3d:60", Ac, A, "adaptive"); /* the single-reduction loop, 2 rows a thread */
-    CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
-    CHECK_OK(gpu, mpcg_solver_set_spmv(S, "adaptive"));
-    CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(is_path(S, "persistent") && strcmp(adaptive_loop(S), "single-reduction") == 0);
-    setenv("MPCG_ADAPTIVE_LOOP", "two-barrier", 1);
-    CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(is_path(S, "persistent") && strcmp(adaptive_loop(S), "two-barrier") == 0);
-    setenv("MPCG_ADAPTIVE_MODE", "binned", 1);
-    CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(is_path(S, "launched") && strcmp(adaptive_loop(S), "none") == 0);
-    setenv("MPCG_CG_FOLD", "1", 1);
-    CHECK_OK(gpu, mpcg_solver_setup(S));
-    CHECK(is_path(S, "folded"));
-    unsetenv("MPCG_CG_FOLD");
-    unsetenv("MPCG_ADAPTIVE_LOOP");
-    CHECK_OK(gpu, mpcg_solver_setup(S)); /* binned: the single-reduction loop all the same */
-    CHECK(is_path(S, "persistent") && strcmp(adaptive_loop(S), "single-reduction") == 0);
-    mpcg_solver_destroy(S);
+    const char *const loops[] = {"persistent-single", "persistent-two-barrier"};
+    for (int l = 0; l < 2; l++) {
+        variant = loops[l];
+        compare("poisson3d:60", Ac, A, "cusparse");
+        compare("poisson3d:60", Ac, A, "adaptive");
+    }
+    variant = "persistent-single";
+    layout = "binned";
     compare("poisson3d:60 binned", Ac, A, "adaptive");
-    unsetenv("MPCG_ADAPTIVE_MODE");
-    unsetenv("MPCG_CG_LOOP");
+    layout = NULL;
+    variant = "auto";
     mpcg_matrix_destroy(A), mpcg_matrix_destroy(Ac);
 }
 
@@ -547,24 +437,26 @@ static void test_loop_too_wide(void)
     rp[N] = k;
     CHECK_OK(gpu, mpcg_matrix_create_csr(gpu, N, rp, col, val, &A));
     CHECK_OK(cpu, mpcg_matrix_create_csr(cpu, N, rp, col, val, &Ac));
-    if (A && Ac) {
-        CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
-        CHECK_OK(gpu, mpcg_solver_set_spmv(S, "adaptive"));
+    for (int b = 0; A && Ac && b < 2; b++) { /* cusparse, adaptive */
+        const char *spmv = b ? "adaptive" : "cusparse";
+        variant = "auto";
+        S = gpu_solver(A, spmv);
         CHECK_OK(gpu, mpcg_solver_setup(S));
-        printf("  arrow n = %d: the %s path, persistent loop %s\n", N, mpcgi_cg_fused_path(S),
-               adaptive_loop(S));
-        CHECK(strcmp(adaptive_loop(S), "single-reduction") != 0);
+        printf("  arrow n = %d, %s: %s (%s)\n", N, spmv, variant_of(S), S->variant_reason);
+        CHECK(strcmp(variant_of(S), "persistent-single") != 0);
+        CHECK(strstr(S->variant_reason, "not single-reduction") != NULL);
+        CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", "persistent-single"));
+        refused(S, "cg.variant=persistent-single cannot run here: the rows of a block do not fit");
         mpcg_solver_destroy(S);
-        compare("arrow", Ac, A, "adaptive");
+        compare("arrow", Ac, A, spmv);
     }
     mpcg_matrix_destroy(A), mpcg_matrix_destroy(Ac);
     mpcgi_host_free(rp), mpcgi_host_free(col), mpcgi_host_free(val);
 }
 
-/* Everything above with one backend; "adaptive" only where this build registers it, with the
- * graph (loop 0: MPCG_CG_LOOP=0), its default persistent loop (1: the single-reduction loop)
- * and the two-barrier loop (2). */
-static void test_backend(const char *spmv, int loop)
+/* Everything above with one backend and one cg.variant (the global `variant`); "adaptive"
+ * only where this build registers it. */
+static void test_backend(const char *spmv, const char *v)
 {
     mpcg_matrix *A = diag(gpu, 2, (const double[]){1, 2});
     mpcg_solver *S = NULL;
@@ -577,22 +469,41 @@ static void test_backend(const char *spmv, int loop)
         mpcg_clear_error(gpu);
         return;
     }
-    printf(" backend %s (%sdeterministic), %s\n", spmv, deterministic(spmv) ? "" : "not ",
-           loop ? loop_names[loop] : "graph and one-by-one launches");
-    if (!loop) setenv("MPCG_CG_LOOP", "0", 1);
-    if (loop_env[loop]) setenv("MPCG_ADAPTIVE_LOOP", loop_env[loop], 1);
+    variant = v;
+    printf(" backend %s (%sdeterministic), cg.variant=%s\n", spmv,
+           deterministic(spmv) ? "" : "not ", v);
     compare_generated("poisson3d:24", spmv);
     if (strcmp(spmv, "adaptive") == 0) { /* 32-bit columns too (16-bit ones where they fit) */
-        setenv("MPCG_ADAPTIVE_INDEX", "32", 1);
+        index32 = "32";
         compare_generated("poisson3d:24", spmv);
-        unsetenv("MPCG_ADAPTIVE_INDEX");
+        index32 = NULL;
     }
     CHECK(test_each_mtx(compare_file, (void *)spmv) == 0);
     test_reasons(spmv);
-    test_graph_and_allocation("poisson3d:20", spmv, loop);
+    test_graph_and_allocation("poisson3d:20", spmv);
     test_replacement(spmv);
-    unsetenv("MPCG_CG_LOOP");
-    unsetenv("MPCG_ADAPTIVE_LOOP");
+    variant = "auto";
+}
+
+/* Under auto on a small system: the single-reduction loop with either backend, and why; with
+ * cg.small_n = 0 the launched kernels, and why. */
+static void test_auto_reason(void)
+{
+    mpcg_matrix *A = NULL;
+    CHECK_OK(gpu, mpcg_matrix_generate(gpu, "poisson3d:20", &A));
+    for (int b = 0; A && b < 2; b++) {
+        mpcg_solver *S = gpu_solver(A, b ? "adaptive" : "cusparse");
+        CHECK_OK(gpu, mpcg_solver_setup(S));
+        CHECK(strcmp(variant_of(S), "persistent-single") == 0);
+        CHECK(strcmp(S->variant_reason, "auto: n = 8000 <= cg.small_n and the rows fit the "
+                                        "single-reduction loop") == 0);
+        CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.small_n", "0"));
+        CHECK_OK(gpu, mpcg_solver_setup(S));
+        CHECK(strcmp(variant_of(S), "launched") == 0);
+        CHECK(strcmp(S->variant_reason, "auto: n = 8000 > cg.small_n = 0: launched kernels") == 0);
+        mpcg_solver_destroy(S);
+    }
+    mpcg_matrix_destroy(A);
 }
 
 int main(void)
@@ -609,12 +520,13 @@ int main(void)
     CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
     if (!gpu) return test_finish("test_solver_cg_fused");
     printf("test_solver_cg_fused: %s\n", mpcg_context_device_name(gpu));
-    test_update_kernels();
-    test_reduction_grid();
-    test_backend("cusparse", 0);
-    test_backend("adaptive", 0);
-    test_backend("adaptive", 1);
-    test_backend("adaptive", 2);
+    static const char *const variants[] = {"launched", "graph", "persistent-single",
+                                           "persistent-two-barrier", "host"};
+    for (int v = 0; v < 5; v++) {
+        test_backend("cusparse", variants[v]);
+        test_backend("adaptive", variants[v]);
+    }
+    test_auto_reason();
     test_loop_choice();
     test_loop_too_wide();
     mpcg_context_destroy(cpu);

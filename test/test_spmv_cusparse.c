@@ -78,6 +78,7 @@ static void check_emulation(int64_t n)
         CHECK(memcmp(yf, yfref, b32) == 0);
         /* new values, same pattern */
         for (int64_t k = 0; k < A.nnz; k++) A.val[k] = -0.5 * A.val[k] + 0.25;
+        CHECK_OK(cpu, mpcgi_csr_fill_val32(cpu, &A)); /* as mpcg_matrix_update_values does */
         CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, emu, &A));
         CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, ref, &A));
     }

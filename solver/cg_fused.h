@@ -1,0 +1,28 @@
+/* solver/cg_fused.h: the device state of the fused CG loop, shared by its variants' files */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SOLVER_CG_FUSED_H
+#define MPCG_SOLVER_CG_FUSED_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cg_kernels.h"
+
+/* Made by mpcgi_cg_fused_setup; the variants add their parts (the graph, the loops' records). */
+struct mpcgi_cg_fused {
+    mpcgi_cg_state *st;     /* device state, followed by the partials */
+    double *partial;        /* MPCGI_CG_BLOCKS doubles on the device */
+    mpcgi_cg_state *mirror; /* pinned host copy of *st as of the last check */
+    int fused_dot;          /* the backend has apply_dot */
+    cudaGraphExec_t graph;  /* graph: graph_iters iterations, or NULL */
+    int64_t graph_iters;
+    double *rws;            /* persistent loops: 8 n doubles of records, then p2 (n) */
+    double *p2;             /* the two-barrier loop's second direction buffer */
+};
+
+struct mpcg_solver;
+/* The GPU variants' common test: 1 on a GPU context, else 0 and why. */
+int mpcgi_cg_gpu_wanted(struct mpcg_solver *s, int asked, char *why, size_t size);
+
+#endif /* MPCG_SOLVER_CG_FUSED_H */

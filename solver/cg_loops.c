@@ -1,0 +1,125 @@
+/* solver/cg_loops.c: the persistent-loop variants (single-reduction, two-barrier) over the row
+ * functor a plan exports: whether they can run, their setup and their launch */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+
+#include "core/alloc.h"
+#include "core/context.h"
+#include "core/device.h"
+#include "core/device_cuda.h"
+#include "core/error.h"
+#include "core/matrix.h"
+#include "solver/cg_fused.h"
+#include "solver/cg_persistent.h"
+#include "solver/cg_variants.h"
+#include "solver/options.h"
+#include "solver/solver.h"
+
+/* The plan's rows (spmv/rows.h) into s->loop.rows, or 0 and why. */
+static int rows_of(mpcg_solver *s, char *why, size_t size)
+{
+    if (!mpcgi_cg_gpu_wanted(s, 0, why, size)) return 0;
+    if (mpcgi_spmv_rows(s->plan, &s->loop.rows) == MPCG_SUCCESS) return 1;
+    snprintf(why, size, "backend %s exports no rows for this plan (spmv/rows.h)",
+             s->plan->ops->name);
+    return 0;
+}
+
+/* The single-reduction loop: the plan's rows, a block's rows in shared memory and, unless asked
+ * for by name, at most 32 entries a thread an iteration. */
+static int single_wanted(mpcg_solver *s, int asked, char *why, size_t size)
+{
+    if (!rows_of(s, why, size)) return 0;
+    int g = mpcgi_cg_loop1_grid(&s->loop.rows, mpcgi_gpu_of(s->ctx)->id, asked, &s->loop.rb,
+                                &s->loop.width);
+    s->loop.grid = g > 0 ? g : 0;
+    if (g > 0) return 1;
+    snprintf(why, size, "%s", mpcgi_loop_why(-g));
+    return 0;
+}
+
+/* The two-barrier loop: the plan's rows (adaptive: its uniform path), cg.persistent_blocks
+ * blocks per SM where they fit, at most MPCGI_CG_BLOCKS / 2 (two partial sets). */
+static int two_barrier_wanted(mpcg_solver *s, int asked, char *why, size_t size)
+{
+    (void)asked;
+    if (!rows_of(s, why, size)) return 0;
+    long per_sm =
+        mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_PERSISTENT_BLOCKS]);
+    int g = mpcgi_cg_loop2_grid(&s->loop.rows, mpcgi_gpu_of(s->ctx)->id, (int)per_sm,
+                                MPCGI_CG_BLOCKS / 2);
+    s->loop.grid = g > 0 ? g : 0;
+    if (g > 0) return 1;
+    snprintf(why, size, "%s", mpcgi_loop_why(-g));
+    return 0;
+}
+
+/* The device state, then 9 n doubles: the single-reduction loop's two record sets of 4 n, the
+ * two-barrier loop's second direction buffer. */
+static mpcg_status loop_setup(mpcg_solver *s)
+{
+    int64_t n = s->A->csr.n;
+    MPCG_CHECK(s->ctx, mpcgi_cg_fused_setup(s));
+    MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, (size_t)n * 9 * sizeof(double), &s->fused->rws));
+    s->fused->p2 = s->fused->rws + 8 * n;
+    return MPCG_SUCCESS;
+}
+
+static mpcgi_cg_loop loop_args(const mpcg_solver *s, int64_t iters)
+{
+    const struct mpcgi_cg_fused *f = s->fused;
+    return (mpcgi_cg_loop){.p = {s->p, f->p2}, .q = s->q, .r = s->r, .rws = f->rws, .st = f->st,
+                           .partial = f->partial, .iters = iters};
+}
+
+/* One cooperative launch runs the window (solver/cg_persistent.cu). */
+static mpcg_status single_enqueue(mpcg_solver *s, int64_t iters)
+{
+    mpcgi_cg_loop c = loop_args(s, iters);
+    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop1(mpcgi_device_stream(s->ctx), &s->loop.rows, s->loop.grid,
+                                       s->loop.rb, s->loop.width, &c));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status two_barrier_enqueue(mpcg_solver *s, int64_t iters)
+{
+    mpcgi_cg_loop c = loop_args(s, iters);
+    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop2(mpcgi_device_stream(s->ctx), &s->loop.rows, s->loop.grid,
+                                       &c));
+    return MPCG_SUCCESS;
+}
+
+/* One record written and the gathers: 48 B per row beside the matrix bytes (which come from
+ * shared memory after the first iteration of a window). */
+static double single_vector_bytes(const mpcg_solver *s)
+{
+    (void)s;
+    return 48.0;
+}
+
+/* d, q, x, r: A + 80 B per row (solver/cg_persistent.cu). */
+static double two_barrier_vector_bytes(const mpcg_solver *s)
+{
+    (void)s;
+    return 80.0;
+}
+
+const mpcgi_cg_variant mpcgi_cg_persistent_single = {
+    .name = "persistent-single",
+    .wanted = single_wanted,
+    .setup = loop_setup,
+    .run = mpcgi_cg_run_fused,
+    .enqueue = single_enqueue,
+    .vector_bytes = single_vector_bytes,
+    .teardown = mpcgi_cg_fused_teardown,
+};
+
+const mpcgi_cg_variant mpcgi_cg_persistent_two_barrier = {
+    .name = "persistent-two-barrier",
+    .wanted = two_barrier_wanted,
+    .setup = loop_setup,
+    .run = mpcgi_cg_run_fused,
+    .enqueue = two_barrier_enqueue,
+    .vector_bytes = two_barrier_vector_bytes,
+    .teardown = mpcgi_cg_fused_teardown,
+};

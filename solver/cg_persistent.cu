@@ -1,0 +1,580 @@
+/* solver/cg_persistent.cu: the persistent CG loops (two-barrier, single-reduction), templated on
+ * a backend's row functor; one cooperative launch runs a window of iterations */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include "core/cg_device.cuh"
+#include "solver/cg_persistent.h"
+#include "spmv/adaptive_rows.cuh"
+#include "spmv/csr_rows.cuh"
+
+namespace cg = cooperative_groups;
+
+/*
+ * Every block keeps its own copy of the scalars and all blocks compute the same bits: each adds
+ * the per-block partials in the same fixed order and takes the same decisions. Vectors written
+ * during a launch are read through L2 (__ldcg) or by plain loads after a grid barrier, never
+ * through L1's non-coherent or the read-only path.
+ */
+
+/* ---------------------------------------------------------------- sums in a fixed order */
+
+static __device__ __forceinline__ double lsum_warp(double v)
+{
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, s);
+    return v;
+}
+
+/* v over the block, valid in warp 0: a butterfly per warp, then warp 0 adds the warp sums by a
+ * butterfly (zeros past the last warp). Every thread calls it. */
+static __device__ double lsum_block(double v, double *sh)
+{
+    v = lsum_warp(v);
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    double p = 0;
+    if (threadIdx.x < 32) p = lsum_warp(threadIdx.x < (blockDim.x >> 5) ? sh[threadIdx.x] : 0.0);
+    __syncthreads();
+    return p;
+}
+
+/* The sum of part[0 .. count) in a fixed order, the same in every block; every thread gets it. */
+static __device__ double partials_sum(const double *part, int count, double *sh, double *bcast)
+{
+    double t = 0;
+    for (int j = threadIdx.x; j < count; j += blockDim.x)
+        t += __ldcg(part + j);
+    t = lsum_block(t, sh);
+    if (threadIdx.x == 0) *bcast = t;
+    __syncthreads();
+    t = *bcast;
+    __syncthreads(); /* bcast is free again */
+    return t;
+}
+
+/* ---------------------------------------------------------------- the two-barrier loop */
+
+/*
+ *   phase 1: this block's rows (the functor's rows()): d_i = r_i + beta p_i written to the other
+ *            p buffer, q_i = sum_j a_ij d_j with the d_j formed on the fly, the terms d_i q_i;
+ *            one partial per block                                         A + 32 B per row
+ *   barrier; every block adds the partials in the same order: p.q, the curvature test, alpha
+ *   phase 2: x += alpha d, r -= alpha q, the terms r_i r_i; one partial per block    48 B
+ *   barrier; every block adds the partials: r.r, then solver/cg.c's stop tests and beta
+ * A + 80 bytes per row and two grid-wide barriers per iteration.
+ */
+
+#define LOOP_THREADS 512
+/* At most 64 registers: two blocks of LOOP_THREADS fit an SM. */
+#define LOOP_MIN_BLOCKS 2
+
+/* The direction d_j = r_j + beta p_j formed on the fly through L2 (one fused multiply-add, as
+ * core/cg_kernels.cu's p update); keep stores a row's d_i in p_out. */
+struct loop2_src {
+    const double *__restrict__ r, *__restrict__ p;
+    double *__restrict__ p_out;
+    double beta;
+    __device__ __forceinline__ double operator()(int j) const
+    {
+        return fma(beta, __ldcg(p + j), __ldcg(r + j));
+    }
+    __device__ __forceinline__ void keep(int i, double d) const { p_out[i] = d; }
+};
+
+template <typename F>
+static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
+    cg_loop2_kernel(const __grid_constant__ F f, const int64_t n,
+                    const __grid_constant__ mpcgi_cg_loop c)
+{
+    __shared__ double sh[LOOP_THREADS / 32];
+    __shared__ double bcast;
+    __shared__ mpcgi_cg_state s; /* this block's copy of the state */
+    cg::grid_group grid = cg::this_grid();
+    if (threadIdx.x == 0) s = *c.st;
+    __syncthreads();
+    if (s.stop) return; /* the same decision in every block */
+    double *part_pq = c.partial, *part_rr = c.partial + gridDim.x;
+    double *x = s.x;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t it = 0; it < c.iters; it++) {
+        double *pout = c.p[s.par ^ 1];
+        const loop2_src d{c.r, c.p[s.par], pout, s.beta};
+        double dacc = 0;
+        f.rows(d, c.q, dacc);                                 /* q = A d, d.q */
+        dacc = lsum_block(dacc, sh);
+        if (threadIdx.x == 0) part_pq[blockIdx.x] = dacc;
+        grid.sync();
+        const double pq = partials_sum(part_pq, gridDim.x, sh, &bcast); /* pq = d.q */
+        if (threadIdx.x == 0) s.pq = pq, s.stop = mpcgi_cg_curvature_stop(pq);
+        __syncthreads();
+        if (s.stop) break; /* x untouched, as in solver/cg.c */
+        const double alpha = s.rr / pq;
+        double acc = 0;
+        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+            x[i] += alpha * __ldcg(pout + i);                  /* x += alpha d */
+            const double ri = __ldcg(c.r + i) - alpha * __ldcg(c.q + i); /* r -= alpha q */
+            c.r[i] = ri;
+            acc += ri * ri;
+        }
+        acc = lsum_block(acc, sh);
+        if (threadIdx.x == 0) part_rr[blockIdx.x] = acc;
+        grid.sync();
+        const double rr_new = partials_sum(part_rr, gridDim.x, sh, &bcast); /* r.r */
+        if (threadIdx.x == 0) mpcgi_cg_finish_update(&s, rr_new), s.par ^= 1;
+        __syncthreads();
+        if (s.stop) break;
+    }
+    /* every block has read the state before the first barrier; no block reads it again */
+    if (blockIdx.x == 0 && threadIdx.x == 0) *c.st = s;
+}
+
+/* ---------------------------------------------------------------- the single-reduction loop */
+
+/*
+ * Chronopoulos-Gear CG (docs/solver.md): with w = A r and s = A p kept by recurrences, one SpMV
+ * (w = A r) and one pair of sums (r.r, w.r) per iteration, so one grid-wide barrier does. Each
+ * block owns `rb` consecutive rows (thread t: local rows t, t + LOOP1_THREADS, ...), keeps their
+ * entries in shared memory for the whole launch (loaded once through the functor's entries,
+ * column-major: entry k of local row l at k rb + l, conflict-free) and their x, p, r, w, s too:
+ *
+ *   pq = delta - beta gamma / alpha_old (= p.A p; delta at a start), the curvature test, alpha
+ *   own rows: p = r + beta p, s = w + beta s, x += alpha p, r -= alpha s      shared memory
+ *   w_i = sum_j a_ij r'_j, r'_j = r_j - alpha (w_j + beta s_j) formed from the records of the
+ *   last iteration (the owner's operations, so the same bits)   A from shared memory + 32 B
+ *   the new (r, w, s) of each own row to the other record set (32 B), the terms r.r and w.r
+ *   barrier; every block adds the partials in the same order: r.r, w.r, solver/cg.c's stop tests
+ *
+ * Records double-buffer: the barrier of iteration k is passed only when every block has read
+ * set k mod 2, so writing it again in iteration k + 1 is safe; the partials alternate the same
+ * way. A start or restart (st->primed = 0; the host has put r and beta = 0) first forms w = A r
+ * and w.r with the records s = 0. Between windows x, p (in p[0]) and r go back to device memory.
+ */
+
+/* Threads per block: 72 registers each without spills (1024 threads at 64 registers spill). */
+#define LOOP1_THREADS 896
+/* Entries gathered before their multiply-adds. */
+#define LOOP1_BATCH 4
+/* Most entries one thread sums per iteration (rows per thread x the longest row) unless the loop
+ * was asked for by name: one lane per row is a chain of dependent gathers (docs/solver.md). */
+#define LOOP1_MAX_CHAIN 32
+
+/* Record j of a set: (r_j, w_j, s_j, unused); plain loads (written during the launch). */
+static __device__ __forceinline__ void record_get(const double *set, int64_t j, double &r,
+                                                  double &w, double &s)
+{
+    const double2 rw = *reinterpret_cast<const double2 *>(set + 4 * j);
+    r = rw.x, w = rw.y, s = set[4 * j + 2];
+}
+
+static __device__ __forceinline__ void record_put(double *set, int64_t i, double r, double w,
+                                                  double s)
+{
+    *reinterpret_cast<double2 *>(set + 4 * i) = make_double2(r, w);
+    set[4 * i + 2] = s;
+}
+
+/* Where the r_j of the row sums come from: r itself (the start: w = A r) or the next residual
+ * formed from a record set (the iteration). */
+struct loop1_src_r {
+    const double *r;
+    __device__ __forceinline__ double operator()(int64_t j) const { return __ldg(r + j); }
+};
+struct loop1_src_next {
+    const double *set;
+    double alpha, beta;
+    __device__ __forceinline__ double operator()(int64_t j) const
+    {
+        double r, w, s;
+        record_get(set, j, r, w, s);
+        return fma(-alpha, fma(beta, s, w), r);
+    }
+};
+
+/* sum_k a_k r'_(col k) over `len` entries of local row l, in entry order from 0, LOOP1_BATCH
+ * gathers in flight. */
+template <typename S>
+static __device__ __forceinline__ double loop1_row(const double *sval, const int *scol, int rb,
+                                                   int l, int len, const S &src)
+{
+    double acc = 0;
+    for (int k = 0; k < len; k += LOOP1_BATCH) {
+        double a[LOOP1_BATCH], v[LOOP1_BATCH];
+#pragma unroll
+        for (int u = 0; u < LOOP1_BATCH; u++)
+            if (k + u < len) {
+                const int e = (k + u) * rb + l;
+                a[u] = sval[e];
+                v[u] = src(scol[e]);
+            }
+#pragma unroll
+        for (int u = 0; u < LOOP1_BATCH; u++)
+            if (k + u < len) acc = fma(a[u], v[u], acc);
+    }
+    return acc;
+}
+
+/* The block sums of two values, valid in thread 0 (a butterfly per warp, then warp 0 adds the
+ * warp sums by a butterfly); every thread calls it. */
+static __device__ __forceinline__ void block_sum2(double &a, double &b, double (*sh)[32])
+{
+    a = lsum_warp(a), b = lsum_warp(b);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (lane == 0) sh[0][warp] = a, sh[1][warp] = b;
+    __syncthreads();
+    if (warp == 0) {
+        const bool in = lane < (int)(blockDim.x >> 5);
+        a = lsum_warp(in ? sh[0][lane] : 0.0), b = lsum_warp(in ? sh[1][lane] : 0.0);
+    }
+}
+
+/* Sums of part[0 .. G) and part[G .. 2G) in a fixed order (lane l adds l, l + 32, ... in turn,
+ * then a butterfly): the same bits in every block; valid in warp 0, which must be the caller. */
+static __device__ __forceinline__ void partials_sum2(const double *part, int G, double &a,
+                                                     double &b)
+{
+    a = 0, b = 0;
+    for (int j = threadIdx.x; j < G; j += 32)
+        a += __ldcg(part + j), b += __ldcg(part + G + j);
+    a = lsum_warp(a), b = lsum_warp(b);
+}
+
+/* The shared-memory arrays of one block of the single-reduction loop. */
+struct loop1_smem {
+    double *xs, *ps, *rs, *ws, *ss, *sval;
+    int *scol, *lens;
+};
+
+static __device__ __forceinline__ loop1_smem loop1_carve(double *base, int rb, int width)
+{
+    loop1_smem m;
+    m.xs = base, m.ps = m.xs + rb, m.rs = m.ps + rb, m.ws = m.rs + rb, m.ss = m.ws + rb;
+    m.sval = m.ss + rb;
+    m.scol = reinterpret_cast<int *>(m.sval + (size_t)rb * width);
+    m.lens = m.scol + rb * width;
+    return m;
+}
+
+/* Copy this block's rows (entries, x) into shared memory through the functor's entries. A
+ * thread touches only its own rows: no barrier needed. */
+template <typename F>
+static __device__ __forceinline__ void loop1_load(const F &f, const loop1_smem &m,
+                                                  const double *x, int64_t first, int own, int rb)
+{
+    for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
+        const int64_t i = first + l;
+        const int b = f.begin(i), len = f.end(i) - b;
+        for (int k = 0; k < len; k++) {
+            m.sval[k * rb + l] = f.val(b + k);
+            m.scol[k * rb + l] = f.col(b + k, (int)i);
+        }
+        m.lens[l] = len;
+        m.xs[l] = x[i];
+    }
+}
+
+/* A start or restart: w = A r, delta = w.r, records (r, w, 0), p = s = 0; one barrier. */
+static __device__ void loop1_prime(const loop1_smem &m, const mpcgi_cg_loop &c, mpcgi_cg_state &s,
+                                   int64_t first, int own, int rb, double (*sh)[32],
+                                   cg::grid_group &grid)
+{
+    const int G = gridDim.x;
+    const loop1_src_r src{c.r};
+    double g = 0, d = 0;
+    for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
+        const double r = __ldg(c.r + first + l);
+        const double w = loop1_row(m.sval, m.scol, rb, l, m.lens[l], src); /* w = A r */
+        d = fma(w, r, d);
+        record_put(c.rws, first + l, r, w, 0.0);
+        m.rs[l] = r, m.ws[l] = w, m.ps[l] = 0, m.ss[l] = 0;
+    }
+    block_sum2(g, d, sh);
+    if (threadIdx.x == 0) c.partial[blockIdx.x] = g, c.partial[G + blockIdx.x] = d;
+    grid.sync();
+    if (threadIdx.x < 32) {
+        partials_sum2(c.partial, G, g, d);
+        if (threadIdx.x == 0) s.delta = d, s.primed = 1, s.par = 0;
+    }
+    __syncthreads();
+}
+
+template <typename F>
+static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
+    cg_loop1_kernel(const __grid_constant__ F f, const int64_t n,
+                    const __grid_constant__ mpcgi_cg_loop c, int rb, int width)
+{
+    extern __shared__ double smem[]; /* own rows: x, p, r, w, s, then the entries, the lengths */
+    __shared__ double sh[2][32];
+    __shared__ mpcgi_cg_state s; /* this block's copy of the state */
+    cg::grid_group grid = cg::this_grid();
+    if (threadIdx.x == 0) s = *c.st;
+    __syncthreads();
+    if (s.stop) return; /* the same decision in every block */
+    const loop1_smem m = loop1_carve(smem, rb, width);
+    const int G = gridDim.x;
+    const int64_t first = (int64_t)blockIdx.x * rb;
+    const int own = (int)max((int64_t)0, min((int64_t)rb, n - first)); /* rows of this block */
+    double *x = s.x;
+    loop1_load(f, m, x, first, own, rb);
+    int ph = 0; /* the partial set of the next sums */
+    if (!s.primed) {
+        loop1_prime(m, c, s, first, own, rb, sh, grid);
+        ph = 1;
+    } else {
+        const double *in = c.rws + 4 * n * s.par;
+        for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
+            record_get(in, first + l, m.rs[l], m.ws[l], m.ss[l]);
+            m.ps[l] = c.p[0][first + l];
+        }
+    }
+    for (int64_t it = 0; it < c.iters; it++) {
+        const double beta = s.beta, gamma = s.rr;
+        const double pq = beta == 0 ? s.delta : s.delta - beta * gamma / s.alpha; /* p.A p */
+        const int stop = mpcgi_cg_curvature_stop(pq);
+        if (stop) { /* x untouched, as in solver/cg.c */
+            if (threadIdx.x == 0) s.pq = pq, s.stop = stop;
+            break;
+        }
+        const double alpha = gamma / pq;
+        const loop1_src_next src{c.rws + 4 * n * s.par, alpha, beta};
+        double *out = c.rws + 4 * n * (s.par ^ 1);
+        double g = 0, d = 0;
+        for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
+            const double p = fma(beta, m.ps[l], m.rs[l]);   /* p = r + beta p */
+            const double sv = fma(beta, m.ss[l], m.ws[l]);  /* s = w + beta s */
+            const double r = fma(-alpha, sv, m.rs[l]);      /* r -= alpha s (= src(first + l)) */
+            m.xs[l] = fma(alpha, p, m.xs[l]);               /* x += alpha p */
+            const double w = loop1_row(m.sval, m.scol, rb, l, m.lens[l], src); /* w = A r */
+            g = fma(r, r, g);
+            d = fma(w, r, d);
+            record_put(out, first + l, r, w, sv);
+            m.ps[l] = p, m.rs[l] = r, m.ws[l] = w, m.ss[l] = sv;
+        }
+        block_sum2(g, d, sh);
+        double *part = c.partial + 2 * G * ph;
+        if (threadIdx.x == 0) part[blockIdx.x] = g, part[G + blockIdx.x] = d;
+        grid.sync();
+        if (threadIdx.x < 32) {
+            partials_sum2(part, G, g, d); /* gamma = r.r, delta = w.r */
+            if (threadIdx.x == 0) {
+                s.pq = pq, s.alpha = alpha;
+                mpcgi_cg_finish_update(&s, g);
+                s.delta = d, s.par ^= 1;
+            }
+        }
+        __syncthreads();
+        ph ^= 1;
+        if (s.stop) break;
+    }
+    for (int l = threadIdx.x; l < own; l += LOOP1_THREADS)
+        x[first + l] = m.xs[l], c.p[0][first + l] = m.ps[l], c.r[first + l] = m.rs[l];
+    grid.sync(); /* every block has read *c.st before block 0 writes it */
+    if (blockIdx.x == 0 && threadIdx.x == 0) *c.st = s;
+}
+
+/* ---------------------------------------------------------------- functors from descriptors */
+
+/* NT of the CSR row sums: the smallest power of two at least the mean row length, at most 32. */
+static int csr_nt(const mpcgi_rows *R)
+{
+    const int64_t mean = R->n > 0 ? (R->nnz + R->n - 1) / R->n : 1;
+    int nt = 1;
+    while (nt < 32 && nt < mean)
+        nt <<= 1;
+    return nt;
+}
+
+template <int NT> static mpcgi_csr_rows<NT> csr_functor(const mpcgi_rows *R)
+{
+    return mpcgi_csr_rows<NT>{R->n, R->row_ptr, R->col_idx, R->val};
+}
+
+template <int NT, int RR, bool C16>
+static mpcgi_adaptive_rows<NT, RR, C16> adaptive_functor(const mpcgi_rows *R)
+{
+    return mpcgi_adaptive_rows<NT, RR, C16>{*(const mpcgi_adaptive_launch *)R->layout, R->val};
+}
+
+/* v(functor) for the two-barrier loop's row sums of R (its instances: CSR with NT = 1 ... 32;
+ * the adaptive uniform path's NT, R and column width). R is known to have one. */
+template <int RR, bool C16, typename V> static int adaptive_nt(const mpcgi_rows *R, int nt, V &&v)
+{
+    switch (nt) {
+    case 1: return v(adaptive_functor<1, RR, C16>(R));
+    case 2: return v(adaptive_functor<2, RR, C16>(R));
+    case 4: return v(adaptive_functor<4, RR, C16>(R));
+    case 8: return v(adaptive_functor<8, RR, C16>(R));
+    case 16: return v(adaptive_functor<16, RR, C16>(R));
+    default: return v(adaptive_functor<32, RR, C16>(R));
+    }
+}
+
+template <bool C16, typename V> static int adaptive_rr(const mpcgi_rows *R, V &&v)
+{
+    const mpcgi_adaptive_launch *L = (const mpcgi_adaptive_launch *)R->layout;
+    switch (L->rows_per_group) {
+    case 1: return adaptive_nt<1, C16>(R, L->nt, v);
+    case 2: return adaptive_nt<2, C16>(R, L->nt, v);
+    default: return adaptive_nt<4, C16>(R, L->nt, v);
+    }
+}
+
+template <typename V> static int with_rows_functor(const mpcgi_rows *R, V &&v)
+{
+    if (R->kind == MPCGI_ROWS_ADAPTIVE)
+        return R->col16 ? adaptive_rr<true>(R, v) : adaptive_rr<false>(R, v);
+    switch (csr_nt(R)) {
+    case 1: return v(csr_functor<1>(R));
+    case 2: return v(csr_functor<2>(R));
+    case 4: return v(csr_functor<4>(R));
+    case 8: return v(csr_functor<8>(R));
+    case 16: return v(csr_functor<16>(R));
+    default: return v(csr_functor<32>(R));
+    }
+}
+
+/* v(functor) for the single-reduction loop's entries (the row sums' NT and R do not matter). */
+template <typename V> static int with_entries_functor(const mpcgi_rows *R, V &&v)
+{
+    if (R->kind == MPCGI_ROWS_ADAPTIVE)
+        return R->col16 ? v(adaptive_functor<1, 1, true>(R)) : v(adaptive_functor<1, 1, false>(R));
+    return v(csr_functor<1>(R));
+}
+
+/* Whether the loops have a functor for R at all (a known kind, fp64 values, a layout). */
+static bool rows_usable(const mpcgi_rows *R)
+{
+    if (!R || !R->val || !R->row_ptr || R->n < 1) return false;
+    if (R->kind == MPCGI_ROWS_CSR) return R->col_idx != nullptr;
+    return R->kind == MPCGI_ROWS_ADAPTIVE && R->layout && (R->col_idx || R->col16);
+}
+
+/* The device's SM count, or 0 when it has no cooperative launch (or a query failed). */
+static int coop_sms(int device)
+{
+    int coop = 0, sms = 0;
+    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return coop ? sms : 0;
+}
+
+/* Dynamic shared memory of the single-reduction loop: rb rows of five vectors, a length and
+ * `width` entries. */
+static size_t loop1_bytes(int rb, int width)
+{
+    return (size_t)rb * (5 * sizeof(double) + sizeof(int) +
+                         (size_t)width * (sizeof(double) + sizeof(int)));
+}
+
+/* ---------------------------------------------------------------- launchers */
+
+extern "C" {
+
+const char *mpcgi_loop_why(int code)
+{
+    switch (code) {
+    case MPCGI_LOOP_OK: return "it can run";
+    case MPCGI_LOOP_NO_COOP: return "the device has no cooperative launch for it";
+    case MPCGI_LOOP_NO_FUNCTOR: return "the plan's layout has no row functor for it";
+    case MPCGI_LOOP_NOT_UNIFORM: return "the adaptive plan is not on its uniform path";
+    case MPCGI_LOOP_NO_FIT: return "the rows of a block do not fit in shared memory";
+    case MPCGI_LOOP_CHAIN: return "a thread would sum more than 32 entries an iteration";
+    default: return "unknown";
+    }
+}
+
+int mpcgi_cg_loop2_grid(const mpcgi_rows *R, int device, int blocks_per_sm, int most)
+{
+    if (!rows_usable(R)) return -MPCGI_LOOP_NO_FUNCTOR;
+    if (R->kind == MPCGI_ROWS_ADAPTIVE &&
+        ((const mpcgi_adaptive_launch *)R->layout)->path != MPCGI_ADAPTIVE_UNIFORM)
+        return -MPCGI_LOOP_NOT_UNIFORM;
+    const int sms = coop_sms(device);
+    int fit = 0;
+    if (sms < 1) return -MPCGI_LOOP_NO_COOP;
+    const cudaError_t e = (cudaError_t)with_rows_functor(R, [&](auto f) {
+        return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &fit, cg_loop2_kernel<decltype(f)>, LOOP_THREADS, 0);
+    });
+    if (e != cudaSuccess || fit < 1) {
+        (void)cudaGetLastError();
+        return -MPCGI_LOOP_NO_COOP;
+    }
+    const int per_sm = blocks_per_sm < fit ? blocks_per_sm : fit;
+    const int64_t grid = (int64_t)per_sm * sms;
+    return (int)(grid < most ? grid : most);
+}
+
+int mpcgi_cg_loop2(void *stream, const mpcgi_rows *R, int grid, const mpcgi_cg_loop *c)
+{
+    const int64_t n = R->n;
+    return with_rows_functor(R, [&](auto f) {
+        mpcgi_cg_loop cc = *c;
+        int64_t nn = n;
+        void *args[] = {&f, &nn, &cc};
+        return (int)cudaLaunchCooperativeKernel((const void *)cg_loop2_kernel<decltype(f)>, grid,
+                                                LOOP_THREADS, args, 0, (cudaStream_t)stream);
+    });
+}
+
+int mpcgi_cg_loop1_grid(const mpcgi_rows *R, int device, int any_chain, int *rb, int *width)
+{
+    int optin = 0, fit = 0;
+    *rb = 0, *width = 0;
+    if (!rows_usable(R)) return -MPCGI_LOOP_NO_FUNCTOR;
+    if (R->kind == MPCGI_ROWS_ADAPTIVE &&
+        ((const mpcgi_adaptive_launch *)R->layout)->path == MPCGI_ADAPTIVE_TILES)
+        return -MPCGI_LOOP_NO_FUNCTOR;
+    const int sms = coop_sms(device);
+    if (sms < 1 || 4 * sms > MPCGI_CG_BLOCKS) return -MPCGI_LOOP_NO_COOP; /* 2 sets of 2 sums */
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();
+        return -MPCGI_LOOP_NO_COOP;
+    }
+    const int64_t per = (R->n + sms - 1) / sms;
+    if (per > (1 << 20) || R->max_len > (1 << 20)) return -MPCGI_LOOP_NO_FIT;
+    const int r = per < 1 ? 1 : (int)per, wd = R->max_len < 1 ? 1 : (int)R->max_len;
+    if (!any_chain && (int64_t)((r + LOOP1_THREADS - 1) / LOOP1_THREADS) * wd > LOOP1_MAX_CHAIN)
+        return -MPCGI_LOOP_CHAIN;
+    /* the static shared memory (the state, the warp sums) comes on top of the dynamic */
+    const size_t bytes = loop1_bytes(r, wd);
+    if (bytes + 1024 > (size_t)optin) return -MPCGI_LOOP_NO_FIT;
+    const cudaError_t e = (cudaError_t)with_entries_functor(R, [&](auto f) {
+        const void *k = (const void *)cg_loop1_kernel<decltype(f)>;
+        cudaError_t s = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)bytes);
+        if (s == cudaSuccess)
+            s = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, cg_loop1_kernel<decltype(f)>,
+                                                              LOOP1_THREADS, bytes);
+        return (int)s;
+    });
+    if (e != cudaSuccess || fit < 1) {
+        (void)cudaGetLastError();
+        return -MPCGI_LOOP_NO_FIT;
+    }
+    *rb = r, *width = wd;
+    return sms;
+}
+
+int mpcgi_cg_loop1(void *stream, const mpcgi_rows *R, int grid, int rb, int width,
+                   const mpcgi_cg_loop *c)
+{
+    const int64_t n = R->n;
+    return with_entries_functor(R, [&](auto f) {
+        mpcgi_cg_loop cc = *c;
+        int64_t nn = n;
+        int r = rb, w = width;
+        void *args[] = {&f, &nn, &cc, &r, &w};
+        return (int)cudaLaunchCooperativeKernel((const void *)cg_loop1_kernel<decltype(f)>, grid,
+                                                LOOP1_THREADS, args, loop1_bytes(rb, width),
+                                                (cudaStream_t)stream);
+    });
+}
+
+} /* extern "C" */

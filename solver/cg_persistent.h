@@ -1,0 +1,56 @@
+/* solver/cg_persistent.h: the persistent CG loops over a backend's rows (plain C, no CUDA types) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SOLVER_CG_PERSISTENT_H
+#define MPCG_SOLVER_CG_PERSISTENT_H
+
+#include <stdint.h>
+
+#include "core/cg_kernels.h"
+#include "spmv/rows.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The two persistent loops of solver/cg_persistent.cu, instantiated on the row functor a plan
+ * exports (spmv/rows.h: MPCGI_ROWS_CSR -> spmv/csr_rows.cuh, MPCGI_ROWS_ADAPTIVE ->
+ * spmv/adaptive_rows.cuh). Both run up to c->iters iterations of one window in one cooperative
+ * launch, with the state and stop tests of core/cg_kernels.h (mpcgi_cg_loop):
+ *   - the two-barrier loop: the direction formed inside the SpMV, two grid barriers an iteration;
+ *   - the single-reduction loop (Chronopoulos-Gear): one SpMV w = A r and one barrier an
+ *     iteration, the rows' entries and vectors kept in shared memory.
+ */
+
+/* Why a loop cannot run (the grid queries below return one of these, negated, or the grid). */
+enum {
+    MPCGI_LOOP_OK = 0,
+    MPCGI_LOOP_NO_COOP = 1,     /* the device has no cooperative launch, or a query failed */
+    MPCGI_LOOP_NO_FUNCTOR = 2,  /* the rows' kind or layout has no instance of this loop */
+    MPCGI_LOOP_NOT_UNIFORM = 3, /* two-barrier, adaptive rows: only the uniform path */
+    MPCGI_LOOP_NO_FIT = 4,      /* single-reduction: the rows do not fit in shared memory */
+    MPCGI_LOOP_CHAIN = 5        /* single-reduction: a thread would sum too many entries */
+};
+
+/* One line for a MPCGI_LOOP_* code ("the rows do not fit in shared memory"). */
+const char *mpcgi_loop_why(int code);
+
+/* Blocks of the two-barrier loop on `device` (blocks_per_sm per SM at most, at most `most`),
+ * or -MPCGI_LOOP_* when it cannot run. */
+int mpcgi_cg_loop2_grid(const mpcgi_rows *rows, int device, int blocks_per_sm, int most);
+/* c->partial: at least 2 grid doubles. Returns the launch's cudaError_t. */
+int mpcgi_cg_loop2(void *stream, const mpcgi_rows *rows, int grid, const mpcgi_cg_loop *c);
+
+/* Blocks of the single-reduction loop (one per SM), its rows per block *rb and entries per row
+ * *width, or -MPCGI_LOOP_*. any_chain: no bound on the entries a thread sums (the loop was
+ * asked for by name). */
+int mpcgi_cg_loop1_grid(const mpcgi_rows *rows, int device, int any_chain, int *rb, int *width);
+/* c->rws: 8 n doubles; c->partial: 4 grid doubles. Returns the launch's cudaError_t. */
+int mpcgi_cg_loop1(void *stream, const mpcgi_rows *rows, int grid, int rb, int width,
+                   const mpcgi_cg_loop *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPCG_SOLVER_CG_PERSISTENT_H */

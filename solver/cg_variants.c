@@ -1,0 +1,113 @@
+/* solver/cg_variants.c: the CG variants table, the host variant and choose_variant() */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+
+#include "core/context.h"
+#include "core/error.h"
+#include "core/matrix.h"
+#include "solver/cg_variants.h"
+#include "solver/options.h"
+
+/* ---------------------------------------------------------------- the host variant */
+
+static int host_wanted(mpcg_solver *s, int asked, char *why, size_t size)
+{
+    (void)s, (void)asked, (void)why, (void)size;
+    return 1; /* over the context's vector kernels: the CPU's, or the GPU's */
+}
+
+static mpcg_status host_setup(mpcg_solver *s)
+{
+    (void)s;
+    return MPCG_SUCCESS;
+}
+
+static double host_vector_bytes(const mpcg_solver *s)
+{
+    (void)s;
+    return 112.0; /* solver/cg.c's traffic comment */
+}
+
+static void host_teardown(mpcg_solver *s) { (void)s; }
+
+const mpcgi_cg_variant mpcgi_cg_host = {
+    .name = "host",
+    .wanted = host_wanted,
+    .setup = host_setup,
+    .run = mpcgi_cg_run,
+    .vector_bytes = host_vector_bytes,
+    .teardown = host_teardown,
+};
+
+/* ---------------------------------------------------------------- choose_variant */
+
+/* In the order of the cg.variant words (solver/options.h); index 0 (auto) has no entry. */
+static const mpcgi_cg_variant *const variants[] = {
+    NULL, &mpcgi_cg_host, &mpcgi_cg_launched, &mpcgi_cg_graph, &mpcgi_cg_persistent_single,
+    &mpcgi_cg_persistent_two_barrier};
+
+/*
+ * The auto rule (docs/solver.md): on a CPU context the host loop; on a GPU, systems above
+ * cg.small_n run launched kernels (bandwidth-bound: with PDL as fast as a graph), smaller ones
+ * (latency-bound) a persistent loop over the plan's rows where it can run: the single-reduction
+ * loop where the rows fit in shared memory and its chain rule passes, else the two-barrier loop,
+ * else a CUDA graph. Writes the choice's reason.
+ */
+static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t size)
+{
+    const mpcg_context *ctx = s->ctx;
+    long long n = (long long)s->A->csr.n;
+    long long small = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_SMALL_N]);
+    char no1[96], no2[96];
+    if (!s->on_device) {
+        snprintf(why, size, "auto: context %.40s runs on the CPU", ctx->device_name);
+        return &mpcgi_cg_host;
+    }
+    if (n > small) {
+        snprintf(why, size, "auto: n = %lld > cg.small_n = %lld: launched kernels", n, small);
+        return &mpcgi_cg_launched;
+    }
+    if (mpcgi_cg_persistent_single.wanted(s, 0, no1, sizeof no1)) {
+        snprintf(why, size, "auto: n = %lld <= cg.small_n and the rows fit the single-reduction "
+                 "loop", n);
+        return &mpcgi_cg_persistent_single;
+    }
+    if (mpcgi_cg_persistent_two_barrier.wanted(s, 0, no2, sizeof no2)) {
+        snprintf(why, size, "auto: n = %lld <= cg.small_n; not single-reduction: %.56s", n, no1);
+        return &mpcgi_cg_persistent_two_barrier;
+    }
+    snprintf(why, size, "auto: n = %lld <= cg.small_n, no persistent loop: %.56s", n, no2);
+    return &mpcgi_cg_graph;
+}
+
+mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s)
+{
+    mpcg_context *ctx = s->ctx;
+    long req = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]);
+    const mpcgi_cg_variant *v;
+    char why[128];
+    if (req == MPCGI_VARIANT_AUTO) {
+        v = choose_auto(s, s->variant_reason, sizeof s->variant_reason);
+    } else {
+        v = variants[req];
+        MPCG_ENSURE(ctx, v->wanted(s, 1, why, sizeof why), MPCG_ERR_NOT_SUPPORTED,
+                    "cg.variant=%s cannot run here: %s", v->name, why);
+        snprintf(s->variant_reason, sizeof s->variant_reason, "cg.variant=%s (the option)",
+                 v->name);
+    }
+    s->variant = v;
+    mpcg_status st = v->setup(s);
+    if (st != MPCG_SUCCESS) {
+        v->teardown(s);
+        s->variant = NULL;
+        return st;
+    }
+    mpcgi_log(ctx, MPCG_LOG_DEBUG, "CG variant %s (%s)", v->name, s->variant_reason);
+    return MPCG_SUCCESS;
+}
+
+void mpcgi_cg_variant_teardown(mpcg_solver *s)
+{
+    if (s->variant) s->variant->teardown(s);
+    s->variant = NULL;
+}

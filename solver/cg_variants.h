@@ -1,0 +1,57 @@
+/* solver/cg_variants.h: the table of CG variants and the one function that chooses among them */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SOLVER_CG_VARIANTS_H
+#define MPCG_SOLVER_CG_VARIANTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "solver/solver.h"
+
+/*
+ * How the CG iterations run (docs/solver.md, "CG variants"), one entry per cg.variant word, in
+ * the order of solver/options.h's MPCGI_VARIANT_* (hypre's and PETSc's shape: a table of
+ * callbacks the solver calls, written once):
+ *   host                    solver/cg.c: the host takes every scalar (vector kernels of the
+ *                           context: OpenMP on the CPU, CUDA on a GPU)
+ *   launched                solver/cg_fused.c: three kernels an iteration, scalars on the device,
+ *                           the host reading them once a window
+ *   graph                   the same kernels captured as a CUDA graph of a window
+ *   persistent-single       solver/cg_loops.c: the single-reduction loop over the plan's rows
+ *   persistent-two-barrier  the two-barrier loop over the plan's rows
+ */
+typedef struct mpcgi_cg_variant {
+    const char *name;
+    /* 1 if the variant can run the solver's set-up problem (plan made, work vectors and the
+     * device state allocated); else 0 and why in `why` ("graph needs a GPU context ...").
+     * `asked`: the variant was named by cg.variant (lifts rules that are only preferences). It
+     * may keep what it measured (grids) in the solver for setup. */
+    int (*wanted)(mpcg_solver *s, int asked, char *why, size_t size);
+    /* allocate and prepare (after wanted said yes) */
+    mpcg_status (*setup)(mpcg_solver *s);
+    /* after new matrix values: redo what holds the plan's launches (NULL: nothing) */
+    mpcg_status (*refresh)(mpcg_solver *s);
+    /* the solve (solver/cg.c's loop or the fused loop around `enqueue`) */
+    mpcg_status (*run)(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
+    /* GPU variants: queue `iters` iterations on the context's stream (no wait) */
+    mpcg_status (*enqueue)(mpcg_solver *s, int64_t iters);
+    /* vector bytes per row of one iteration beside the matrix (info.bytes_per_iteration) */
+    double (*vector_bytes)(const mpcg_solver *s);
+    /* release what setup made (accepts a solver without it) */
+    void (*teardown)(mpcg_solver *s);
+} mpcgi_cg_variant;
+
+/* The entries (solver/cg_variants.c: host; solver/cg_fused.c: launched, graph;
+ * solver/cg_loops.c: the persistent loops; solver/cg_fused_stub.c in a CPU-only build). */
+extern const mpcgi_cg_variant mpcgi_cg_host, mpcgi_cg_launched, mpcgi_cg_graph,
+    mpcgi_cg_persistent_single, mpcgi_cg_persistent_two_barrier;
+
+/* Choose the variant from cg.variant, the problem (n, the context's device) and the plan's
+ * capabilities, set it up, and record it and why in s->variant / s->variant_reason. A variant
+ * asked for by name that cannot run: MPCG_ERR_NOT_SUPPORTED naming it and why (no fallback). */
+mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s);
+
+/* Release the chosen variant's setup state (accepts a solver without one). */
+void mpcgi_cg_variant_teardown(mpcg_solver *s);
+
+#endif /* MPCG_SOLVER_CG_VARIANTS_H */
