@@ -55,8 +55,7 @@ typedef struct mpcgi_cg_state {
 } mpcgi_cg_state;
 
 /*
- * What the persistent loops work on (solver/cg_persistent.h; TEMPORARY also the argument of the
- * `cg_loop` slot of spmv/spmv.h and spmv/adaptive_kernels.h's loop launchers), for up to
+ * What the persistent loops work on (solver/cg_persistent.h), for up to
  * `iters` iterations or until it stops, with the stop tests and state of the kernels below;
  * partials: MPCGI_CG_BLOCKS doubles. The solver runs one of two loops:
  *   - the two-barrier loop: every iteration forms the direction p[par ^ 1] = r + beta p[par] on

@@ -1,5 +1,6 @@
 /* core/options.c: checking option values against their keys, and the store of values set */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +53,8 @@ mpcg_status mpcgi_option_parse(const mpcg_context *ctx, const mpcgi_option_key *
     char *end;
     errno = 0;
     long v = strtol(value, &end, 10);
-    int ok = *value && *end == '\0' && errno == 0 && v >= k->lo && v <= k->hi &&
-             (!k->pow2 || is_pow2(v) || (v == 0 && k->lo == 0));
+    int ok = *value && !isspace((unsigned char)*value) && *end == '\0' && errno == 0 &&
+             v >= k->lo && v <= k->hi && (!k->pow2 || is_pow2(v) || (v == 0 && k->lo == 0));
     MPCG_ENSURE(ctx, ok, MPCG_ERR_INVALID_ARG, "option %s=%s: expected %s", k->key, value, range);
     *out = v;
     return MPCG_SUCCESS;

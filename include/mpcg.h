@@ -67,8 +67,10 @@ MPCG_API const char *mpcg_status_string(mpcg_status s);
 /** Arithmetic and storage precision of a solve (runtime choice, never fixed at build). */
 typedef enum mpcg_precision {
     MPCG_PRECISION_FP64 = 0, /**< values and vectors in double */
-    MPCG_PRECISION_FP32 = 1, /**< values and vectors in single; true residual in double */
-    MPCG_PRECISION_MIXED = 2 /**< fp64 accuracy from mostly fp32 work (not yet available) */
+    MPCG_PRECISION_FP32 = 1, /**< values and vectors in single; true residual in double (not
+                                  in this version: setup returns MPCG_ERR_NOT_SUPPORTED) */
+    MPCG_PRECISION_MIXED = 2 /**< fp64 accuracy from mostly fp32 work (not in this version:
+                                  setup returns MPCG_ERR_NOT_SUPPORTED) */
 } mpcg_precision;
 
 /** Where a context computes. */
@@ -169,7 +171,8 @@ typedef struct mpcg_option_info {
 /** Capability bits of an SpMV backend (mpcg_backend_info.caps). */
 enum {
     MPCG_CAP_FP64 = 1u << 0,          /**< fp64 values */
-    MPCG_CAP_FP32 = 1u << 1,          /**< fp32 values */
+    MPCG_CAP_FP32 = 1u << 1,          /**< its SpMV takes fp32 values (fp32 solves: see
+                                           mpcg_solver_set_precision) */
     MPCG_CAP_NEEDS_DEVICE = 1u << 2,  /**< runs on a GPU (with a CPU emulation on --device=cpu) */
     MPCG_CAP_CPU_EMULATION = 1u << 3, /**< has a CPU emulation of its layout */
     MPCG_CAP_DETERMINISTIC = 1u << 4  /**< the same input gives bit-identical output */
@@ -481,8 +484,10 @@ MPCG_API void mpcg_solver_destroy(mpcg_solver *solver);
  *  known ones); MPCG_ERR_NOT_SUPPORTED if the backend is not in this build. */
 MPCG_API mpcg_status mpcg_solver_set_spmv(mpcg_solver *solver, const char *name);
 
-/** Precision of the solve. @return MPCG_ERR_NOT_SUPPORTED for a precision not available yet
- *  (mixed), MPCG_ERR_INVALID_ARG for an unknown value. */
+/** Precision of the solve, stored for the next setup. Only MPCG_PRECISION_FP64 solves run in
+ *  this version: with FP32 or MIXED, mpcg_solver_setup (or the first mpcg_solve) returns
+ *  MPCG_ERR_NOT_SUPPORTED with a message. @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value
+ *  that is none of the three. */
 MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precision precision);
 
 /** Relative tolerance: stop when ||b - A x|| <= tol ||b||. 0 < tol < 1. */

@@ -119,7 +119,7 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
 /*
  * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row):
  *   q = A p: A + 16 | p.q: 16 | x += a p: 24 | r -= a q: 24 | r.r: 8 | p = r + b p: 24
- * total A + 112 bytes per row (the unfused roofline of ref/anchors-performance.md section 7).
+ * total A + 112 bytes per row (the unfused roofline of docs/roofline.md).
  */
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {

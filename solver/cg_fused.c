@@ -173,8 +173,8 @@ static void window_grow(window *w, int64_t k, double rr, double threshold)
  * launched and graph variants:
  *   q = A p, pq = p.q (apply_dot): A + 16 | r -= alpha q, rr = r.r: 24 |
  *   x += alpha p, p = r + beta p: 40
- * total A + 80 bytes per row, 8 under the 3-kernel fused count of ref/anchors-performance.md
- * section 7 (A + 88, with x updated beside r): x moves to the p update, which reads p anyway. A
+ * total A + 80 bytes per row, 8 under the 3-kernel fused count of docs/roofline.md (A + 88, with
+ * x updated beside r): x moves to the p update, which reads p anyway. A
  * backend without apply_dot adds a separate p.q: A + 96. The persistent loops' counts are in
  * solver/cg_persistent.cu.
  */

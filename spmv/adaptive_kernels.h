@@ -5,7 +5,6 @@
 
 #include <stdint.h>
 
-#include "core/cg_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -140,41 +140,6 @@ void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size)
     else snprintf(buf, size, "%s", plan->ops->description);
 }
 
-int mpcgi_spmv_has_apply_direction_dot(const mpcgi_spmv_plan *plan)
-{
-    return plan && plan->on_device && plan->ops->apply_direction_dot != NULL;
-}
-
-mpcg_status mpcgi_spmv_apply_direction_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan,
-                                           const double *r, const double *p, const double *beta_dev,
-                                           double *p_out, double *y, double *dot_dev,
-                                           const int *skip_dev)
-{
-    MPCG_ENSURE(ctx, plan && plan->impl, MPCG_ERR_INVALID_STATE, "SpMV plan is not set up");
-    MPCG_ENSURE(ctx, mpcgi_spmv_has_apply_direction_dot(plan), MPCG_ERR_NOT_SUPPORTED,
-                "backend %s has no fused CG direction + SpMV + dot", plan->ops->name);
-    MPCG_ENSURE(ctx, plan->n == 0 || (r && p && beta_dev && p_out && y && dot_dev && p_out != p),
-                MPCG_ERR_INVALID_ARG, "r, p, beta, p_out, y and dot must be set, p_out != p");
-    MPCG_CHECK(ctx, plan->ops->apply_direction_dot(ctx, plan->impl, r, p, beta_dev, p_out, y,
-                                                   dot_dev, skip_dev, plan->ws));
-    return MPCG_SUCCESS;
-}
-
-int mpcgi_spmv_has_cg_loop(mpcg_context *ctx, const mpcgi_spmv_plan *plan)
-{
-    return plan && plan->on_device && plan->ops->cg_loop &&
-           plan->ops->cg_loop(ctx, plan->impl, NULL) == MPCG_SUCCESS;
-}
-
-mpcg_status mpcgi_spmv_cg_loop(mpcg_context *ctx, mpcgi_spmv_plan *plan, const mpcgi_cg_loop *c)
-{
-    MPCG_ENSURE(ctx, plan && plan->impl, MPCG_ERR_INVALID_STATE, "SpMV plan is not set up");
-    MPCG_ENSURE(ctx, c && mpcgi_spmv_has_cg_loop(ctx, plan), MPCG_ERR_NOT_SUPPORTED,
-                "backend %s cannot run the fused CG loop for this matrix", plan->ops->name);
-    MPCG_CHECK(ctx, plan->ops->cg_loop(ctx, plan->impl, c));
-    return MPCG_SUCCESS;
-}
-
 void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan)
 {
     if (!plan) return;

@@ -6,7 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/cg_kernels.h"
 #include "core/csr.h"
 #include "core/options.h"
 #include "mpcg.h"
@@ -17,7 +16,6 @@ typedef struct mpcgi_spmv_sizes {
     size_t bytes_matrix;    /* bytes one SpMV reads of the matrix (per precision in use) */
     size_t bytes_workspace; /* workspace apply needs (allocated once by the dispatcher) */
     double padding_ratio;   /* stored entries / nnz (1 for CSR) */
-    double loop_row_bytes;  /* TEMPORARY (issue 17): goes with the cg_loop slot */
 } mpcgi_spmv_sizes;
 
 /*
@@ -65,19 +63,6 @@ struct mpcgi_spmv_ops {
      * row-sum functor. MPCG_ERR_NOT_SUPPORTED, without recording an error, where this plan's
      * layout has no functor (e.g. a path the loops do not walk). Device plans only, fp64. */
     mpcg_status (*rows)(const void *impl, mpcgi_rows *out);
-    /* TEMPORARY (issue 17): the two slots below go once the persistent loops live in solver/ */
-    /* Optional (fused CG): apply_dot on the CG direction formed on the fly, p_out = r + beta p
-     * (beta a device double; one fused multiply-add per entry, fma(beta, p_i, r_i)), y = A p_out
-     * and *dot_dev = p_out^T y; p_out is written, r and p only read (p_out != p). Saves the CG's
-     * separate p update (24 B per row) for 16 B per row more in the SpMV. skip_dev as apply_dot. */
-    mpcg_status (*apply_direction_dot)(mpcg_context *ctx, void *impl, const double *r,
-                                       const double *p, const double *beta_dev, double *p_out,
-                                       double *y, double *dot_dev, const int *skip_dev, void *ws);
-    /* Optional (fused CG on small systems): up to c->iters whole CG iterations in one launch on
-     * the device (core/cg_kernels.h, mpcgi_cg_loop), the backend's row sums inside. With c NULL
-     * it only answers: MPCG_SUCCESS if this plan can run the loop, else MPCG_ERR_NOT_SUPPORTED
-     * without recording an error. */
-    mpcg_status (*cg_loop)(mpcg_context *ctx, void *impl, const mpcgi_cg_loop *c);
 };
 
 /* A backend bound to one matrix, on the host or on the device. */
@@ -126,21 +111,6 @@ mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const
 mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcgi_rows *out);
 /* The storage of the plan in words (the describe slot, else the backend's description). */
 void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size);
-
-/* TEMPORARY (issue 17), with the two slots */
-/* 1 if the plan runs on the device and its backend has apply_direction_dot. */
-int mpcgi_spmv_has_apply_direction_dot(const mpcgi_spmv_plan *plan);
-/* p_out = r + beta p, y = A p_out, *dot_dev = p_out^T y on the device (apply_direction_dot);
- * MPCG_ERR_NOT_SUPPORTED if the backend has none. */
-mpcg_status mpcgi_spmv_apply_direction_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan,
-                                           const double *r, const double *p, const double *beta_dev,
-                                           double *p_out, double *y, double *dot_dev,
-                                           const int *skip_dev);
-/* 1 if the plan runs on the device and can run the fused CG loop (the cg_loop slot). */
-int mpcgi_spmv_has_cg_loop(mpcg_context *ctx, const mpcgi_spmv_plan *plan);
-/* Up to c->iters fused CG iterations in one launch (cg_loop); MPCG_ERR_NOT_SUPPORTED if the plan
- * cannot run the loop. */
-mpcg_status mpcgi_spmv_cg_loop(mpcg_context *ctx, mpcgi_spmv_plan *plan, const mpcgi_cg_loop *c);
 
 /* The tables. */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_cpu;
