@@ -157,7 +157,7 @@ typedef struct mpcg_info {
     char variant[32];          /**< the CG variant that ran ("host", "launched", "graph",
                                     "persistent-single", "persistent-two-barrier"; option
                                     cg.variant), chosen at setup */
-    char variant_reason[128];  /**< why that variant: the option, or the rule that chose it */
+    char variant_reason[256];  /**< why that variant: the option, or the rule that chose it */
 } mpcg_info;
 
 /** Description of an option key (mpcg_option_get), for listings such as --help-options. */

@@ -73,10 +73,11 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
         return &mpcgi_cg_persistent_single;
     }
     if (mpcgi_cg_persistent_two_barrier.wanted(s, 0, no2, sizeof no2)) {
-        snprintf(why, size, "auto: n = %lld <= cg.small_n; not single-reduction: %.56s", n, no1);
+        snprintf(why, size, "auto: n = %lld <= cg.small_n; not single-reduction: %.80s", n, no1);
         return &mpcgi_cg_persistent_two_barrier;
     }
-    snprintf(why, size, "auto: n = %lld <= cg.small_n, no persistent loop: %.56s", n, no2);
+    snprintf(why, size, "auto: n = %lld <= cg.small_n; not single-reduction: %.80s; not "
+             "two-barrier: %.80s; a CUDA graph", n, no1, no2);
     return &mpcgi_cg_graph;
 }
 

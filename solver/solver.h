@@ -43,7 +43,7 @@ struct mpcg_solver {
     void *dot_ws;
     struct mpcgi_cg_fused *fused; /* device scalars, pinned mirror, graph (GPU setups only) */
     const struct mpcgi_cg_variant *variant; /* the CG variant chosen at setup */
-    char variant_reason[128];               /* why (mpcg_info.variant_reason) */
+    char variant_reason[256];               /* why (mpcg_info.variant_reason) */
     struct {                 /* the persistent loops (solver/cg_loops.c), measured by wanted */
         mpcgi_rows rows;     /* the plan's row functor */
         int grid, rb, width; /* blocks; single-reduction: rows per block, entries per row */

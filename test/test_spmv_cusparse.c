@@ -197,6 +197,7 @@ static void check_device(const char *what, mpcgi_csr *A, int update)
         CHECK(bad64 == 0 && bad32 == 0);
         if (pass < update) {
             for (int64_t k = 0; k < A->nnz; k++) A->val[k] = 1.5 * A->val[k] - 0.125;
+            CHECK_OK(gpu, mpcgi_csr_fill_val32(gpu, A)); /* as mpcg_matrix_update_values does */
             CHECK_OK(gpu, mpcgi_spmv_plan_update_values(gpu, plan, A));
         }
     }
