@@ -7,7 +7,9 @@ libmpcgi_la_SOURCES += spmv/cusparse.c spmv/csr_rows.cuh
 libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_plan.h \
 	spmv/adaptive_rules.c spmv/adaptive_binning.c spmv/adaptive_tiles_setup.c \
 	spmv/adaptive_emulate.c spmv/adaptive_impl.h spmv/adaptive_kernels.h \
-	spmv/adaptive_device.cuh spmv/adaptive_spmv.cu spmv/adaptive_setup.cu spmv/adaptive_tiles.cu \
+	spmv/adaptive_device.cuh spmv/adaptive_spmv.cuh spmv/adaptive_spmv_f64.cu \
+	spmv/adaptive_spmv_f32.cu spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_setup.cu spmv/adaptive_tiles.cu \
 	spmv/adaptive_rows.cuh
-MPCG_CU_FILES += spmv/adaptive_spmv.cu spmv/adaptive_setup.cu spmv/adaptive_tiles.cu
+MPCG_CU_FILES += spmv/adaptive_spmv_f64.cu spmv/adaptive_spmv_f32.cu spmv/adaptive_spmv_dot_f64.cu \
+	spmv/adaptive_setup.cu spmv/adaptive_tiles.cu
 endif

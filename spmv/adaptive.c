@@ -16,7 +16,7 @@
  * The plan (spmv/adaptive_plan.h) is built by analyze: the knobs from the options
  * (adaptive_rules.c), then on a CPU context the binning and the layout on the host
  * (adaptive_binning.c, adaptive_tiles_setup.c); on a GPU context only a provisional layout, the
- * binning runs at upload on the device. The kernels are in adaptive_spmv.cu (SpMV),
+ * binning runs at upload on the device. The kernels are in adaptive_spmv.cuh (SpMV),
  * adaptive_setup.cu (binning) and adaptive_tiles.cu (the tiles' setup).
  */
 

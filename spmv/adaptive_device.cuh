@@ -1,5 +1,5 @@
 /* spmv/adaptive_device.cuh: the row sums of the adaptive backend and the rows of a virtual
- * block, shared by its SpMV kernels (spmv/adaptive_spmv.cu) and the solver's persistent CG loops
+ * block, shared by its SpMV kernels (spmv/adaptive_spmv.cuh) and the solver's persistent CG loops
  * (spmv/adaptive_rows.cuh) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_ADAPTIVE_DEVICE_CUH

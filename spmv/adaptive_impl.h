@@ -4,7 +4,7 @@
 /*
  * Included twice by spmv/adaptive_emulate.c, with EMU_T the value type (double, float), EMU_FMA its fused
  * multiply-add (fma, fmaf) and EMU(name) the suffixed name. Each function repeats the operations
- * of spmv/adaptive_spmv.cu in the same order, so fp64 (and fp32) results are bit-identical.
+ * of spmv/adaptive_spmv.cuh in the same order, so fp64 (and fp32) results are bit-identical.
  */
 
 /* The butterfly a_l <- a_l + a_(l xor s), s = nt/2 ... 1, seen from lane 0 (every lane ends with
@@ -89,7 +89,7 @@ static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L,
     }
 }
 
-/* y = A x as the tiles kernel computes it (tile_kernel of spmv/adaptive_spmv.cu): per tile, y of the
+/* y = A x as the tiles kernel computes it (tile_kernel of spmv/adaptive_spmv.cuh): per tile, y of the
  * tile from 0, its long rows (row_sum with 32 lanes, or chunk_sum over the whole row with the
  * block beyond TILE_BLOCK_ROW), then its slots in order (a row's entries in round order). */
 static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p, const EMU_T *val,

@@ -11,7 +11,7 @@ extern "C" {
 #endif
 
 /*
- * Kernels of spmv/adaptive_spmv.cu (SpMV), spmv/adaptive_setup.cu (binning) and
+ * Kernels of spmv/adaptive_spmv.cuh (SpMV), spmv/adaptive_setup.cu (binning) and
  * spmv/adaptive_tiles.cu (the tiles' setup). `stream` is the context's cudaStream_t; every launcher queues its
  * kernels, never synchronises and returns cudaGetLastError() (callers wrap it in MPCG_LAUNCH).
  * The layout and the row-to-thread mapping are described in spmv/adaptive_plan.h; the CPU

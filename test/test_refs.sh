@@ -11,7 +11,7 @@
 #     after a '/', so also behind ../ or in an absolute path), taken from that component on: the
 #     material next to the checkout, which a tarball or another checkout does not have;
 #   - one that starts (after any ../ or ./) with a directory of the repository and ends in .c .h
-#     .cu .cuh .md .sh .py .mk .am .ac .in or .1 (spmv/adaptive_spmv.cu, docs/solver.md).
+#     .cu .cuh .md .sh .py .mk .am .ac .in or .1 (spmv/adaptive_spmv_f64.cu, docs/solver.md).
 # Each must exist relative to $top_srcdir. Runs starting with // (URLs) are skipped; so are runs
 # with wildcards or placeholders (test/test_*.c and test/test_<module>.c stop at the '*' or '<'
 # and end in no extension). Prints FILE:LINE: PATH for each path that does not exist.

@@ -1,6 +1,16 @@
-/* spmv/adaptive_spmv.cu: the adaptive backend's SpMV kernels, CSR-vector with NT threads per row
- * (seed 003), and the tiles path's SpMV */
+/* spmv/adaptive_spmv.cuh: the adaptive backend's SpMV kernels, CSR-vector with NT threads per row
+ * (seed 003), and the tiles path's SpMV; instantiated by one file per launcher */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SPMV_ADAPTIVE_SPMV_CUH
+#define MPCG_SPMV_ADAPTIVE_SPMV_CUH
+
+/*
+ * spmv<DOT, T> below picks one of the plan's template instances (NT, R, loads, column width,
+ * path). Each launcher instantiates it in a file of its own (adaptive_spmv_f64.cu,
+ * adaptive_spmv_f32.cu, adaptive_spmv_dot_f64.cu), so each is a module of its own: CUDA loads a
+ * module at the first launch of one of its kernels, and an fp64 solve never loads the fp32
+ * instances (docs/backends.md, "The first plan of a process").
+ */
 #include <climits>
 #include <cuda_runtime.h>
 
@@ -365,11 +375,11 @@ static __global__ void __launch_bounds__(TILE_BS, 1)
 }
 
 /* The slots' values of precision T. */
-static const double *slot_values(const mpcgi_adaptive_launch *L, double)
+static inline const double *slot_values(const mpcgi_adaptive_launch *L, double)
 {
     return L->tval64;
 }
-static const float *slot_values(const mpcgi_adaptive_launch *L, float)
+static inline const float *slot_values(const mpcgi_adaptive_launch *L, float)
 {
     return L->tval32;
 }
@@ -396,25 +406,4 @@ static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val
     return (int)e;
 }
 
-extern "C" {
-
-int mpcgi_adaptive_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
-                            const double *x, double *y, double *ws)
-{
-    return spmv<false>(stream, L, val, x, y, ws, (double *)nullptr, (const int *)nullptr);
-}
-
-int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *val,
-                            const float *x, float *y, double *ws)
-{
-    return spmv<false>(stream, L, val, x, y, ws, (double *)nullptr, (const int *)nullptr);
-}
-
-int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
-                                const double *x, double *y, double *ws, double *dot,
-                                const int *skip)
-{
-    return spmv<true>(stream, L, val, x, y, ws, dot, skip);
-}
-
-} /* extern "C" */
+#endif /* MPCG_SPMV_ADAPTIVE_SPMV_CUH */
