@@ -18,7 +18,7 @@ endif
 # the results the docs cite (test/test_refs.sh checks the tarball too)
 EXTRA_DIST += bench/run.sh bench/results
 
-# adaptive_sweep: the adaptive backend's MPCG_ADAPTIVE_* knobs timed on one matrix beside
+# adaptive_sweep: the adaptive backend's adaptive.* option keys timed on one matrix beside
 # cusparse; bench/adaptive_experiment.sh runs it with the seed-003 experiment (docs/backends.md)
 if MPCG_HAVE_CUDA
 noinst_PROGRAMS += adaptive_sweep
