@@ -10,15 +10,6 @@
 #include "core/error.h"
 #include "core/matrix.h"
 
-void mpcgi_matrix_set_file(mpcg_matrix *A, const char *format, const char *field,
-                           const char *symmetry, int64_t entries)
-{
-    snprintf(A->file_format, sizeof A->file_format, "%s", format);
-    snprintf(A->file_field, sizeof A->file_field, "%s", field);
-    snprintf(A->file_symmetry, sizeof A->file_symmetry, "%s", symmetry);
-    A->file_entries = entries;
-}
-
 /* Nonzeros per row: smallest, largest, empty rows, mean and population standard deviation. */
 static void row_lengths(const mpcgi_csr *A, mpcg_matrix_facts *f)
 {

@@ -96,3 +96,12 @@ mpcg_status mpcg_matrix_check(const mpcg_matrix *A, unsigned flags)
     if (flags & MPCG_CHECK_SYMMETRY) MPCG_CHECK(A->ctx, mpcgi_csr_check_symmetric(A->ctx, &A->csr));
     return MPCG_SUCCESS;
 }
+
+void mpcgi_matrix_set_file(mpcg_matrix *A, const char *format, const char *field,
+                           const char *symmetry, int64_t entries)
+{
+    snprintf(A->file_format, sizeof A->file_format, "%s", format);
+    snprintf(A->file_field, sizeof A->file_field, "%s", field);
+    snprintf(A->file_symmetry, sizeof A->file_symmetry, "%s", symmetry);
+    A->file_entries = entries;
+}
