@@ -10,6 +10,7 @@
 #include "core/device.h"
 #include "core/error.h"
 #include "core/timer.h"
+#include "solver/options.h"
 #include "solver/solver.h"
 
 /* Most timed solves per backend. */
@@ -18,8 +19,11 @@
  * three fused kernels, and the unfused loop. */
 #define FUSED_VECTOR_BYTES 88.0
 #define UNFUSED_VECTOR_BYTES 112.0
-/* Rows of the report: every backend and the baseline. */
-#define MAX_ROWS (BENCH_MAX_BACKENDS + 1)
+/* Precisions a run measures at most (fp64, fp32, mixed), and -O options at most. */
+#define MAX_PRECS 3
+#define MAX_OPTIONS 16
+/* Rows of the report: every backend at every precision, and the baseline. */
+#define MAX_ROWS (BENCH_MAX_BACKENDS * MAX_PRECS + 1)
 
 static const char usage_text[] =
     "usage: cgbench [options] MATRIX.mtx\n"
@@ -32,6 +36,10 @@ static const char usage_text[] =
     "  --generate=SPEC     a generated matrix (poisson3d:N, poisson3d27:N, replicate:FILE:K,\n"
     "                      powerlaw:N:DEG, ...: see cgsolve --help)\n"
     "  --spmv=LIST         comma-separated backends (default: every GPU backend)\n"
+    "  --precision=LIST    comma-separated precisions of the solves: fp64, fp32, mixed\n"
+    "                      (default fp64); a precision the library refuses is a failed row\n"
+    "  -O KEY=VALUE        an option of every solver (mpcg_solver_set_option; cgsolve\n"
+    "                      --help-options lists the keys), repeatable, applied in order\n"
     "  --tol=T             relative tolerance (default 1e-8)\n"
     "  --maxit=N           iteration cap (default: the library's, max(100, 10 n))\n"
     "  --runs=N            timed solves after one warm-up solve, median reported (default 3,\n"
@@ -48,6 +56,11 @@ typedef struct cg_opts {
     bench_opts c;
     double tol;
     long maxit; /* -1: the library's default */
+    mpcg_precision precs[MAX_PRECS];
+    int nprec;
+    const char *opt_key[MAX_OPTIONS], *opt_value[MAX_OPTIONS];
+    char opt_text[MAX_OPTIONS][128];
+    int nopt;
 } cg_opts;
 
 /* One run of cgbench. */
@@ -79,7 +92,7 @@ static void roofline(bench_record *r, const bench_device *dev)
 
 /* Setup, one warm-up solve, o->c.runs timed solves (wall time, median) of one backend. */
 static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spmv_ops *ops,
-                           bench_record *r)
+                           mpcg_precision prec, bench_record *r)
 {
     mpcg_context *ctx = run->ctx;
     mpcg_status st = MPCG_SUCCESS;
@@ -89,6 +102,9 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     int runs = (int)o->c.runs;
     MPCG_TRY(ctx, st, mpcg_solver_create(ctx, run->A, &s));
     MPCG_TRY(ctx, st, mpcg_solver_set_spmv(s, ops->name));
+    MPCG_TRY(ctx, st, mpcg_solver_set_precision(s, prec));
+    for (int k = 0; k < o->nopt; k++)
+        MPCG_TRY(ctx, st, mpcg_solver_set_option(s, o->opt_key[k], o->opt_value[k]));
     MPCG_TRY(ctx, st, mpcg_solver_set_tol(s, o->tol));
     if (o->maxit >= 0) MPCG_TRY(ctx, st, mpcg_solver_set_maxit(s, o->maxit));
     double t0 = mpcgi_wtime();
@@ -122,13 +138,19 @@ static int64_t resolved_maxit(const cg_opts *o, int64_t n)
 }
 
 /* A record of the run's matrix with the options of a CG row. */
-static bench_record *new_row(cg_run *run, const cg_opts *o, const char *backend)
+static const char *prec_name(mpcg_precision p)
+{
+    return p == MPCG_PRECISION_FP32 ? "fp32" : p == MPCG_PRECISION_MIXED ? "mixed" : "fp64";
+}
+
+static bench_record *new_row(cg_run *run, const cg_opts *o, const char *backend,
+                             mpcg_precision prec)
 {
     bench_record *r = &run->rows[run->nrows++];
     const mpcgi_csr *A = bench_csr(run->A);
     bench_record_init(r, "cg", run->matrix, A);
     snprintf(r->backend, sizeof r->backend, "%s", backend);
-    r->precision = "fp64";
+    r->precision = prec_name(prec);
     r->tol = o->tol;
     r->maxit = resolved_maxit(o, A->n);
     r->runs = o->c.runs;
@@ -140,7 +162,7 @@ static void baseline_row(cg_run *run, const cg_opts *o)
 {
     const bench_record *ref = NULL;
     for (int k = 0; k < run->nrows; k++)
-        if (strcmp(run->rows[k].status, "ok") == 0 &&
+        if (strcmp(run->rows[k].status, "ok") == 0 && strcmp(run->rows[k].precision, "fp64") == 0 &&
             (!ref || strcmp(run->rows[k].backend, "cusparse") == 0))
             ref = &run->rows[k];
     if (!ref || ref->iterations <= 0) {
@@ -148,7 +170,7 @@ static void baseline_row(cg_run *run, const cg_opts *o)
         return;
     }
     bench_cg_result res;
-    bench_record *r = new_row(run, o, "cusparse-loop");
+    bench_record *r = new_row(run, o, "cusparse-loop", MPCG_PRECISION_FP64);
     r->maxit = ref->iterations;
     if (bench_cg_baseline(run->ctx, bench_csr(run->A), run->b, o->tol, ref->iterations,
                           (int)o->c.runs, &res) != MPCG_SUCCESS) {
@@ -175,15 +197,15 @@ static void baseline_row(cg_run *run, const cg_opts *o)
 
 static void print_table(const cg_run *run)
 {
-    printf("| matrix | n | nnz | backend | iterations | result | ms | ms/iter | true relres | "
-           "GB/s | of copy | vs loop | roofline ms/iter | ratio | unfused ms/iter |\n"
-           "|---|--:|--:|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    printf("| matrix | n | nnz | backend | precision | iterations | result | ms | ms/iter | "
+           "true relres | GB/s | of copy | vs loop | roofline ms/iter | ratio | unfused ms/iter "
+           "|\n|---|--:|--:|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for (int k = 0; k < run->nrows; k++) {
         const bench_record *r = &run->rows[k];
         const char *reason = strncmp(r->reason, "MPCG_", 5) == 0 ? r->reason + 5 : r->reason;
         if (strcmp(r->status, "ok") != 0) reason = "FAILED";
-        printf("| %s | %lld | %lld | %s |", r->matrix, (long long)r->n, (long long)r->nnz,
-               r->backend);
+        printf("| %s | %lld | %lld | %s | %s |", r->matrix, (long long)r->n, (long long)r->nnz,
+               r->backend, r->precision);
         bench_print_cells(1, "%.0f", r->iterations >= 0 ? (double)r->iterations : NAN);
         printf(" %s |", reason);
         bench_print_cells(9, "%.4g", r->ms, "%.4g", r->ms_per_iter, "%.2e", r->true_relres, "%.1f",
@@ -236,18 +258,20 @@ done:
 /* Every backend, then the baseline; speedups against the baseline. */
 static void measure_all(cg_run *run, const cg_opts *o)
 {
-    for (int k = 0; k < run->count; k++) {
-        bench_record *r = new_row(run, o, run->ops[k]->name);
-        printf("solving with %s ...\n", run->ops[k]->name);
-        fflush(stdout);
-        if (cg_case(run, o, run->ops[k], r) != MPCG_SUCCESS) {
-            fprintf(stderr, "cgbench: %s failed: %s\n", run->ops[k]->name,
-                    mpcg_last_error(run->ctx));
-            mpcg_clear_error(run->ctx);
-            r->status = "failed";
-            run->failed = 1;
+    for (int k = 0; k < run->count; k++)
+        for (int p = 0; p < o->nprec; p++) {
+            const char *name = run->ops[k]->name, *pn = prec_name(o->precs[p]);
+            bench_record *r = new_row(run, o, name, o->precs[p]);
+            printf("solving with %s in %s ...\n", name, pn);
+            fflush(stdout);
+            if (cg_case(run, o, run->ops[k], o->precs[p], r) != MPCG_SUCCESS) {
+                fprintf(stderr, "cgbench: %s in %s failed: %s\n", name, pn,
+                        mpcg_last_error(run->ctx));
+                mpcg_clear_error(run->ctx);
+                r->status = "failed";
+                run->failed = 1;
+            }
         }
-    }
     printf("solving with cusparse-loop ...\n");
     fflush(stdout);
     baseline_row(run, o);
@@ -290,6 +314,45 @@ out:
 
 /* ---------------------------------------------------------------- arguments */
 
+/* --precision=LIST: 0, or a usage error's exit status. */
+static int parse_precisions(const char *list, cg_opts *o)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", list);
+    o->nprec = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        mpcg_precision p = strcmp(t, "fp64") == 0   ? MPCG_PRECISION_FP64
+                           : strcmp(t, "fp32") == 0 ? MPCG_PRECISION_FP32
+                           : strcmp(t, "mixed") == 0
+                               ? MPCG_PRECISION_MIXED
+                               : (mpcg_precision)-1;
+        if ((int)p < 0 || o->nprec == MAX_PRECS)
+            return bench_usage_error(o->c.prog, "--precision: expected a list of fp64, fp32, "
+                                     "mixed, got ", list);
+        o->precs[o->nprec++] = p;
+    }
+    return o->nprec ? 0 : bench_usage_error(o->c.prog, "--precision: empty list", NULL);
+}
+
+/* -O KEY=VALUE: checked against the build's keys now (a scratch store), applied per solver. */
+static int parse_option(const char *kv, cg_opts *o)
+{
+    mpcgi_options scratch = {0};
+    if (o->nopt == MAX_OPTIONS) return bench_usage_error(o->c.prog, "-O: at most 16", NULL);
+    char *t = o->opt_text[o->nopt];
+    snprintf(t, sizeof o->opt_text[0], "%s", kv);
+    char *eq = strchr(t, '=');
+    if (!eq) return bench_usage_error(o->c.prog, "-O: expected KEY=VALUE, got ", kv);
+    *eq = '\0';
+    if (mpcgi_options_set_text(NULL, &scratch, t, eq + 1) != MPCG_SUCCESS) {
+        fprintf(stderr, "%s: -O %s: %s\n", o->c.prog, kv, mpcg_last_error(NULL));
+        return BENCH_EXIT_USAGE;
+    }
+    o->opt_key[o->nopt] = t;
+    o->opt_value[o->nopt++] = eq + 1;
+    return 0;
+}
+
 /* -1: go on; otherwise the exit status. */
 static int parse_args(int argc, char **argv, cg_opts *o)
 {
@@ -300,6 +363,10 @@ static int parse_args(int argc, char **argv, cg_opts *o)
         if ((r = bench_option(o->c.prog, argc, argv, &i, "--tol", &v)) != 0) {
             if (r < 0 || bench_parse_double(o->c.prog, "--tol", v, 0.0, 1.0, &o->tol) != 0)
                 return BENCH_EXIT_USAGE;
+        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--precision", &v)) != 0) {
+            if (r < 0 || parse_precisions(v, o) != 0) return BENCH_EXIT_USAGE;
+        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "-O", &v)) != 0) {
+            if (r < 0 || parse_option(v, o) != 0) return BENCH_EXIT_USAGE;
         } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--maxit", &v)) != 0) {
             if (r < 0 || bench_parse_long(o->c.prog, "--maxit", v, 0, 1000000000, &o->maxit))
                 return BENCH_EXIT_USAGE;
@@ -318,7 +385,9 @@ int main(int argc, char **argv)
 {
     cg_opts o = {.c = {.prog = "cgbench", .usage = usage_text, .device = "cuda", .runs = 3},
                  .tol = 1e-8,
-                 .maxit = -1};
+                 .maxit = -1,
+                 .precs = {MPCG_PRECISION_FP64},
+                 .nprec = 1};
     cg_run *run = calloc(1, sizeof *run);
     if (!run) {
         fprintf(stderr, "cgbench: out of memory\n");

@@ -33,6 +33,9 @@ done
 expect 2 '--precision: expected fp64 and/or fp32' spmvbench -- --precision=fp16 --generate=poisson3d:4
 expect 2 '--tol=2: expected a number in \(0, 1\)' cgbench -- --tol=2 --generate=poisson3d:4
 expect 2 '--runs: at most 100' cgbench -- --runs=101 --generate=poisson3d:4
+expect 2 '--precision: expected a list of fp64, fp32, mixed' cgbench -- --precision=fp16 --generate=poisson3d:4
+expect 2 "unknown option 'cg.nope'" cgbench -- -O cg.nope=1 --generate=poisson3d:4
+expect 2 '-O: expected KEY=VALUE' cgbench -- -O cg.variant --generate=poisson3d:4
 
 # Without a GPU both exit 77 with a message. With one, a small run: every row measured and
 # correct, and the JSON list holds the records of both programs.
