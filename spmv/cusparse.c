@@ -227,7 +227,7 @@ static void mixed_host(const cusparse_plan *p, const double *x, double *y)
     const int nt = p->mixed_nt;
 #pragma omp parallel for schedule(static) if (p->A->nnz > 65536)
     for (int64_t i = 0; i < p->A->n; i++) {
-        double a[32];
+        double a[32] = {0}; /* nt >= 1: the initializer quiets -Wmaybe-uninitialized */
         for (int l = 0; l < nt; l++) {
             double acc = 0;
             for (int32_t k = rp[i] + l; k < rp[i + 1]; k += nt)

@@ -104,7 +104,7 @@ static void test_split_rules(void)
 static void lanes_reference(const mpcgi_csr *A, int nt, const double *x, double *y)
 {
     for (int64_t i = 0; i < A->n; i++) {
-        double a[32];
+        double a[32] = {0}; /* nt >= 1: the initializer quiets -Wmaybe-uninitialized */
         for (int l = 0; l < nt; l++) {
             a[l] = 0;
             for (int64_t k = A->row_ptr[i] + l; k < A->row_ptr[i + 1]; k += nt)
