@@ -1,6 +1,8 @@
 /* core/csr.c: building and validating host CSR */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,7 @@ void mpcgi_csr_free(mpcgi_csr *A)
     mpcgi_host_free(A->col_idx);
     mpcgi_host_free(A->val);
     mpcgi_host_free(A->val32);
+    mpcgi_host_free(A->lo32);
     memset(A, 0, sizeof *A);
 }
 
@@ -40,6 +43,35 @@ mpcg_status mpcgi_csr_fill_val32(const mpcg_context *ctx, mpcgi_csr *A)
         MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)A->nnz, sizeof *A->val32, &A->val32));
     for (int64_t k = 0; k < A->nnz; k++)
         A->val32[k] = (float)A->val[k];
+    return MPCG_SUCCESS;
+}
+
+int mpcgi_csr_split_exact(const mpcgi_csr *A, char *why, size_t size)
+{
+    for (int64_t k = 0; k < A->nnz; k++) {
+        const double a = A->val[k];
+        if (a == 0) continue; /* hi = lo = 0 (a -0 keeps its sign in hi) */
+        const char *what = NULL;
+        const float hi = (float)a;
+        const float lo = (float)(a - (double)hi);
+        if (fabs(a) > FLT_MAX || isinf(hi)) what = "is beyond fp32's range";
+        else if (fabs(a) < FLT_MIN) what = "is below fp32's normal range";
+        else if (lo != 0 && fabsf(lo) < FLT_MIN) what = "has a denormal low half";
+        else if ((double)hi + (double)lo != a) what = "loses bits in the hi + lo split";
+        if (what) {
+            snprintf(why, size, "value %lld (%.17g) %s", (long long)k + 1, a, what);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+mpcg_status mpcgi_csr_fill_lo32(const mpcg_context *ctx, mpcgi_csr *A)
+{
+    if (!A->lo32 && A->nnz > 0)
+        MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)A->nnz, sizeof *A->lo32, &A->lo32));
+    for (int64_t k = 0; k < A->nnz; k++)
+        A->lo32[k] = (float)(A->val[k] - (double)(float)A->val[k]);
     return MPCG_SUCCESS;
 }
 

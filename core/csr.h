@@ -3,6 +3,7 @@
 #ifndef MPCG_CORE_CSR_H
 #define MPCG_CORE_CSR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mpcg.h"
@@ -15,6 +16,9 @@ typedef struct mpcgi_csr {
     double *val;      /* nnz */
     float *val32;     /* nnz: (float)val, made once when a plan first needs fp32 values
                          (mpcgi_csr_fill_val32) and refreshed with the values; NULL before */
+    float *lo32;      /* nnz: (float)(val - (double)val32), the low half of the mixed storage
+                         (hi = val32), made once when a plan first asks for mixed storage
+                         (mpcgi_csr_fill_lo32) and refreshed with the values; NULL before */
 } mpcgi_csr;
 
 /* Diagonal statistics of mpcgi_csr_diag_stats. */
@@ -40,6 +44,14 @@ mpcg_status mpcgi_csr_alloc(const mpcg_context *ctx, int64_t n, int64_t nnz, mpc
 /* The fp32 copy of the values, A->val32 = (float)A->val: allocated at the first call, refilled
  * at every call (after new values). The one place fp32 values are made for every backend. */
 mpcg_status mpcgi_csr_fill_val32(const mpcg_context *ctx, mpcgi_csr *A);
+/* The split of every value a into hi = (float)a and lo = (float)(a - (double)hi) for the mixed
+ * storage: 1 if it is exact for all of them ((double)hi + (double)lo == a, both normal fp32 or
+ * zero), else 0 with the first offender in `why` (value beyond fp32's range, hi overflowing,
+ * |a| below FLT_MIN, a denormal lo, or a split that loses bits). Reads A->val only. */
+int mpcgi_csr_split_exact(const mpcgi_csr *A, char *why, size_t size);
+/* The low halves, A->lo32 = (float)(A->val - (double)(float)A->val): allocated at the first
+ * call, refilled at every call (with new values; A->val32 is refilled by the caller). */
+mpcg_status mpcgi_csr_fill_lo32(const mpcg_context *ctx, mpcgi_csr *A);
 /* Free the arrays and zero *A; accepts a zeroed struct. */
 void mpcgi_csr_free(mpcgi_csr *A);
 

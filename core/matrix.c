@@ -71,6 +71,9 @@ mpcg_status mpcg_matrix_update_values(mpcg_matrix *A, const double *val)
                     "val[%lld] = %g is not finite", (long long)k, val[k]);
     memcpy(A->csr.val, val, (size_t)A->csr.nnz * sizeof *val);
     if (A->csr.val32) MPCG_CHECK(A->ctx, mpcgi_csr_fill_val32(A->ctx, &A->csr)); /* no alloc */
+    /* the mixed storage's low halves; whether the split is still exact is the plans' question
+     * (mpcgi_spmv_plan_update_values) */
+    if (A->csr.lo32) MPCG_CHECK(A->ctx, mpcgi_csr_fill_lo32(A->ctx, &A->csr)); /* no alloc */
     A->values_version++;
     return MPCG_SUCCESS;
 }

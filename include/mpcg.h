@@ -175,7 +175,11 @@ enum {
                                            mpcg_solver_set_precision) */
     MPCG_CAP_NEEDS_DEVICE = 1u << 2,  /**< runs on a GPU (with a CPU emulation on --device=cpu) */
     MPCG_CAP_CPU_EMULATION = 1u << 3, /**< has a CPU emulation of its layout */
-    MPCG_CAP_DETERMINISTIC = 1u << 4  /**< the same input gives bit-identical output */
+    MPCG_CAP_DETERMINISTIC = 1u << 4, /**< the same input gives bit-identical output */
+    MPCG_CAP_MIXED_STORE = 1u << 5    /**< stores each value a as hi = (float)a and lo =
+                                           (float)(a - hi) for mixed precision: fp32 SpMVs read
+                                           hi, fp64 ones hi + lo (fp64 storage where the split
+                                           is not exact) */
 };
 
 /** Description of a registered SpMV backend (mpcg_backend_get). */

@@ -2,14 +2,15 @@
 libmpcgi_la_SOURCES += spmv/spmv.h spmv/spmv.c spmv/registry.c spmv/cpu.c spmv/rows.h
 libmpcgi_la_SOURCES += spmv/describe.c
 if MPCG_HAVE_CUDA
-libmpcgi_la_SOURCES += spmv/cusparse.c spmv/csr_rows.cuh
+libmpcgi_la_SOURCES += spmv/cusparse.c spmv/csr_rows.cuh spmv/cusparse_mixed.h spmv/cusparse_mixed.cu
 # adaptive: CSR-vector with NT threads per row and row binning (seed 003); docs/backends.md
 libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_plan.h \
 	spmv/adaptive_rules.c spmv/adaptive_binning.c spmv/adaptive_tiles_setup.c \
 	spmv/adaptive_emulate.c spmv/adaptive_impl.h spmv/adaptive_kernels.h \
 	spmv/adaptive_device.cuh spmv/adaptive_spmv.cuh spmv/adaptive_spmv_f64.cu \
-	spmv/adaptive_spmv_f32.cu spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_setup.cu spmv/adaptive_tiles.cu \
-	spmv/adaptive_rows.cuh
-MPCG_CU_FILES += spmv/adaptive_spmv_f64.cu spmv/adaptive_spmv_f32.cu spmv/adaptive_spmv_dot_f64.cu \
+	spmv/adaptive_spmv_f32.cu spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_spmv_mixed.cu \
+	spmv/adaptive_setup.cu spmv/adaptive_tiles.cu spmv/adaptive_rows.cuh
+MPCG_CU_FILES += spmv/cusparse_mixed.cu spmv/adaptive_spmv_f64.cu spmv/adaptive_spmv_f32.cu \
+	spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_spmv_mixed.cu \
 	spmv/adaptive_setup.cu spmv/adaptive_tiles.cu
 endif

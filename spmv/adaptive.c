@@ -34,6 +34,7 @@ static void adaptive_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d.counters);
     mpcgi_device_free(ctx, p->d.val64);
     mpcgi_device_free(ctx, p->d.val32);
+    mpcgi_device_free(ctx, p->d.lo32);
     mpcgi_host_free(p->t.tile_row), mpcgi_host_free(p->t.tile_long), mpcgi_host_free(p->t.tile_off);
     mpcgi_host_free(p->t.slot_col), mpcgi_host_free(p->t.slot_row), mpcgi_host_free(p->t.slot_perm);
     mpcgi_device_free(ctx, p->t.d_tile_off); /* with d_tile_row and d_tile_long */
@@ -57,7 +58,8 @@ static mpcg_status adaptive_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
     MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *p, &p));
     p->A = A;
     p->use64 = (precisions & MPCG_CAP_FP64) != 0;
-    p->use32 = (precisions & MPCG_CAP_FP32) != 0;
+    p->mixed = (precisions & MPCGI_PREC_MIXED_STORE) != 0;
+    p->use32 = (precisions & MPCG_CAP_FP32) != 0 || p->mixed;
     MPCG_TRY(ctx, st, mpcgi_adaptive_params(ctx, opts, A->nnz, &p->par));
     if (ctx->kind == MPCG_DEVICE_CUDA) {
         int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0};
@@ -74,7 +76,8 @@ done:
     return st;
 }
 
-/* Device values of the precisions in use; fp32 converted on the device from the fp64 upload. */
+/* Device values of the precisions in use; fp32 converted on the device from the fp64 upload
+ * (the same rounding as the host's (float)a: hi), the mixed storage's low halves copied. */
 static mpcg_status upload_values(mpcg_context *ctx, adaptive_plan *p)
 {
     mpcg_status st = MPCG_SUCCESS;
@@ -86,6 +89,9 @@ static mpcg_status upload_values(mpcg_context *ctx, adaptive_plan *p)
     if (p->use32)
         MPCG_CUDA_GOTO(ctx, st,
                        (cudaError_t)mpcgi_adaptive_to_f32(s, (int64_t)nnz, v64, p->d.val32));
+    if (p->mixed)
+        MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, p->d.lo32, p->A->lo32, nnz * sizeof(float),
+                                            MPCGI_H2D));
     if (p->t.d_tval64) /* the tiles path: the values in slot order too */
         MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_adaptive_tiles_values_f64(
                                     s, p->t.n_slots, p->t.d_slot_perm, v64, p->t.d_tval64));
@@ -144,6 +150,7 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     if (p->use64)
         MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(double) + 256, &p->d.val64));
     if (p->use32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d.val32));
+    if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d.lo32));
     MPCG_CHECK(ctx, mpcgi_adaptive_device_binning(ctx, p));
     MPCG_CHECK(ctx, upload_values(ctx, p)); /* after the binning: the tiles' slot order */
     /* the dot's grid: one block per virtual block like apply (a grid-stride loop over a wave
@@ -186,10 +193,21 @@ static mpcg_status adaptive_apply(mpcg_context *ctx, void *impl, mpcg_precision 
     mpcgi_adaptive_launch l32;
     if (prec == MPCG_PRECISION_FP64) {
         MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f64(s, &p->L, p->d.val64, x, y, ws));
+    } else if (prec == MPCG_PRECISION_MIXED) {
+        MPCG_CHECK(ctx, mpcgi_adaptive_mixed_supported(ctx, p));
+        MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_mixed(s, &p->L, p->d.val32, p->d.lo32, x, y, ws));
     } else {
         mpcgi_adaptive_fp32_launch(p, &l32);
         MPCG_LAUNCH(ctx, mpcgi_adaptive_spmv_f32(s, &l32, p->d.val32, x, y, ws));
     }
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_adaptive_mixed_supported(mpcg_context *ctx, const adaptive_plan *p)
+{
+    MPCG_ENSURE(ctx, p->L.path != MPCGI_ADAPTIVE_TILES, MPCG_ERR_NOT_SUPPORTED,
+                "backend adaptive does not support precision mixed on its tiles path (this "
+                "matrix's layout; adaptive.mode=binned avoids it)");
     return MPCG_SUCCESS;
 }
 
@@ -294,8 +312,8 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
 const struct mpcgi_spmv_ops mpcgi_spmv_adaptive = {
     .name = "adaptive",
     .description = "CSR-vector with NT threads per row, rows binned by length (seed 003)",
-    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE | MPCG_CAP_CPU_EMULATION |
-            MPCG_CAP_DETERMINISTIC,
+    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
+            MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
     .options = &mpcgi_adaptive_options,
     .analyze = adaptive_analyze,
     .update_values = adaptive_update_values,

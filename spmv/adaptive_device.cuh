@@ -76,6 +76,22 @@ template <bool STREAM, typename T> static __device__ __forceinline__ T load_matr
     return __ldg(p);
 }
 
+/* The values of the mixed storage (MPCGI_PREC_MIXED_STORE): hi and lo as two fp32 arrays, used
+ * where the kernels take a value pointer (val + k, load_matrix); the value is formed in fp64 as
+ * (double)hi + (double)lo (exactly a where the split is exact): 8 bytes per nonzero. */
+struct mpcgi_split_vals {
+    const float *__restrict__ hi;
+    const float *__restrict__ lo;
+    __device__ __forceinline__ mpcgi_split_vals operator+(int64_t k) const
+    {
+        return mpcgi_split_vals{hi + k, lo + k};
+    }
+};
+template <bool STREAM> static __device__ __forceinline__ double load_matrix(mpcgi_split_vals p)
+{
+    return (double)load_matrix<STREAM>(p.hi) + (double)load_matrix<STREAM>(p.lo);
+}
+
 /* Where the column of entry k of row `row` comes from: the CSR's 32-bit columns, or (C16) 16-bit
  * offsets col - row, which spmv/adaptive_binning.c stores instead where every offset of the matrix
  * fits: 10 bytes per fp64 nonzero instead of 12. */
@@ -89,16 +105,17 @@ template <bool C16> struct mpcgi_cols {
     }
 };
 
-/* R rows at once by a group of NT lanes (see the top comment): lane l adds the entries l,
+/* R rows at once by a group of NT lanes (see the top comment; val: a value pointer, or
+ * mpcgi_split_vals): lane l adds the entries l,
  * l + NT, ... of each row in order, two strides per round with every load of the round issued
  * before its multiply-adds (R x 2 independent loads in flight per lane); a butterfly per row
  * then leaves the sums in every lane. All 32 lanes of the warp call it; a group without a row
  * passes len = 0; x(j) gives x_j (a source above, or a loader that forms x_j). An entry past a
  * row's end is skipped, not added as 0 (that keeps -0 sums). */
-template <int NT, int R, bool STREAM, typename T, typename X, typename C>
+template <int NT, int R, bool STREAM, typename T, typename X, typename C, typename V>
 static __device__ __forceinline__ void
 rows_sum(const int (&row)[R], const int (&start)[R], const int (&len)[R], int lane, const C &cols,
-         const T *__restrict__ val, const X &x, T (&acc)[R])
+         V val, const X &x, T (&acc)[R])
 {
     int most = 0;
 #pragma unroll
@@ -133,10 +150,11 @@ rows_sum(const int (&row)[R], const int (&start)[R], const int (&len)[R], int la
 /* The rows of one virtual block (R x blockDim / NT of them): group g takes row(g + r groups),
  * r < R, where row(i) is i itself (uniform) or rows[i] (binned), i < count; rows longer than
  * skip_len are left to the long-row chunks. C16: the plan's columns are 16-bit offsets. */
-template <int NT, int R, bool STREAM, bool DOT, bool LIST, bool C16, typename T, typename S>
+template <int NT, int R, bool STREAM, bool DOT, bool LIST, bool C16, typename T, typename S,
+          typename V>
 static __device__ __forceinline__ void
 vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const int32_t *list,
-            const T *__restrict__ val, const S &src, T *__restrict__ y, double &dacc)
+            V val, const S &src, T *__restrict__ y, double &dacc)
 {
     const int groups = blockDim.x / NT, lane = threadIdx.x & (NT - 1);
     int row[R], start[R], len[R];

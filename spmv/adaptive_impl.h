@@ -2,9 +2,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Included twice by spmv/adaptive_emulate.c, with EMU_T the value type (double, float), EMU_FMA its fused
- * multiply-add (fma, fmaf) and EMU(name) the suffixed name. Each function repeats the operations
- * of spmv/adaptive_spmv.cuh in the same order, so fp64 (and fp32) results are bit-identical.
+ * Included three times by spmv/adaptive_emulate.c, with EMU_T the compute type (double, float),
+ * EMU_FMA its fused multiply-add (fma, fmaf), EMU_VALS the values' type (const EMU_T *, or the
+ * mixed storage's emu_split), EMU_VAL(val, k) value k as EMU_T, and EMU(name) the suffixed
+ * name; EMU_NO_TILES leaves out the tiles path (the mixed storage has none). Each function
+ * repeats the operations of spmv/adaptive_spmv.cuh in the same order, so fp64, fp32 and mixed
+ * results are bit-identical.
  */
 
 /* The butterfly a_l <- a_l + a_(l xor s), s = nt/2 ... 1, seen from lane 0 (every lane ends with
@@ -18,14 +21,14 @@ static EMU_T EMU(butterfly)(EMU_T *a, int nt)
 }
 
 /* the row sums of spmv/adaptive_device.cuh: nt lanes stride over [start, end), then the butterfly. */
-static EMU_T EMU(row_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x, int64_t start,
+static EMU_T EMU(row_sum)(const int32_t *col, EMU_VALS val, const EMU_T *x, int64_t start,
                           int64_t end, int nt)
 {
     EMU_T a[32];
     for (int l = 0; l < nt; l++) {
         EMU_T acc = 0;
         for (int64_t k = start + l; k < end; k += nt)
-            acc = EMU_FMA(val[k], x[col[k]], acc);
+            acc = EMU_FMA(EMU_VAL(val, k), x[col[k]], acc);
         a[l] = acc;
     }
     return EMU(butterfly)(a, nt);
@@ -33,7 +36,7 @@ static EMU_T EMU(row_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x, 
 
 /* One long-row chunk [start, end) on a block of `block` threads: thread t strides by block, a
  * butterfly per warp, then the warp sums in warp order (block_sum of spmv/adaptive_device.cuh). */
-static EMU_T EMU(chunk_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x, int64_t start,
+static EMU_T EMU(chunk_sum)(const int32_t *col, EMU_VALS val, const EMU_T *x, int64_t start,
                             int64_t end, int block)
 {
     EMU_T p = 0;
@@ -42,7 +45,7 @@ static EMU_T EMU(chunk_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x
         for (int l = 0; l < 32; l++) {
             EMU_T acc = 0;
             for (int64_t k = start + 32 * w + l; k < end; k += block)
-                acc = EMU_FMA(val[k], x[col[k]], acc);
+                acc = EMU_FMA(EMU_VAL(val, k), x[col[k]], acc);
             a[l] = acc;
         }
         EMU_T s = EMU(butterfly)(a, 32);
@@ -53,7 +56,7 @@ static EMU_T EMU(chunk_sum)(const int32_t *col, const EMU_T *val, const EMU_T *x
 
 /* y = A x as the device computes it with layout L (the plan's, or mpcgi_adaptive_fp32_launch's); part: the
  * plan's long_blocks chunk partials. */
-static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L, const EMU_T *val,
+static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L, EMU_VALS val,
                          const EMU_T *x, EMU_T *y, EMU_T *part)
 {
     const int64_t *rp = p->A->row_ptr;
@@ -92,7 +95,8 @@ static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L,
 /* y = A x as the tiles kernel computes it (tile_kernel of spmv/adaptive_spmv.cuh): per tile, y of the
  * tile from 0, its long rows (row_sum with 32 lanes, or chunk_sum over the whole row with the
  * block beyond TILE_BLOCK_ROW), then its slots in order (a row's entries in round order). */
-static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p, const EMU_T *val,
+#ifndef EMU_NO_TILES
+static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p, EMU_VALS val,
                                       const EMU_T *x, EMU_T *y)
 {
     const int64_t *rp = p->A->row_ptr;
@@ -113,7 +117,7 @@ static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p,
             const int32_t k = p->t.slot_perm[s];
             if (k < 0) continue;
             const int l = p->t.slot_row[s];
-            ys[l] = EMU_FMA(val[k], x[col[k]], ys[l]);
+            ys[l] = EMU_FMA(EMU_VAL(val, k), x[col[k]], ys[l]);
         }
         for (int64_t i = 0; i < rows; i++)
             y[r0 + i] = ys[i];
@@ -121,3 +125,4 @@ static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p,
     mpcgi_host_free(ys);
     return MPCG_SUCCESS;
 }
+#endif /* EMU_NO_TILES */

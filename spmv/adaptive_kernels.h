@@ -226,6 +226,11 @@ int mpcgi_adaptive_spmv_f64(void *stream, const mpcgi_adaptive_launch *L, const 
                             const double *x, double *y, double *ws);
 int mpcgi_adaptive_spmv_f32(void *stream, const mpcgi_adaptive_launch *L, const float *val,
                             const float *x, float *y, double *ws);
+/* y = (hi + lo) x in fp64 (the mixed storage), each value (double)hi[k] + (double)lo[k], in the
+ * fp64 kernel's order and layout (L: the plan's, as for fp64); not on the tiles path
+ * (cudaErrorNotSupported). */
+int mpcgi_adaptive_spmv_mixed(void *stream, const mpcgi_adaptive_launch *L, const float *hi,
+                              const float *lo, const double *x, double *y, double *ws);
 /* y = A x and *dot = x^T y, both deterministic; nothing is written when skip && *skip. */
 int mpcgi_adaptive_spmv_dot_f64(void *stream, const mpcgi_adaptive_launch *L, const double *val,
                                 const double *x, double *y, double *ws, double *dot,

@@ -93,7 +93,8 @@ typedef struct adaptive_dev {
     int16_t *col16;
     int *counters;
     double *val64;
-    float *val32;
+    float *val32; /* fp32 values: hi with the mixed storage */
+    float *lo32;  /* the mixed storage's low halves, or NULL */
 } adaptive_dev;
 
 /* The tiles path: the tiles (host arrays in both plans), the slots (host arrays in a CPU plan;
@@ -123,6 +124,7 @@ typedef struct adaptive_plan {
     const mpcgi_csr *A;
     adaptive_params par;
     int use64, use32;
+    int mixed; /* mixed storage: val32 holds hi, lo32 lo (use32 is set too) */
     adaptive_stats st;
     mpcgi_adaptive_launch L; /* the layout; its pointers are device arrays once uploaded */
     adaptive_host h;
@@ -150,6 +152,10 @@ mpcg_status mpcgi_adaptive_device_binning(mpcg_context *ctx, adaptive_plan *p);
 mpcg_status mpcgi_adaptive_tiling_start(mpcg_context *ctx, adaptive_plan *p, int sms);
 mpcg_status mpcgi_adaptive_tiling_host(mpcg_context *ctx, adaptive_plan *p);
 mpcg_status mpcgi_adaptive_tiling_device(mpcg_context *ctx, adaptive_plan *p);
+
+/* MPCG_ERR_NOT_SUPPORTED naming the path where the plan cannot serve a mixed apply (the tiles
+ * path has no mixed instances). */
+mpcg_status mpcgi_adaptive_mixed_supported(mpcg_context *ctx, const adaptive_plan *p);
 
 /* adaptive_emulate.c: y = A x as the kernels compute it (host vectors of precision prec). */
 mpcg_status mpcgi_adaptive_emulate(mpcg_context *ctx, const adaptive_plan *p, mpcg_precision prec,

@@ -288,7 +288,8 @@ int64_t mpcgi_adaptive_list_length(const mpcgi_adaptive_launch *L)
  * path the row list and the long rows' chunk offsets. */
 size_t mpcgi_adaptive_bytes_matrix(const adaptive_plan *p)
 {
-    size_t n = (size_t)p->A->n, vsize = p->use64 ? sizeof(double) : sizeof(float);
+    size_t n = (size_t)p->A->n;
+    size_t vsize = p->use64 || p->mixed ? sizeof(double) : sizeof(float); /* mixed: hi + lo */
     size_t isize = p->d.col16 ? sizeof(int16_t) : sizeof(int32_t);
     if (p->L.path == MPCGI_ADAPTIVE_TILES) /* slots (value, column, row), long rows, tiles */
         return (size_t)p->t.n_slots * (vsize + 6) + (size_t)p->st.long_nnz * (vsize + 4) +

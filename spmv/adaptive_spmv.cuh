@@ -12,6 +12,7 @@
  * instances (docs/backends.md, "The first plan of a process").
  */
 #include <climits>
+#include <type_traits>
 #include <cuda_runtime.h>
 
 #include "core/launch.cuh"
@@ -29,9 +30,9 @@
 
 /* Virtual block v < long_blocks: one chunk of a long row. part: the chunk partials (ws);
  * dlong: the long rows' terms x_r y_r of the dot. */
-template <bool STREAM, bool DOT, bool C16, typename T, typename S>
-static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v,
-                                  const T *__restrict__ val, const S &src, T *__restrict__ y,
+template <bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
+static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v, V val,
+                                  const S &src, T *__restrict__ y,
                                   T *part, double *dlong, T *sh)
 {
     int lo = 0, hi = L.n_long; /* long_start[lo] <= v < long_start[hi] */
@@ -146,9 +147,9 @@ static __global__ void __launch_bounds__(DOT_THREADS)
 
 /* Virtual block v of the binned path: its bin (uniform per block, so the switch does not
  * diverge), then bin B's rows with NT = 64 >> B lanes each. */
-template <int B, int R, bool STREAM, bool DOT, bool C16, typename T, typename S>
+template <int B, int R, bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
 static __device__ __forceinline__ void bin_vblock(const mpcgi_adaptive_launch &L, int64_t v,
-                                                  const T *__restrict__ val, const S &src,
+                                                  V val, const S &src,
                                                   T *__restrict__ y, double &dacc)
 {
     constexpr int NT = 64 >> B;
@@ -157,9 +158,9 @@ static __device__ __forceinline__ void bin_vblock(const mpcgi_adaptive_launch &L
                                           L.rows + L.row_start[B], val, src, y, dacc);
 }
 
-template <int R, bool STREAM, bool DOT, bool C16, typename T, typename S>
+template <int R, bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
 static __device__ __forceinline__ void binned_vblock(const mpcgi_adaptive_launch &L, int64_t v,
-                                                     const T *__restrict__ val, const S &src,
+                                                     V val, const S &src,
                                                      T *__restrict__ y, double &dacc)
 {
     int b = 1 + (v >= L.vb_start[1]) + (v >= L.vb_start[2]) + (v >= L.vb_start[3]) +
@@ -178,9 +179,9 @@ static __device__ __forceinline__ void binned_vblock(const mpcgi_adaptive_launch
  * rows: with NT > 0 consecutive rows, NT lanes each (the seed's kernel: the uniform and split
  * paths), with NT = 0 the bins of the row list (binned path). Blocks stride over the virtual
  * blocks. x comes from src (spmv/adaptive_device.cuh). */
-template <int NT, int R, bool STREAM, bool DOT, bool C16, typename T, typename S>
+template <int NT, int R, bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
 static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_BLOCKS : 1)
-    spmv_kernel(const __grid_constant__ mpcgi_adaptive_launch L, const T *__restrict__ val, S src,
+    spmv_kernel(const __grid_constant__ mpcgi_adaptive_launch L, V val, S src,
                 T *__restrict__ y, double *ws, const int *skip)
 {
     __shared__ T sh[WARPS_MAX];
@@ -204,46 +205,47 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
 
 /* ---------------------------------------------------------------- launchers of the SpMV */
 
-/* Every SpMV kernel of value type T and source S has this signature. */
-template <typename T, typename S>
-using kernel_fn = void (*)(const mpcgi_adaptive_launch, const T *, S, T *, double *, const int *);
+/* Every SpMV kernel of compute type T, source S and values V (a pointer to T, or
+ * mpcgi_split_vals) has this signature. */
+template <typename T, typename S, typename V>
+using kernel_fn = void (*)(const mpcgi_adaptive_launch, V, S, T *, double *, const int *);
 
-template <int R, bool STREAM, bool DOT, bool C16, typename T, typename S>
-static kernel_fn<T, S> pick_path(const mpcgi_adaptive_launch *L)
+template <int R, bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
+static kernel_fn<T, S, V> pick_path(const mpcgi_adaptive_launch *L)
 {
-    if (L->path == MPCGI_ADAPTIVE_BINNED) return spmv_kernel<0, R, STREAM, DOT, C16, T, S>;
+    if (L->path == MPCGI_ADAPTIVE_BINNED) return spmv_kernel<0, R, STREAM, DOT, C16, T, S, V>;
     switch (L->nt) {
-    case 1: return spmv_kernel<1, R, STREAM, DOT, C16, T, S>;
-    case 2: return spmv_kernel<2, R, STREAM, DOT, C16, T, S>;
-    case 4: return spmv_kernel<4, R, STREAM, DOT, C16, T, S>;
-    case 8: return spmv_kernel<8, R, STREAM, DOT, C16, T, S>;
-    case 16: return spmv_kernel<16, R, STREAM, DOT, C16, T, S>;
-    default: return spmv_kernel<32, R, STREAM, DOT, C16, T, S>;
+    case 1: return spmv_kernel<1, R, STREAM, DOT, C16, T, S, V>;
+    case 2: return spmv_kernel<2, R, STREAM, DOT, C16, T, S, V>;
+    case 4: return spmv_kernel<4, R, STREAM, DOT, C16, T, S, V>;
+    case 8: return spmv_kernel<8, R, STREAM, DOT, C16, T, S, V>;
+    case 16: return spmv_kernel<16, R, STREAM, DOT, C16, T, S, V>;
+    default: return spmv_kernel<32, R, STREAM, DOT, C16, T, S, V>;
     }
 }
 
-template <bool STREAM, bool DOT, bool C16, typename T, typename S>
-static kernel_fn<T, S> pick_rows(const mpcgi_adaptive_launch *L)
+template <bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
+static kernel_fn<T, S, V> pick_rows(const mpcgi_adaptive_launch *L)
 {
     switch (L->rows_per_group) {
-    case 1: return pick_path<1, STREAM, DOT, C16, T, S>(L);
-    case 2: return pick_path<2, STREAM, DOT, C16, T, S>(L);
-    default: return pick_path<4, STREAM, DOT, C16, T, S>(L);
+    case 1: return pick_path<1, STREAM, DOT, C16, T, S, V>(L);
+    case 2: return pick_path<2, STREAM, DOT, C16, T, S, V>(L);
+    default: return pick_path<4, STREAM, DOT, C16, T, S, V>(L);
     }
 }
 
-template <bool DOT, bool C16, typename T, typename S>
-static kernel_fn<T, S> pick_index(const mpcgi_adaptive_launch *L)
+template <bool DOT, bool C16, typename T, typename S, typename V>
+static kernel_fn<T, S, V> pick_index(const mpcgi_adaptive_launch *L)
 {
-    return L->stream_loads ? pick_rows<true, DOT, C16, T, S>(L)
-                           : pick_rows<false, DOT, C16, T, S>(L);
+    return L->stream_loads ? pick_rows<true, DOT, C16, T, S, V>(L)
+                           : pick_rows<false, DOT, C16, T, S, V>(L);
 }
 
 /* The kernel of a plan. */
-template <bool DOT, typename T, typename S>
-static kernel_fn<T, S> pick(const mpcgi_adaptive_launch *L)
+template <bool DOT, typename T, typename S, typename V>
+static kernel_fn<T, S, V> pick(const mpcgi_adaptive_launch *L)
 {
-    return L->col16 ? pick_index<DOT, true, T, S>(L) : pick_index<DOT, false, T, S>(L);
+    return L->col16 ? pick_index<DOT, true, T, S, V>(L) : pick_index<DOT, false, T, S, V>(L);
 }
 
 template <bool DOT, typename T>
@@ -252,13 +254,19 @@ static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val
 
 /* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
  * plan's fixed dot grid (at most one per virtual block; its partials are summed in a fixed
- * order). */
-template <bool DOT, typename T>
-static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, const T *x, T *y,
+ * order). val: a pointer to T, or the mixed storage's mpcgi_split_vals (not on the tiles path:
+ * its caller refuses it there). */
+template <bool DOT, typename T, typename V>
+static int spmv(void *stream, const mpcgi_adaptive_launch *L, V val, const T *x, T *y,
                 double *ws, double *dot, const int *skip)
 {
     using S = mpcgi_src_x<T>;
-    if (L->path == MPCGI_ADAPTIVE_TILES) return tiles_spmv<DOT>(stream, L, val, x, y, ws, dot, skip);
+    if (L->path == MPCGI_ADAPTIVE_TILES) {
+        if constexpr (std::is_same<V, const T *>::value)
+            return tiles_spmv<DOT>(stream, L, val, x, y, ws, dot, skip);
+        else
+            return (int)cudaErrorNotSupported;
+    }
     int64_t grid = DOT ? L->dot_grid : L->grid > 0 ? L->grid : L->vblocks;
     if (grid > L->vblocks) grid = L->vblocks;
     if (grid > INT_MAX) grid = INT_MAX;
@@ -266,7 +274,7 @@ static int spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val, cons
         if (!DOT) return (int)cudaSuccess; /* no rows */
         grid = 1;                          /* still writes dot = 0 */
     }
-    cudaError_t e = mpcgi_launch(pick<DOT, T, S>(L), (unsigned)grid, (unsigned)L->block, stream,
+    cudaError_t e = mpcgi_launch(pick<DOT, T, S, V>(L), (unsigned)grid, (unsigned)L->block, stream,
                                  *L, val, S{x}, y, ws, skip);
     if constexpr (DOT) {
         const int parts = (int)grid * (L->block / 32);

@@ -8,16 +8,19 @@
 
 /*
  * Bytes per SpMV: 12 per nonzero (8 value + 4 column) + 8 per row pointer + x gathered + 8 per
- * row for y (fp64); 8 per nonzero with fp32 values (the matrix's own fp32 copy, A->val32). Each
- * row is summed sequentially in column order, so the result does not depend on the thread
- * count. The plan is the matrix itself.
+ * row for y (fp64); 8 per nonzero with fp32 values (the matrix's own fp32 copy, A->val32). With
+ * the mixed storage (the matrix's A->val32 = hi and A->lo32 = lo) the fp32 apply reads hi only
+ * (8 per nonzero) and the mixed apply hi and lo (12 per nonzero, as fp64), each value formed as
+ * (double)hi + (double)lo. Each row is summed sequentially in column order, so the result does
+ * not depend on the thread count. The plan is the matrix itself.
  */
 
 static mpcg_status cpu_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
                                const mpcgi_options *opts, void **impl, mpcgi_spmv_sizes *sizes)
 {
     (void)ctx, (void)opts;
-    size_t vsize = precisions & MPCG_CAP_FP64 ? sizeof(double) : sizeof(float);
+    size_t vsize = precisions & (MPCG_CAP_FP64 | MPCGI_PREC_MIXED_STORE) ? sizeof(double)
+                                                                         : sizeof(float);
     sizes->bytes_matrix = (size_t)A->nnz * (vsize + 4) + ((size_t)A->n + 1) * 8;
     sizes->bytes_workspace = 0;
     sizes->padding_ratio = 1.0;
@@ -46,6 +49,16 @@ static mpcg_status cpu_apply_host(mpcg_context *ctx, void *impl, mpcg_precision 
                 s += A->val[k] * x[A->col_idx[k]];
             y[i] = s;
         }
+    } else if (prec == MPCG_PRECISION_MIXED) {
+        const double *x = xv;
+        double *y = yv;
+#pragma omp parallel for schedule(static) if (A->nnz > 65536)
+        for (int64_t i = 0; i < A->n; i++) {
+            double s = 0.0;
+            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+                s += ((double)A->val32[k] + (double)A->lo32[k]) * x[A->col_idx[k]];
+            y[i] = s;
+        }
     } else {
         const float *x = xv;
         float *y = yv;
@@ -71,7 +84,7 @@ static void cpu_describe(const void *impl, char *buf, size_t size)
 const struct mpcgi_spmv_ops mpcgi_spmv_cpu = {
     .name = "cpu",
     .description = "OpenMP CSR on the host (the reference)",
-    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_DETERMINISTIC,
+    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_DETERMINISTIC,
     .analyze = cpu_analyze,
     .update_values = cpu_update_values,
     .apply_host = cpu_apply_host,

@@ -1,10 +1,12 @@
 /* spmv/cusparse.c: the cusparse backend: cusparseSpMV on 32-bit-index CSR, and its CPU emulation */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
 #include <stdint.h>
 
 #include "core/alloc.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
+#include "spmv/cusparse_mixed.h"
 #include "spmv/spmv.h"
 
 /*
@@ -15,6 +17,11 @@
  *
  * Bytes per SpMV: 12 per nonzero (8 value + 4 column) + 4 per row pointer with fp64 values; 8 per
  * nonzero + 4 per row with fp32 values; plus x gathered and 8 (4) per row for y.
+ *
+ * Mixed storage (MPCGI_PREC_MIXED_STORE): the fp32 side holds hi (the matrix's A->val32), served
+ * by cuSPARSE's fp32 SpMV (8 bytes per nonzero); the low halves (A->lo32) sit beside it, and the
+ * mixed apply runs our own CSR kernel (spmv/cusparse_mixed.cu: cuSPARSE has no fp32-matrix x
+ * fp64-vector SpMV) reading hi, lo and the columns: 12 bytes per nonzero, as fp64.
  *
  * cuSPARSE's sequence is bufferSize -> preprocess -> compute. upload creates the descriptors and
  * asks bufferSize for each precision; the dispatcher then allocates the workspace once. Preprocess
@@ -45,7 +52,10 @@ typedef struct cusparse_plan {
     int32_t *row_ptr; /* host int32 row pointers, n + 1 */
     int32_t *d_row_ptr, *d_col_idx;
     int64_t max_len;  /* the longest row (the persistent loops' rows) */
-    side sides[2];    /* [0] fp64, [1] fp32 */
+    side sides[2];    /* [0] fp64, [1] fp32 (hi with mixed storage) */
+    int mixed;        /* mixed storage: d_lo beside the fp32 side */
+    int mixed_nt;     /* the mixed kernel's lanes per row */
+    float *d_lo;      /* device low halves, nnz */
 } cusparse_plan;
 
 /* y = 1 A x + 0 y: alpha and beta in the compute type of side k (host pointers, cuSPARSE's
@@ -66,6 +76,7 @@ static void cusparse_destroy(mpcg_context *ctx, void *impl)
         if (sd->y) (void)cusparseDestroyDnVec(sd->y);
         mpcgi_device_free(ctx, sd->val);
     }
+    mpcgi_device_free(ctx, p->d_lo);
     mpcgi_device_free(ctx, p->d_row_ptr);
     mpcgi_device_free(ctx, p->d_col_idx);
     mpcgi_host_free(p->row_ptr);
@@ -88,6 +99,8 @@ static mpcg_status cusparse_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
                          .val_size = sizeof(double)};
     p->sides[1] = (side){.used = (precisions & MPCG_CAP_FP32) != 0, .type = CUDA_R_32F,
                          .val_size = sizeof(float)};
+    p->mixed = (precisions & MPCGI_PREC_MIXED_STORE) != 0; /* the dispatcher adds FP32 */
+    p->mixed_nt = mpcgi_cusparse_mixed_nt(A->n, A->nnz);
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)A->n + 1, sizeof *p->row_ptr,
                                              &p->row_ptr));
     /* 0 <= row_ptr[i] <= nnz <= INT32_MAX, checked above: the narrowing is exact */
@@ -95,7 +108,7 @@ static mpcg_status cusparse_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
     for (int64_t i = 0; i < A->n; i++)
         if (A->row_ptr[i + 1] - A->row_ptr[i] > p->max_len)
             p->max_len = A->row_ptr[i + 1] - A->row_ptr[i];
-    size_t val_size = p->sides[0].used ? sizeof(double) : sizeof(float);
+    size_t val_size = p->sides[0].used || p->mixed ? sizeof(double) : sizeof(float);
     sizes->bytes_matrix = (size_t)A->nnz * (val_size + 4) + ((size_t)A->n + 1) * 4;
     sizes->bytes_workspace = 0; /* known at upload (cusparseSpMV_bufferSize) */
     sizes->padding_ratio = 1.0;
@@ -144,6 +157,11 @@ static mpcg_status cusparse_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ci_bytes, &p->d_col_idx));
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, p->row_ptr, rp_bytes, MPCGI_H2D));
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_col_idx, A->col_idx, ci_bytes, MPCGI_H2D));
+    if (p->mixed) {
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (size_t)A->nnz * sizeof(float), &p->d_lo));
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_lo, A->lo32, (size_t)A->nnz * sizeof(float),
+                                          MPCGI_H2D));
+    }
     size_t total = 0;
     for (int k = 0; k < 2; k++) {
         side *sd = &p->sides[k];
@@ -167,6 +185,9 @@ static mpcg_status cusparse_update_values(mpcg_context *ctx, void *impl, const m
                                           (size_t)A->nnz * sd->val_size, MPCGI_H2D));
         sd->preprocessed = 0;
     }
+    if (p->d_lo) /* the dispatcher has checked the split again; A->lo32 is refreshed */
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_lo, A->lo32, (size_t)A->nnz * sizeof(float),
+                                          MPCGI_H2D));
     return MPCG_SUCCESS;
 }
 
@@ -175,6 +196,11 @@ static mpcg_status cusparse_apply(mpcg_context *ctx, void *impl, mpcg_precision 
 {
     cusparse_plan *p = impl;
     struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    if (prec == MPCG_PRECISION_MIXED) {
+        MPCG_LAUNCH(ctx, mpcgi_cusparse_mixed_spmv(mpcgi_device_stream(ctx), p->A->n, p->mixed_nt, p->d_row_ptr,
+                                                   p->d_col_idx, p->sides[1].val, p->d_lo, x, y));
+        return MPCG_SUCCESS;
+    }
     int k = prec == MPCG_PRECISION_FP64 ? 0 : 1;
     side *sd = &p->sides[k];
     const void *alpha = alpha_of(k), *beta = beta_of(k);
@@ -192,8 +218,31 @@ static mpcg_status cusparse_apply(mpcg_context *ctx, void *impl, mpcg_precision 
     return MPCG_SUCCESS;
 }
 
+/* The mixed kernel's order (spmv/cusparse_mixed.cu): NT lanes stride over row i from 0 with
+ * fused multiply-adds, values (double)hi + (double)lo, then the butterfly seen from lane 0. */
+static void mixed_host(const cusparse_plan *p, const double *x, double *y)
+{
+    const int32_t *rp = p->row_ptr, *ci = p->A->col_idx;
+    const float *hi = p->A->val32, *lo = p->A->lo32;
+    const int nt = p->mixed_nt;
+#pragma omp parallel for schedule(static) if (p->A->nnz > 65536)
+    for (int64_t i = 0; i < p->A->n; i++) {
+        double a[32] = {0}; /* nt >= 1: the initializer quiets -Wmaybe-uninitialized */
+        for (int l = 0; l < nt; l++) {
+            double acc = 0;
+            for (int32_t k = rp[i] + l; k < rp[i + 1]; k += nt)
+                acc = fma((double)hi[k] + (double)lo[k], x[ci[k]], acc);
+            a[l] = acc;
+        }
+        for (int s = nt / 2; s > 0; s /= 2)
+            for (int l = 0; l < s; l++) a[l] = a[l] + a[l + s];
+        y[i] = a[0];
+    }
+}
+
 /* The CPU emulation: the same arrays (int32 row pointers, sorted int32 columns, fp64 or fp32
- * values), each row summed sequentially in column order in the value precision. */
+ * values), each row summed sequentially in column order in the value precision; the mixed
+ * apply as its kernel sums. */
 static mpcg_status cusparse_apply_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
                                        const void *xv, void *yv)
 {
@@ -201,7 +250,9 @@ static mpcg_status cusparse_apply_host(mpcg_context *ctx, void *impl, mpcg_preci
     const cusparse_plan *p = impl;
     const int32_t *rp = p->row_ptr, *ci = p->A->col_idx;
     int64_t n = p->A->n;
-    if (prec == MPCG_PRECISION_FP64) {
+    if (prec == MPCG_PRECISION_MIXED) {
+        mixed_host(p, xv, yv);
+    } else if (prec == MPCG_PRECISION_FP64) {
         const double *val = p->A->val, *x = xv;
         double *y = yv;
 #pragma omp parallel for schedule(static) if (p->A->nnz > 65536)
@@ -238,7 +289,8 @@ static mpcg_status cusparse_rows(const void *impl, mpcgi_rows *out)
 const struct mpcgi_spmv_ops mpcgi_spmv_cusparse = {
     .name = "cusparse",
     .description = "cuSPARSE CSR SpMV (ALG1, 32-bit indices), the vendor baseline",
-    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE | MPCG_CAP_CPU_EMULATION,
+    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
+            MPCG_CAP_CPU_EMULATION,
     .analyze = cusparse_analyze,
     .update_values = cusparse_update_values,
     .upload = cusparse_upload,

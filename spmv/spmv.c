@@ -14,6 +14,7 @@ static unsigned prec_cap(mpcg_precision prec)
     switch (prec) {
     case MPCG_PRECISION_FP64: return MPCG_CAP_FP64;
     case MPCG_PRECISION_FP32: return MPCG_CAP_FP32;
+    case MPCG_PRECISION_MIXED: return MPCGI_PREC_MIXED_STORE;
     default: return 0;
     }
 }
@@ -28,6 +29,29 @@ static const char *prec_name(mpcg_precision prec)
     return "unknown";
 }
 
+/* The values analyze gets for a MIXED_STORE request: the matrix's halves where its split is
+ * exact, else the fp64 fallback (FP64 | FP32 instead of MIXED_STORE), stated in
+ * plan->mixed_fallback and the log. The fp32 copy (hi) is made where the precisions need it. */
+static mpcg_status prepare_values(mpcg_context *ctx, mpcgi_csr *A, mpcgi_spmv_plan *plan)
+{
+    if (plan->precisions & MPCGI_PREC_MIXED_STORE) {
+        plan->mixed = 1;
+        if (mpcgi_csr_split_exact(A, plan->mixed_fallback, sizeof plan->mixed_fallback)) {
+            MPCG_CHECK(ctx, mpcgi_csr_fill_lo32(ctx, A));
+            plan->precisions |= MPCG_CAP_FP32; /* hi is A->val32 */
+        } else {
+            plan->precisions = (plan->precisions & ~MPCGI_PREC_MIXED_STORE) | MPCG_CAP_FP64 |
+                               MPCG_CAP_FP32;
+            mpcgi_log(ctx, MPCG_LOG_INFO,
+                      "backend %s: mixed storage falls back to fp64 values for the whole "
+                      "matrix: %s", plan->ops->name, plan->mixed_fallback);
+        }
+    }
+    if ((plan->precisions & MPCG_CAP_FP32) && !A->val32)
+        MPCG_CHECK(ctx, mpcgi_csr_fill_val32(ctx, A));
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_ops *ops,
                                    mpcgi_csr *A, unsigned precisions,
                                    const mpcgi_options *opts, mpcgi_spmv_plan **out)
@@ -38,7 +62,6 @@ mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_op
     int on_device = ctx->kind == MPCG_DEVICE_CUDA;
     MPCG_ENSURE(ctx, (ops->caps & precisions) == precisions, MPCG_ERR_NOT_SUPPORTED,
                 "backend %s does not support the requested value precision(s)", ops->name);
-    if ((precisions & MPCG_CAP_FP32) && !A->val32) MPCG_CHECK(ctx, mpcgi_csr_fill_val32(ctx, A));
     MPCG_ENSURE(ctx, !on_device || (ops->caps & MPCG_CAP_NEEDS_DEVICE), MPCG_ERR_NOT_SUPPORTED,
                 "backend %s runs on the CPU only; use it with --device=cpu", ops->name);
     MPCG_ENSURE(ctx,
@@ -52,7 +75,8 @@ mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_op
     plan->precisions = precisions;
     plan->n = A->n;
     plan->opts = opts;
-    MPCG_TRY(ctx, st, ops->analyze(ctx, A, precisions, opts, &plan->impl, &plan->sizes));
+    MPCG_TRY(ctx, st, prepare_values(ctx, A, plan));
+    MPCG_TRY(ctx, st, ops->analyze(ctx, A, plan->precisions, opts, &plan->impl, &plan->sizes));
     if (on_device) {
         MPCG_TRY(ctx, st, ops->upload(ctx, plan->impl, &plan->sizes));
         if (plan->sizes.bytes_workspace)
@@ -66,29 +90,55 @@ done:
     return st;
 }
 
+/* A new layout for A's values (backends without update_values, and mixed storage whose split
+ * stopped being exact); the workspace grows where the new layout needs more. */
+static mpcg_status reanalyze(mpcg_context *ctx, mpcgi_spmv_plan *plan, const mpcgi_csr *A)
+{
+    void *impl = NULL, *ws = NULL;
+    mpcgi_spmv_sizes sizes = {0};
+    MPCG_CHECK(ctx, plan->ops->analyze(ctx, A, plan->precisions, plan->opts, &impl, &sizes));
+    mpcg_status st = plan->on_device ? plan->ops->upload(ctx, impl, &sizes) : MPCG_SUCCESS;
+    if (st == MPCG_SUCCESS && sizes.bytes_workspace > plan->sizes.bytes_workspace)
+        st = plan->on_device ? mpcgi_device_alloc(ctx, sizes.bytes_workspace, &ws)
+                             : mpcgi_host_alloc(ctx, sizes.bytes_workspace, &ws);
+    if (st != MPCG_SUCCESS) {
+        plan->ops->destroy(ctx, impl);
+        MPCG_CHECK(ctx, st);
+    }
+    if (ws) {
+        if (plan->on_device) mpcgi_device_free(ctx, plan->ws);
+        else mpcgi_host_free(plan->ws);
+        plan->ws = ws;
+        plan->sizes.bytes_workspace = sizes.bytes_workspace;
+    }
+    plan->ops->destroy(ctx, plan->impl);
+    plan->impl = impl;
+    return MPCG_SUCCESS;
+}
+
+/* A mixed-storage plan whose new values no longer split exactly takes the fp64 fallback (the
+ * matrix has refreshed A->val32 and A->lo32). A plan already in the fallback keeps it until the
+ * next setup, even where the new values would split exactly (correct, not faster). */
 mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *plan,
                                           const mpcgi_csr *A)
 {
     MPCG_ENSURE(ctx, plan && A->n == plan->n, MPCG_ERR_INVALID_STATE,
                 "plan and matrix do not match");
+    if ((plan->precisions & MPCGI_PREC_MIXED_STORE) &&
+        !mpcgi_csr_split_exact(A, plan->mixed_fallback, sizeof plan->mixed_fallback)) {
+        plan->precisions = (plan->precisions & ~MPCGI_PREC_MIXED_STORE) | MPCG_CAP_FP64 |
+                           MPCG_CAP_FP32;
+        mpcgi_log(ctx, MPCG_LOG_INFO,
+                  "backend %s: mixed storage falls back to fp64 values for the whole matrix "
+                  "after a value update: %s", plan->ops->name, plan->mixed_fallback);
+        MPCG_CHECK(ctx, reanalyze(ctx, plan, A));
+        return MPCG_SUCCESS;
+    }
     if (plan->ops->update_values) {
         MPCG_CHECK(ctx, plan->ops->update_values(ctx, plan->impl, A));
         return MPCG_SUCCESS;
     }
-    void *impl = NULL;
-    mpcgi_spmv_sizes sizes = {0};
-    MPCG_CHECK(ctx, plan->ops->analyze(ctx, A, plan->precisions, plan->opts, &impl, &sizes));
-    if (plan->on_device) {
-        mpcg_status st = plan->ops->upload(ctx, impl, &sizes);
-        if (st != MPCG_SUCCESS) {
-            plan->ops->destroy(ctx, impl);
-            MPCG_CHECK(ctx, st);
-        }
-    }
-    MPCG_ENSURE(ctx, sizes.bytes_workspace <= plan->sizes.bytes_workspace, MPCG_ERR_INTERNAL,
-                "backend %s needs more workspace after a value update", plan->ops->name);
-    plan->ops->destroy(ctx, plan->impl);
-    plan->impl = impl;
+    MPCG_CHECK(ctx, reanalyze(ctx, plan, A));
     return MPCG_SUCCESS;
 }
 
@@ -96,15 +146,26 @@ mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_prec
                              const void *x, void *y)
 {
     MPCG_ENSURE(ctx, plan && plan->impl, MPCG_ERR_INVALID_STATE, "SpMV plan is not set up");
-    MPCG_ENSURE(ctx, prec_cap(prec) && (plan->precisions & prec_cap(prec)),
-                MPCG_ERR_NOT_SUPPORTED, "backend %s was not set up for precision %s",
-                plan->ops->name, prec_name(prec));
+    MPCG_ENSURE(ctx,
+                prec == MPCG_PRECISION_MIXED ? plan->mixed
+                                             : prec_cap(prec) && (plan->precisions & prec_cap(prec)),
+                MPCG_ERR_NOT_SUPPORTED,
+                "backend %s was not set up for precision %s%s", plan->ops->name, prec_name(prec),
+                prec == MPCG_PRECISION_MIXED ? " (no mixed storage asked for)" : "");
+    /* the fp64 fallback of the mixed storage: the fp64 apply on the same (double) vectors */
+    if (prec == MPCG_PRECISION_MIXED && !(plan->precisions & MPCGI_PREC_MIXED_STORE))
+        prec = MPCG_PRECISION_FP64;
     MPCG_ENSURE(ctx, plan->n == 0 || (x && y), MPCG_ERR_INVALID_ARG, "x and y must not be NULL");
     if (plan->on_device)
         MPCG_CHECK(ctx, plan->ops->apply(ctx, plan->impl, prec, x, y, plan->ws));
     else
         MPCG_CHECK(ctx, plan->ops->apply_host(ctx, plan->impl, prec, x, y));
     return MPCG_SUCCESS;
+}
+
+const char *mpcgi_spmv_mixed_fallback(const mpcgi_spmv_plan *plan)
+{
+    return plan && plan->mixed && plan->mixed_fallback[0] ? plan->mixed_fallback : NULL;
 }
 
 int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan)

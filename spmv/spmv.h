@@ -11,6 +11,23 @@
 #include "mpcg.h"
 #include "spmv/rows.h"
 
+/*
+ * Value precisions a plan is asked for (the `precisions` of analyze and plan_create): the
+ * MPCG_CAP_* value bits. MPCGI_PREC_MIXED_STORE asks for the mixed storage: the matrix's
+ * A->val32 (hi = (float)a) and A->lo32 (lo = (float)(a - (double)hi)), made by the dispatcher.
+ * Such a plan serves two applies (with or without FP32/FP64 in the request):
+ *   - apply(MPCG_PRECISION_FP32, float x, float y): y = hi x in fp32, reading hi only (4 bytes
+ *     of values per nonzero, the backend's column format), exactly the FP32 apply;
+ *   - apply(MPCG_PRECISION_MIXED, double x, double y): y = (hi + lo) x in fp64 arithmetic, each
+ *     value reconstructed as (double)hi + (double)lo (exactly a where the split is exact) and
+ *     used in the fp64 apply's order; reads 8 bytes of values per nonzero, as fp64 CSR does.
+ * Where the split is not exact for some value (mpcgi_csr_split_exact), the dispatcher falls back
+ * to fp64 storage for the whole matrix: analyze gets FP64 | FP32 instead of MIXED_STORE (the
+ * plan holds fp64 and fp32 values, no low halves), a MIXED apply runs the FP64 apply on the
+ * same vectors, and mpcgi_spmv_mixed_fallback says why (also logged at INFO).
+ */
+#define MPCGI_PREC_MIXED_STORE MPCG_CAP_MIXED_STORE
+
 /* What a backend's layout costs, reported by analyze. */
 typedef struct mpcgi_spmv_sizes {
     size_t bytes_matrix;    /* bytes one SpMV reads of the matrix (per precision in use) */
@@ -30,9 +47,10 @@ struct mpcgi_spmv_ops {
     unsigned caps;           /* MPCG_CAP_* */
     /* the backend's option keys ("<name>.<knob>"), or NULL; read in analyze from `opts` */
     const mpcgi_option_table *options;
-    /* host: build the layout of A for the value precisions in `precisions` (MPCG_CAP_FP64 and/or
-     * MPCG_CAP_FP32; with FP32, A->val32 holds the fp32 values). A outlives the plan. opts: the
-     * solver's options (NULL: every default). */
+    /* host: build the layout of A for the value precisions in `precisions` (MPCG_CAP_FP64,
+     * MPCG_CAP_FP32, MPCGI_PREC_MIXED_STORE; with FP32, A->val32 holds the fp32 values, with
+     * MIXED_STORE also A->lo32 the low halves). A outlives the plan. opts: the solver's options
+     * (NULL: every default). */
     mpcg_status (*analyze)(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
                            const mpcgi_options *opts, void **impl, mpcgi_spmv_sizes *sizes);
     /* A's values changed, its pattern did not (device copies are refreshed too if uploaded) */
@@ -40,7 +58,9 @@ struct mpcgi_spmv_ops {
     /* copy the layout to the device; may raise sizes->bytes_workspace (library workspaces known
      * only once the device layout exists, e.g. cusparseSpMV_bufferSize) */
     mpcg_status (*upload)(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes);
-    /* y = A x with device vectors of the precision's type; ws: bytes_workspace on the device */
+    /* y = A x with device vectors of the precision's type (MIXED: double vectors, hi + lo
+     * values, see MPCGI_PREC_MIXED_STORE; only on mixed-storage plans); ws: bytes_workspace on
+     * the device */
     mpcg_status (*apply)(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
                          void *y, void *ws);
     /* y = A x with host vectors (CPU implementation or emulation) */
@@ -70,7 +90,9 @@ typedef struct mpcgi_spmv_plan {
     const struct mpcgi_spmv_ops *ops;
     void *impl;
     int on_device;       /* 1: apply on device vectors; 0: apply_host on host vectors */
-    unsigned precisions; /* value precisions prepared */
+    unsigned precisions; /* value precisions prepared (as analyze got them) */
+    int mixed;           /* asked for MIXED_STORE: MIXED applies are served */
+    char mixed_fallback[160]; /* why the mixed storage fell back to fp64; "" if it did not */
     const mpcgi_options *opts; /* the options analyze read (owned by the caller, which keeps
                                   them while the plan lives: value updates analyze again) */
     int64_t n;
@@ -89,7 +111,9 @@ mpcg_status mpcgi_spmv_lookup(mpcg_context *ctx, const char *name,
 /* The dispatcher (spmv/spmv.c). */
 /* opts: option values for the backend's keys (NULL: the defaults). With MPCG_CAP_FP32 in
  * precisions, A's fp32 copy is made here if it is not there yet (mpcgi_csr_fill_val32): the
- * matrix owns it, every plan reads it. */
+ * matrix owns it, every plan reads it. With MPCGI_PREC_MIXED_STORE (the backend must have the
+ * cap) also A->lo32 (mpcgi_csr_fill_lo32), or the fp64 fallback (see MPCGI_PREC_MIXED_STORE).
+ * update_values checks the split again and re-analyzes where its outcome changed. */
 mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_ops *ops,
                                    mpcgi_csr *A, unsigned precisions,
                                    const mpcgi_options *opts, mpcgi_spmv_plan **out);
@@ -98,6 +122,9 @@ mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *pl
 mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
                              const void *x, void *y);
 void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan);
+/* NULL if the plan has no mixed storage or has it as asked; else why it holds fp64 values for
+ * the whole matrix instead (the first value whose hi + lo split is not exact). */
+const char *mpcgi_spmv_mixed_fallback(const mpcgi_spmv_plan *plan);
 /* 1 if the plan runs on the device and its backend fuses the dot (apply_dot). */
 int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan);
 /* y = A x and *dot_dev = x^T y on the device (fp64), see apply_dot; MPCG_ERR_NOT_SUPPORTED if

@@ -67,7 +67,7 @@ EXTRA_DIST += test/test_example_heat.sh
 # (SKIP) where no GPU is usable
 if MPCG_HAVE_CUDA
 MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_solver_cg_gpu test/test_device \
-	test/test_spmv_adaptive \
+	test/test_spmv_adaptive test/test_spmv_mixed \
 	test/test_solver_cg_fused test/test_cg_kernels
 check_PROGRAMS += $(MPCG_GPU_TESTS)
 MPCG_TESTS += $(MPCG_GPU_TESTS)
@@ -80,6 +80,9 @@ test_test_solver_cg_gpu_LDADD = $(TEST_LDADD)
 test_test_spmv_adaptive_SOURCES = test/test_spmv_adaptive.c
 test_test_spmv_adaptive_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_spmv_adaptive_LDADD = $(TEST_LDADD)
+test_test_spmv_mixed_SOURCES = test/test_spmv_mixed.c
+test_test_spmv_mixed_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_spmv_mixed_LDADD = $(TEST_LDADD)
 test_test_device_SOURCES = test/test_device.c
 test_test_device_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_device_LDADD = $(TEST_LDADD)

@@ -84,8 +84,9 @@ static void test_table(void)
     CHECK_OK(cpu, mpcgi_spmv_lookup(cpu, "adaptive", &ops));
 
     CHECK(ops == &mpcgi_spmv_adaptive);
-    CHECK(ops->caps == (MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE |
-                        MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC));
+    CHECK(ops->caps == (MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE |
+                        MPCG_CAP_NEEDS_DEVICE | MPCG_CAP_CPU_EMULATION |
+                        MPCG_CAP_DETERMINISTIC));
     CHECK(ops->upload && ops->apply && ops->update_values && ops->apply_dot);
     /* the persistent loops live in solver/: the backend exports its row sums (rows) */
     CHECK(ops->rows && ops->describe && ops->options == &mpcgi_adaptive_options);

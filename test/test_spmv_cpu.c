@@ -4,6 +4,7 @@
 
 #include "core/alloc.h"
 #include "core/context.h"
+#include "core/matrix.h"
 #include "spmv/spmv.h"
 #include "test/testutil.h"
 
@@ -140,6 +141,49 @@ static void test_update_values(void)
     mpcgi_spmv_plan_destroy(ctx, plan);
 }
 
+/* y = A x in order (the cpu backend's fp64 sum) */
+static void csr_times(const mpcgi_csr *A, const double *x, double *y)
+{
+    for (int64_t i = 0; i < A->n; i++) {
+        y[i] = 0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            y[i] += A->val[k] * x[A->col_idx[k]];
+    }
+}
+
+/* The mixed storage through the matrix object: made by the plan, refreshed by
+ * mpcg_matrix_update_values (hi and lo), the fp64 fallback once new values do not split. */
+static void test_mixed_matrix(void)
+{
+    const int64_t rp[] = {0, 2, 5, 7};
+    const int32_t col[] = {0, 1, 0, 1, 2, 1, 2};
+    double val[] = {4, -1 + 0x1p-30, -1 + 0x1p-30, 4, -0.5, -0.5, 4}; /* exact splits */
+    const double x[] = {1, -2, 0.25};
+    double y[3], want[3];
+    mpcg_matrix *M = NULL;
+    mpcgi_spmv_plan *plan = NULL;
+    CHECK_OK(ctx, mpcg_matrix_create_csr(ctx, 3, rp, col, val, &M));
+    if (!M) return;
+    CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_cpu, &M->csr, MPCGI_PREC_MIXED_STORE,
+                                         NULL, &plan));
+    CHECK(plan && !mpcgi_spmv_mixed_fallback(plan) && M->csr.lo32 && M->csr.val32);
+    CHECK(M->csr.lo32[1] == 0x1p-30f && M->csr.val32[1] == -1.0f);
+    for (int pass = 0; pass < 3 && plan; pass++) {
+        y[0] = y[1] = y[2] = NAN;
+        CHECK_OK(ctx, mpcgi_spmv_apply(ctx, plan, MPCG_PRECISION_MIXED, x, y));
+        csr_times(&M->csr, x, want);
+        CHECK(memcmp(y, want, sizeof y) == 0); /* exact split or fallback: a itself */
+        CHECK((mpcgi_spmv_mixed_fallback(plan) != NULL) == (pass == 2));
+        for (int k = 0; k < 7; k++) val[k] *= pass == 0 ? 3 : 0.1; /* then 53 bits */
+        CHECK_OK(ctx, mpcg_matrix_update_values(M, val));
+        CHECK(M->csr.lo32[1] == (float)(val[1] - (double)(float)val[1]));
+        CHECK_OK(ctx, mpcgi_spmv_plan_update_values(ctx, plan, &M->csr));
+    }
+    CHECK(plan && strstr(mpcgi_spmv_mixed_fallback(plan), "loses bits"));
+    mpcgi_spmv_plan_destroy(ctx, plan);
+    mpcg_matrix_destroy(M);
+}
+
 static void test_lookup(void)
 {
     const struct mpcgi_spmv_ops *ops;
@@ -161,6 +205,7 @@ int main(void)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) check_random(sizes[i], 9);
     check_random(1000, 0); /* diagonal only */
     test_update_values();
+    test_mixed_matrix();
     test_lookup();
     mpcg_context_destroy(ctx);
     return test_finish("test_spmv_cpu");

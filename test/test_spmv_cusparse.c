@@ -21,7 +21,8 @@ static void test_table(void)
     CHECK_OK(cpu, mpcgi_spmv_lookup(cpu, "cusparse", &ops));
 
     CHECK(ops == &mpcgi_spmv_cusparse);
-    CHECK(ops->caps == (MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE |
+    CHECK(ops->caps == (MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE |
+                        MPCG_CAP_NEEDS_DEVICE |
                         MPCG_CAP_CPU_EMULATION)); /* ALG1 is not documented deterministic */
     CHECK(ops->upload && ops->apply && ops->update_values);
 }
