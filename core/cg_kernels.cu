@@ -45,9 +45,21 @@ static __device__ bool grid_sum(double acc, double *partial, unsigned *arrived, 
     return true;
 }
 
-/* st->pq = p.q (16 B per row) */
+/* The iterate of the state in the vectors' type. */
+template <typename T> static __device__ __forceinline__ T *state_x(const mpcgi_cg_state *st);
+template <> __device__ __forceinline__ double *state_x<double>(const mpcgi_cg_state *st)
+{
+    return st->x;
+}
+template <> __device__ __forceinline__ float *state_x<float>(const mpcgi_cg_state *st)
+{
+    return st->x32;
+}
+
+/* st->pq = p.q (16 B per fp64 row, 8 per fp32 row; products and sums in double) */
+template <typename T>
 static __global__ void __launch_bounds__(THREADS, 8)
-    dot_pq_kernel(int64_t n, const double *__restrict__ p, const double *__restrict__ q,
+    dot_pq_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q,
                   mpcgi_cg_state *st, double *partial)
 {
     mpcgi_pdl_start();
@@ -55,7 +67,7 @@ static __global__ void __launch_bounds__(THREADS, 8)
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
-        acc += p[i] * q[i];
+        acc += (double)p[i] * (double)q[i];
     double pq;
     if (grid_sum(acc, partial, &st->arrived, &pq) && threadIdx.x == 0) st->pq = pq;
 }
@@ -65,10 +77,10 @@ static __global__ void __launch_bounds__(THREADS, 8)
  * clears xpend first, whatever happens after: it arrives at the reduction before the block that
  * sets it, so a stopped or skipped update leaves xpend = 0. At most 32 registers, so that 8
  * blocks fit an SM and the MPCGI_CG_BLOCKS blocks run in one wave on an H100 (132 SMs). */
-template <bool X>
+template <typename T, bool X>
 static __global__ void __launch_bounds__(THREADS, 8)
-    update_xr_kernel(int64_t n, const double *__restrict__ p, const double *__restrict__ q,
-                     double *__restrict__ r, mpcgi_cg_state *st, double *partial)
+    update_xr_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q,
+                     T *__restrict__ r, mpcgi_cg_state *st, double *partial)
 {
     mpcgi_pdl_start();
     if (blockIdx.x == 0 && threadIdx.x == 0) st->xpend = 0;
@@ -82,14 +94,15 @@ static __global__ void __launch_bounds__(THREADS, 8)
         return;
     }
     const double alpha = st->rr / pq;
-    double *__restrict__ x = st->x;
+    const T ta = (T)alpha; /* alpha itself for double */
+    T *__restrict__ x = state_x<T>(st);
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
-        if (X) x[i] += alpha * p[i];
-        const double ri = r[i] - alpha * q[i];
+        if (X) x[i] += ta * p[i];
+        const T ri = r[i] - ta * q[i];
         r[i] = ri;
-        acc += ri * ri;
+        acc += (double)ri * (double)ri;
     }
     double rr_new;
     if (grid_sum(acc, partial, &st->arrived, &rr_new) && threadIdx.x == 0) {
@@ -101,17 +114,18 @@ static __global__ void __launch_bounds__(THREADS, 8)
 /* x += alpha p where update_xr left it pending (xpend; also after the update that stopped), then
  * p = r + beta p while running, one fused multiply-add as the backends' apply_direction_dot:
  * 40 B per row, 24 B without the x. */
-static __global__ void update_p_kernel(int64_t n, const double *__restrict__ r,
-                                       double *__restrict__ p, const mpcgi_cg_state *st)
+template <typename T>
+static __global__ void update_p_kernel(int64_t n, const T *__restrict__ r, T *__restrict__ p,
+                                       const mpcgi_cg_state *st)
 {
     mpcgi_pdl_start();
     const bool run = !st->stop, add_x = st->xpend;
     if (!run && !add_x) return;
-    const double beta = st->beta, alpha = st->alpha;
-    double *__restrict__ x = st->x;
+    const T beta = (T)st->beta, alpha = (T)st->alpha; /* themselves for double */
+    T *__restrict__ x = state_x<T>(st);
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
-        const double pi = p[i];
+        const T pi = p[i];
         if (add_x) x[i] += alpha * pi;
         if (run) p[i] = fma(beta, pi, r[i]);
     }
@@ -122,29 +136,50 @@ extern "C" {
 int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q,
                     mpcgi_cg_state *st, double *partial)
 {
-    return (int)mpcgi_launch(dot_pq_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS, stream, n,
-                             p, q, st, partial);
+    return (int)mpcgi_launch(dot_pq_kernel<double>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
+                             stream, n, p, q, st, partial);
 }
 
 int mpcgi_cg_update_xr(void *stream, int64_t n, const double *p, const double *q, double *r,
                        mpcgi_cg_state *st, double *partial)
 {
-    return (int)mpcgi_launch(update_xr_kernel<true>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
-                             stream, n, p, q, r, st, partial);
+    return (int)mpcgi_launch(update_xr_kernel<double, true>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS),
+                             THREADS, stream, n, p, q, r, st, partial);
 }
 
 int mpcgi_cg_update_r(void *stream, int64_t n, const double *q, double *r, mpcgi_cg_state *st,
                       double *partial)
 {
-    return (int)mpcgi_launch(update_xr_kernel<false>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
-                             stream, n, (const double *)nullptr, q, r, st, partial);
+    return (int)mpcgi_launch(update_xr_kernel<double, false>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS),
+                             THREADS, stream, n, (const double *)nullptr, q, r, st, partial);
 }
 
 int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
                       const mpcgi_cg_state *st)
 {
-    return (int)mpcgi_launch(update_p_kernel, mpcgi_grid_for(n, MAX_GRID), THREADS, stream, n, r, p,
-                             st);
+    return (int)mpcgi_launch(update_p_kernel<double>, mpcgi_grid_for(n, MAX_GRID), THREADS,
+                             stream, n, r, p, st);
+}
+
+int mpcgi_cg_dot_pq_f32(void *stream, int64_t n, const float *p, const float *q,
+                        mpcgi_cg_state *st, double *partial)
+{
+    return (int)mpcgi_launch(dot_pq_kernel<float>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
+                             stream, n, p, q, st, partial);
+}
+
+int mpcgi_cg_update_r_f32(void *stream, int64_t n, const float *q, float *r,
+                          mpcgi_cg_state *st, double *partial)
+{
+    return (int)mpcgi_launch(update_xr_kernel<float, false>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS),
+                             THREADS, stream, n, (const float *)nullptr, q, r, st, partial);
+}
+
+int mpcgi_cg_update_p_f32(void *stream, int64_t n, const float *r, float *p,
+                          const mpcgi_cg_state *st)
+{
+    return (int)mpcgi_launch(update_p_kernel<float>, mpcgi_grid_for(n, MAX_GRID), THREADS,
+                             stream, n, r, p, st);
 }
 
 } /* extern "C" */

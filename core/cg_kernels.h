@@ -33,7 +33,10 @@ enum {
 
 /* The device scalars of one solve (one device block, mirrored in pinned host memory). */
 typedef struct mpcgi_cg_state {
-    double *x;        /* the iterate, set per solve: a captured graph serves any x */
+    union {
+        double *x;    /* the iterate, set per solve: a captured graph serves any x */
+        float *x32;   /* the same, of an fp32 solve (its working copy of x) */
+    };
     double rr;        /* r.r of the current residual (alpha = rr / pq) */
     double rr_new;    /* r.r after the last update (the monitor's value; NaN stays here) */
     double pq;        /* p.q of the current direction */
@@ -104,6 +107,16 @@ int mpcgi_cg_update_r(void *stream, int64_t n, const double *q, double *r, mpcgi
  * B when x is not pending). */
 int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
                       const mpcgi_cg_state *st);
+
+/* The same kernels on fp32 vectors (an fp32 solve: x in st->x32): the scalars stay double
+ * (alpha and beta rounded to float where they multiply a vector) and the sums are accumulated
+ * in double. Half the bytes per row of the fp64 kernels above. */
+int mpcgi_cg_dot_pq_f32(void *stream, int64_t n, const float *p, const float *q,
+                        mpcgi_cg_state *st, double *partial);
+int mpcgi_cg_update_r_f32(void *stream, int64_t n, const float *q, float *r,
+                          mpcgi_cg_state *st, double *partial);
+int mpcgi_cg_update_p_f32(void *stream, int64_t n, const float *r, float *p,
+                          const mpcgi_cg_state *st);
 
 #ifdef __cplusplus
 }

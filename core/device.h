@@ -45,7 +45,8 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
 /* Wait for all work queued on the context's stream; reports asynchronous kernel errors. */
 mpcg_status mpcgi_device_sync(mpcg_context *ctx);
 
-/* The dense vector kernels on device vectors (NULL in a CPU-only build). */
+/* The dense vector kernels on device vectors, fp64 and fp32 (NULL in a CPU-only build). */
 const mpcgi_vec_ops *mpcgi_device_vec_ops(void);
+const mpcgi_vec_ops *mpcgi_device_vec_ops_f32(void);
 
 #endif /* MPCG_CORE_DEVICE_H */

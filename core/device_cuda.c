@@ -274,12 +274,9 @@ static size_t dev_dot_workspace(int64_t n)
 }
 
 /* The one synchronisation point of each dot: the scalar goes through pinned host memory. */
-static mpcg_status dev_dot(mpcg_context *ctx, void *ws, int64_t n, const double *x,
-                           const double *y, double *out)
+static mpcg_status dot_result(mpcg_context *ctx, const struct mpcgi_gpu *g, double *w,
+                              double *out)
 {
-    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
-    double *w = ws;
-    MPCG_LAUNCH(ctx, mpcgi_vec_dot_f64(g->stream, n, x, y, w));
     MPCG_CUDA(ctx, cudaMemcpyAsync(g->scalar_host, w + MPCGI_DOT_BLOCKS, sizeof *w,
                                    cudaMemcpyDeviceToHost, g->stream));
     MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
@@ -287,40 +284,130 @@ static mpcg_status dev_dot(mpcg_context *ctx, void *ws, int64_t n, const double 
     return MPCG_SUCCESS;
 }
 
-static mpcg_status dev_axpy(mpcg_context *ctx, int64_t n, double a, const double *x, double *y)
+static mpcg_status dev_dot(mpcg_context *ctx, void *ws, int64_t n, const void *x, const void *y,
+                           double *out)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    MPCG_LAUNCH(ctx, mpcgi_vec_dot_f64(g->stream, n, x, y, ws));
+    return dot_result(ctx, g, ws, out);
+}
+
+static mpcg_status dev_axpy(mpcg_context *ctx, int64_t n, double a, const void *x, void *y)
 {
     MPCG_LAUNCH(ctx, mpcgi_vec_axpy_f64(mpcgi_gpu_of(ctx)->stream, n, a, x, y));
     return MPCG_SUCCESS;
 }
 
-static mpcg_status dev_xpay(mpcg_context *ctx, int64_t n, const double *x, double a, double *y)
+static mpcg_status dev_xpay(mpcg_context *ctx, int64_t n, const void *x, double a, void *y)
 {
     MPCG_LAUNCH(ctx, mpcgi_vec_xpay_f64(mpcgi_gpu_of(ctx)->stream, n, x, a, y));
     return MPCG_SUCCESS;
 }
 
 /* copy and zero use the runtime's own copy and fill, which run at the copy bandwidth */
-static mpcg_status dev_copy(mpcg_context *ctx, int64_t n, const double *x, double *y)
+static mpcg_status dev_copy_bytes(mpcg_context *ctx, size_t bytes, const void *x, void *y)
 {
-    MPCG_CUDA(ctx, cudaMemcpyAsync(y, x, (size_t)n * sizeof *y, cudaMemcpyDeviceToDevice,
+    MPCG_CUDA(ctx, cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice,
                                    mpcgi_gpu_of(ctx)->stream));
     return MPCG_SUCCESS;
 }
 
-static mpcg_status dev_zero(mpcg_context *ctx, int64_t n, double *y)
+static mpcg_status dev_zero_bytes(mpcg_context *ctx, size_t bytes, void *y)
 {
-    MPCG_CUDA(ctx, cudaMemsetAsync(y, 0, (size_t)n * sizeof *y, mpcgi_gpu_of(ctx)->stream));
+    MPCG_CUDA(ctx, cudaMemsetAsync(y, 0, bytes, mpcgi_gpu_of(ctx)->stream));
     return MPCG_SUCCESS;
+}
+
+static mpcg_status dev_copy(mpcg_context *ctx, int64_t n, const void *x, void *y)
+{
+    return dev_copy_bytes(ctx, (size_t)n * sizeof(double), x, y);
+}
+
+static mpcg_status dev_zero(mpcg_context *ctx, int64_t n, void *y)
+{
+    return dev_zero_bytes(ctx, (size_t)n * sizeof(double), y);
+}
+
+/* fp64 to and from fp64: a copy */
+static mpcg_status dev_demote(mpcg_context *ctx, int64_t n, const double *x, void *y)
+{
+    return dev_copy(ctx, n, x, y);
+}
+
+static mpcg_status dev_promote(mpcg_context *ctx, int64_t n, const void *x, double *y)
+{
+    return dev_copy(ctx, n, x, y);
 }
 
 static const mpcgi_vec_ops vec_device = {
     .name = "cuda",
+    .prec = MPCG_PRECISION_FP64,
     .dot_workspace = dev_dot_workspace,
     .dot = dev_dot,
     .axpy = dev_axpy,
     .xpay = dev_xpay,
     .copy = dev_copy,
     .zero = dev_zero,
+    .demote = dev_demote,
+    .promote = dev_promote,
 };
+
+/* The fp32 table: float vectors, dots accumulated in double (core/vec_cuda.h). */
+static mpcg_status dev_dot_f32(mpcg_context *ctx, void *ws, int64_t n, const void *x,
+                               const void *y, double *out)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    MPCG_LAUNCH(ctx, mpcgi_vec_dot_f32(g->stream, n, x, y, ws));
+    return dot_result(ctx, g, ws, out);
+}
+
+static mpcg_status dev_axpy_f32(mpcg_context *ctx, int64_t n, double a, const void *x, void *y)
+{
+    MPCG_LAUNCH(ctx, mpcgi_vec_axpy_f32(mpcgi_gpu_of(ctx)->stream, n, (float)a, x, y));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status dev_xpay_f32(mpcg_context *ctx, int64_t n, const void *x, double a, void *y)
+{
+    MPCG_LAUNCH(ctx, mpcgi_vec_xpay_f32(mpcgi_gpu_of(ctx)->stream, n, x, (float)a, y));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status dev_copy_f32(mpcg_context *ctx, int64_t n, const void *x, void *y)
+{
+    return dev_copy_bytes(ctx, (size_t)n * sizeof(float), x, y);
+}
+
+static mpcg_status dev_zero_f32(mpcg_context *ctx, int64_t n, void *y)
+{
+    return dev_zero_bytes(ctx, (size_t)n * sizeof(float), y);
+}
+
+static mpcg_status dev_demote_f32(mpcg_context *ctx, int64_t n, const double *x, void *y)
+{
+    MPCG_LAUNCH(ctx, mpcgi_vec_demote_f32(mpcgi_gpu_of(ctx)->stream, n, x, y));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status dev_promote_f32(mpcg_context *ctx, int64_t n, const void *x, double *y)
+{
+    MPCG_LAUNCH(ctx, mpcgi_vec_promote_f32(mpcgi_gpu_of(ctx)->stream, n, x, y));
+    return MPCG_SUCCESS;
+}
+
+static const mpcgi_vec_ops vec_device_f32 = {
+    .name = "cuda-fp32",
+    .prec = MPCG_PRECISION_FP32,
+    .dot_workspace = dev_dot_workspace,
+    .dot = dev_dot_f32,
+    .axpy = dev_axpy_f32,
+    .xpay = dev_xpay_f32,
+    .copy = dev_copy_f32,
+    .zero = dev_zero_f32,
+    .demote = dev_demote_f32,
+    .promote = dev_promote_f32,
+};
+
+const mpcgi_vec_ops *mpcgi_device_vec_ops_f32(void) { return &vec_device_f32; }
 
 const mpcgi_vec_ops *mpcgi_device_vec_ops(void) { return &vec_device; }

@@ -63,3 +63,4 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx)
 }
 
 const mpcgi_vec_ops *mpcgi_device_vec_ops(void) { return NULL; }
+const mpcgi_vec_ops *mpcgi_device_vec_ops_f32(void) { return NULL; }

@@ -16,30 +16,37 @@
  */
 typedef struct mpcgi_vec_ops {
     const char *name;
-    /* bytes of workspace `dot` needs for vectors of length n */
+    mpcg_precision prec; /* the vectors' type: fp64 (double) or fp32 (float) */
+    /* bytes of workspace `dot` needs for vectors of length n (the same for both precisions) */
     size_t (*dot_workspace)(int64_t n);
-    /* *out = x^T y (out on the host) */
-    mpcg_status (*dot)(mpcg_context *ctx, void *ws, int64_t n, const double *x, const double *y,
+    /* *out = x^T y (out on the host; accumulated in double for both precisions) */
+    mpcg_status (*dot)(mpcg_context *ctx, void *ws, int64_t n, const void *x, const void *y,
                        double *out);
-    /* y += a x */
-    mpcg_status (*axpy)(mpcg_context *ctx, int64_t n, double a, const double *x, double *y);
+    /* y += a x (a rounded to the vectors' type) */
+    mpcg_status (*axpy)(mpcg_context *ctx, int64_t n, double a, const void *x, void *y);
     /* y = x + a y */
-    mpcg_status (*xpay)(mpcg_context *ctx, int64_t n, const double *x, double a, double *y);
+    mpcg_status (*xpay)(mpcg_context *ctx, int64_t n, const void *x, double a, void *y);
     /* y = x */
-    mpcg_status (*copy)(mpcg_context *ctx, int64_t n, const double *x, double *y);
+    mpcg_status (*copy)(mpcg_context *ctx, int64_t n, const void *x, void *y);
     /* y = 0 */
-    mpcg_status (*zero)(mpcg_context *ctx, int64_t n, double *y);
+    mpcg_status (*zero)(mpcg_context *ctx, int64_t n, void *y);
+    /* y = x rounded to the table's type (x double; a copy in the fp64 table) */
+    mpcg_status (*demote)(mpcg_context *ctx, int64_t n, const double *x, void *y);
+    /* y = x widened to double (y double; a copy in the fp64 table) */
+    mpcg_status (*promote)(mpcg_context *ctx, int64_t n, const void *x, double *y);
 } mpcgi_vec_ops;
 
-extern const mpcgi_vec_ops mpcgi_vec_host;
+extern const mpcgi_vec_ops mpcgi_vec_host, mpcgi_vec_host_f32;
 
-/* The table for vectors of precision `prec` on a device kind: the fp64 tables (mpcgi_vec_host,
- * the CUDA one of core/device.h); NULL where there is none (fp32 and mixed: planned, and CUDA in
- * a CPU-only build), so the solver's setup refuses the precision. */
+/* The table for vectors of precision `prec` on a device kind: fp64 (mpcgi_vec_host, the CUDA one
+ * of core/device.h) or fp32 (mpcgi_vec_host_f32, the CUDA fp32 one); NULL where there is none
+ * (mixed: no single vector type; CUDA in a CPU-only build), so the solver's setup refuses it. */
 const mpcgi_vec_ops *mpcgi_vec_ops_for(mpcg_device_kind kind, mpcg_precision prec);
 
-/* The host dot product in the fixed order above (used by the CPU reference everywhere). */
+/* The host dot product in the fixed order above (used by the CPU reference everywhere); the
+ * fp32 one accumulates the products in double, in the same order. */
 double mpcgi_host_dot(double *partials, int64_t n, const double *x, const double *y);
+double mpcgi_host_dot_f32(double *partials, int64_t n, const float *x, const float *y);
 /* Number of partials mpcgi_host_dot needs. */
 int64_t mpcgi_host_dot_blocks(int64_t n);
 

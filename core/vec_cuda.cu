@@ -55,6 +55,22 @@ static __global__ void xpay_kernel(int64_t n, const T *__restrict__ x, T a, T *_
         y[i] = x[i] + a * y[i];
 }
 
+/* y = (Y)x (12 B per row) */
+template <typename X, typename Y>
+static __global__ void convert_kernel(int64_t n, const X *__restrict__ x, Y *__restrict__ y)
+{
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
+        y[i] = (Y)x[i];
+}
+
+template <typename X, typename Y> static int convert(void *stream, int64_t n, const X *x, Y *y)
+{
+    convert_kernel<X, Y><<<mpcgi_grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, x,
+                                                                                          y);
+    return (int)cudaGetLastError();
+}
+
 template <typename T>
 static int dot(void *stream, int64_t n, const T *x, const T *y, double *ws)
 {
@@ -111,6 +127,16 @@ int mpcgi_vec_xpay_f64(void *stream, int64_t n, const double *x, double a, doubl
 int mpcgi_vec_xpay_f32(void *stream, int64_t n, const float *x, float a, float *y)
 {
     return xpay<float>(stream, n, x, a, y);
+}
+
+int mpcgi_vec_demote_f32(void *stream, int64_t n, const double *x, float *y)
+{
+    return convert<double, float>(stream, n, x, y);
+}
+
+int mpcgi_vec_promote_f32(void *stream, int64_t n, const float *x, double *y)
+{
+    return convert<float, double>(stream, n, x, y);
 }
 
 } /* extern "C" */

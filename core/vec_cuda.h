@@ -36,6 +36,10 @@ int mpcgi_vec_axpy_f32(void *stream, int64_t n, float a, const float *x, float *
 int mpcgi_vec_xpay_f64(void *stream, int64_t n, const double *x, double a, double *y);
 int mpcgi_vec_xpay_f32(void *stream, int64_t n, const float *x, float a, float *y);
 
+/* y = (float)x, y = (double)x (reads n values, writes n): the fp32 solve's entry and exit */
+int mpcgi_vec_demote_f32(void *stream, int64_t n, const double *x, float *y);
+int mpcgi_vec_promote_f32(void *stream, int64_t n, const float *x, double *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,8 +67,10 @@ MPCG_API const char *mpcg_status_string(mpcg_status s);
 /** Arithmetic and storage precision of a solve (runtime choice, never fixed at build). */
 typedef enum mpcg_precision {
     MPCG_PRECISION_FP64 = 0, /**< values and vectors in double */
-    MPCG_PRECISION_FP32 = 1, /**< values and vectors in single; true residual in double (not
-                                  in this version: setup returns MPCG_ERR_NOT_SUPPORTED) */
+    MPCG_PRECISION_FP32 = 1, /**< matrix values and vectors in single, scalars and sums in
+                                  double; the exit check is the true residual in double, so a
+                                  tol beyond fp32 ends MPCG_DIVERGED_STAGNATION, never a false
+                                  convergence (docs/precision.md) */
     MPCG_PRECISION_MIXED = 2 /**< fp64 accuracy from mostly fp32 work (not in this version:
                                   setup returns MPCG_ERR_NOT_SUPPORTED) */
 } mpcg_precision;
@@ -488,10 +490,10 @@ MPCG_API void mpcg_solver_destroy(mpcg_solver *solver);
  *  known ones); MPCG_ERR_NOT_SUPPORTED if the backend is not in this build. */
 MPCG_API mpcg_status mpcg_solver_set_spmv(mpcg_solver *solver, const char *name);
 
-/** Precision of the solve, stored for the next setup. Only MPCG_PRECISION_FP64 solves run in
- *  this version: with FP32 or MIXED, mpcg_solver_setup (or the first mpcg_solve) returns
- *  MPCG_ERR_NOT_SUPPORTED with a message. @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value
- *  that is none of the three. */
+/** Precision of the solve, stored for the next setup. MPCG_PRECISION_FP64 and
+ *  MPCG_PRECISION_FP32 solves run (b and x stay double arrays in both; docs/precision.md); with
+ *  MIXED, mpcg_solver_setup (or the first mpcg_solve) returns MPCG_ERR_NOT_SUPPORTED with a
+ *  message. @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value that is none of the three. */
 MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precision precision);
 
 /** Relative tolerance: stop when ||b - A x|| <= tol ||b||. 0 < tol < 1. */

@@ -10,10 +10,29 @@
 /* Residual replacements allowed before the solve is declared stagnant. */
 #define MAX_REPLACEMENTS 8
 
-/* r = b - A x in fp64 (r must not be s->t, the scratch for A x); ||r|| through *norm. */
-static mpcg_status true_residual(mpcg_solver *s, const double *b, const double *x, double *r,
-                                 double *norm)
+/* fp32: x = (double) xw, t = b - A x in fp64 with the fp64 values, r = (float) t; ||t||. The
+ * exit check is the true residual of the fp64 problem, so an fp32 solve never claims more. */
+static mpcg_status true_residual_lo(mpcg_solver *s, const mpcgi_cg_args *a, void *r,
+                                    double *norm)
 {
+    mpcg_context *ctx = s->ctx;
+    int64_t n = s->A->csr.n;
+    double tt;
+    MPCG_CHECK(ctx, s->V->promote(ctx, n, a->xw, a->x));                            /* x = xw */
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, a->x, s->t)); /* t = Ax */
+    MPCG_CHECK(ctx, s->V64->xpay(ctx, n, a->b, -1.0, s->t));                      /* t = b - t */
+    MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->t, s->t, &tt));
+    MPCG_CHECK(ctx, s->V->demote(ctx, n, s->t, r));                                /* r = t */
+    *norm = sqrt(tt);
+    return MPCG_SUCCESS;
+}
+
+/* r = b - A x in fp64 (r must not be s->t, the scratch for A x); ||r|| through *norm. An fp32
+ * solve: true_residual_lo. */
+static mpcg_status true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r, double *norm)
+{
+    if (s->precision != MPCG_PRECISION_FP64) return true_residual_lo(s, a, r, norm);
+    const double *b = a->b, *x = a->x;
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     double rr;
@@ -34,7 +53,8 @@ static mpcg_status true_residual(mpcg_solver *s, const double *b, const double *
  */
 double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm)
 {
-    return (s->tol > DBL_EPSILON ? s->tol : DBL_EPSILON) * bnorm;
+    double eps = s->precision == MPCG_PRECISION_FP64 ? DBL_EPSILON : FLT_EPSILON;
+    return (s->tol > eps ? s->tol : eps) * bnorm;
 }
 
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres)
@@ -63,7 +83,7 @@ mpcg_status mpcgi_cg_check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *
 {
     mpcg_context *ctx = s->ctx;
     double tnorm;
-    MPCG_CHECK(ctx, true_residual(s, a->b, a->x, s->r, &tnorm)); /* r = b - A x */
+    MPCG_CHECK(ctx, true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
     *reason = MPCG_REASON_NONE;
     info->true_relres = tnorm / a->bnorm;
     if (!isfinite(tnorm)) *reason = MPCG_DIVERGED_NAN;
@@ -89,8 +109,12 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, d
     double tnorm;
     *reason = MPCG_REASON_NONE;
     *last_true = INFINITY;
-    if (a->x_is_zero) MPCG_CHECK(ctx, V->copy(ctx, n, a->b, s->r));  /* r = b */
-    else MPCG_CHECK(ctx, true_residual(s, a->b, a->x, s->r, &tnorm)); /* r = b - A x */
+    if (a->x_is_zero) {
+        MPCG_CHECK(ctx, V->demote(ctx, n, a->b, s->r));                      /* r = b */
+    } else {
+        if (a->xw != a->x) MPCG_CHECK(ctx, V->demote(ctx, n, a->x, a->xw)); /* xw = x */
+        MPCG_CHECK(ctx, true_residual(s, a, s->r, &tnorm));                /* r = b - A x */
+    }
     MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr));       /* rr = r.r */
     MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
     mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
@@ -108,7 +132,7 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
     if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
     info->recurrence_relres = sqrt(rr) / a->bnorm;
     if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_DIVERGED_STAGNATION) {
-        MPCG_CHECK(s->ctx, true_residual(s, a->b, a->x, s->r, &tnorm)); /* r = b - A x */
+        MPCG_CHECK(s->ctx, true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
         info->true_relres = tnorm / a->bnorm;
     }
     info->reason = reason;
@@ -119,20 +143,21 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
 /*
  * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row):
  *   q = A p: A + 16 | p.q: 16 | x += a p: 24 | r -= a q: 24 | r.r: 8 | p = r + b p: 24
- * total A + 112 bytes per row (the unfused roofline of docs/roofline.md).
+ * total A + 112 bytes per row (the unfused roofline of docs/roofline.md); fp32 vectors (V's
+ * type, A from the fp32 values): A32 + 56.
  */
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
     mpcg_context *ctx = s->ctx;
     const mpcgi_vec_ops *V = s->V;
     int64_t n = s->A->csr.n, k = 0;
-    double *r = s->r, *p = s->p, *q = s->q, *x = a->x;
+    void *r = s->r, *p = s->p, *q = s->q, *x = a->xw;
     double rr, rr_new, pq, alpha, beta, last_true;
     mpcg_reason reason;
 
     MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &last_true, info, &reason)); /* r, rr, p */
     while (reason == MPCG_REASON_NONE && k < a->maxit) {
-        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, p, q)); /* q = A p */
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->precision, p, q));        /* q = A p */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));                     /* pq = p.q */
         if ((reason = curvature_reason(pq)) != MPCG_REASON_NONE) break;
         alpha = rr / pq;

@@ -37,6 +37,20 @@ typedef struct window {
 
 /* ---------------------------------------------------------------- one iteration */
 
+/* The fp32 iteration: q = A p on the fp32 values, p.q, the r update with r.r, the x and p
+ * update; four kernels (apply_dot is fp64 only), sums in double. */
+static mpcg_status iteration_f32(mpcg_solver *s, void *stream, int64_t n)
+{
+    mpcg_context *ctx = s->ctx;
+    struct mpcgi_cg_fused *f = s->fused;
+    float *p = s->p, *q = s->q, *r = s->r;
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP32, p, q));   /* q = A p */
+    MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq_f32(stream, n, p, q, f->st, f->partial));    /* pq = p.q */
+    MPCG_LAUNCH(ctx, mpcgi_cg_update_r_f32(stream, n, q, r, f->st, f->partial)); /* r, rr */
+    MPCG_LAUNCH(ctx, mpcgi_cg_update_p_f32(stream, n, r, p, f->st)); /* x += a p, p = r + b p */
+    return MPCG_SUCCESS;
+}
+
 /* q = A p and p.q, the r update with r.r, the x and p update: three kernels (four without a
  * fused apply_dot), queued on the context's stream. */
 static mpcg_status iteration(mpcg_solver *s)
@@ -45,6 +59,7 @@ static mpcg_status iteration(mpcg_solver *s)
     struct mpcgi_cg_fused *f = s->fused;
     void *stream = mpcgi_device_stream(ctx);
     int64_t n = s->A->csr.n;
+    if (s->precision != MPCG_PRECISION_FP64) return iteration_f32(s, stream, n);
     double *p = s->p, *q = s->q, *r = s->r;
     if (f->fused_dot) {
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
@@ -89,8 +104,9 @@ static mpcg_status state_send(mpcg_solver *s)
  * p[0] and beta = 0, so a path that forms r + beta p takes r. */
 static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr)
 {
-    *s->fused->mirror = (mpcgi_cg_state){
-        .x = a->x, .rr = rr, .rr_new = rr, .threshold = mpcgi_cg_threshold(s, a->bnorm), .kmax = a->maxit};
+    *s->fused->mirror = (mpcgi_cg_state){.x = a->xw, .rr = rr, .rr_new = rr,
+                                         .threshold = mpcgi_cg_threshold(s, a->bnorm),
+                                         .kmax = a->maxit};
     return state_send(s);
 }
 
@@ -175,7 +191,8 @@ static void window_grow(window *w, int64_t k, double rr, double threshold)
  *   x += alpha p, p = r + beta p: 40
  * total A + 80 bytes per row, 8 under the 3-kernel fused count of docs/roofline.md (A + 88, with
  * x updated beside r): x moves to the p update, which reads p anyway. A
- * backend without apply_dot adds a separate p.q: A + 96. The persistent loops' counts are in
+ * backend without apply_dot adds a separate p.q: A + 96. fp32 (iteration_f32: A from the fp32
+ * values, 4-byte vectors, no apply_dot): A32 + 48. The persistent loops' counts are in
  * solver/cg_persistent.cu.
  */
 mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
@@ -222,7 +239,7 @@ mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
     size_t bytes = sizeof *f->st + MPCGI_CG_BLOCKS * sizeof(double);
     MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, 1, sizeof *f, &f));
     s->fused = f; /* released by the variant's teardown, also on failure below */
-    f->fused_dot = mpcgi_spmv_has_apply_dot(s->plan);
+    f->fused_dot = mpcgi_spmv_has_apply_dot(s->plan) && s->precision == MPCG_PRECISION_FP64;
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &f->st));
     f->partial = (double *)(f->st + 1);
     MPCG_CUDA(ctx, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
@@ -260,9 +277,11 @@ int mpcgi_cg_gpu_wanted(mpcg_solver *s, int asked, char *why, size_t size)
     return 0;
 }
 
-/* Vector bytes per row of the three (four) kernels: see mpcgi_cg_run_fused. */
+/* Vector bytes per row of the three (four) kernels: see mpcgi_cg_run_fused; fp32: the four
+ * kernels on 4-byte vectors. */
 static double launched_vector_bytes(const mpcg_solver *s)
 {
+    if (s->precision != MPCG_PRECISION_FP64) return 48.0;
     return mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0;
 }
 
@@ -285,7 +304,7 @@ static mpcg_status warm_up(mpcg_solver *s)
     MPCG_CHECK(ctx, s->V->zero(ctx, s->A->csr.n, s->p));
     if (f->fused_dot)
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, s->p, s->q, &f->st->pq, NULL));
-    else MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, s->p, s->q));
+    else MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->precision, s->p, s->q));
     return MPCG_SUCCESS;
 }
 

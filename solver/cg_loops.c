@@ -15,10 +15,15 @@
 #include "solver/options.h"
 #include "solver/solver.h"
 
-/* The plan's rows (spmv/rows.h) into s->loop.rows, or 0 and why. */
+/* The plan's rows (spmv/rows.h) into s->loop.rows, or 0 and why. The loops are fp64 only in
+ * this version (an fp32 solve runs launched or graph: docs/precision.md). */
 static int rows_of(mpcg_solver *s, char *why, size_t size)
 {
     if (!mpcgi_cg_gpu_wanted(s, 0, why, size)) return 0;
+    if (s->precision != MPCG_PRECISION_FP64) {
+        snprintf(why, size, "the persistent loops run fp64 only (fp32: launched or graph)");
+        return 0;
+    }
     if (mpcgi_spmv_rows(s->plan, &s->loop.rows) == MPCG_SUCCESS) return 1;
     snprintf(why, size, "backend %s exports no rows for this plan (spmv/rows.h)",
              s->plan->ops->name);

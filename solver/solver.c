@@ -54,11 +54,12 @@ static void teardown(mpcg_solver *s)
     mpcgi_cg_variant_teardown(s);
     mpcgi_spmv_plan_destroy(ctx, s->plan);
     s->plan = NULL;
-    double **vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev};
+    void *vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev, &s->xw};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
-        if (s->on_device) mpcgi_device_free(ctx, *vecs[i]);
-        else mpcgi_host_free(*vecs[i]);
-        *vecs[i] = NULL;
+        void **v = vecs[i];
+        if (s->on_device) mpcgi_device_free(ctx, *v);
+        else mpcgi_host_free(*v);
+        *v = NULL;
     }
     if (s->on_device) mpcgi_device_free(ctx, s->dot_ws);
     else mpcgi_host_free(s->dot_ws);
@@ -164,18 +165,37 @@ static const char *precision_name(mpcg_precision p)
     return p == MPCG_PRECISION_FP64 ? "fp64" : p == MPCG_PRECISION_FP32 ? "fp32" : "mixed";
 }
 
-/* The value precisions the plan prepares for a solve in precision p. */
+/* The value precisions the plan prepares for a solve in precision p: fp32 and mixed iterate on
+ * the fp32 values and check the true residual with the fp64 ones (docs/precision.md). */
 static unsigned plan_precisions(mpcg_precision p)
 {
-    return p == MPCG_PRECISION_FP64   ? MPCG_CAP_FP64
-           : p == MPCG_PRECISION_FP32 ? MPCG_CAP_FP32
-                                      : MPCG_CAP_FP64 | MPCG_CAP_FP32;
+    return p == MPCG_PRECISION_FP64 ? MPCG_CAP_FP64 : MPCG_CAP_FP64 | MPCG_CAP_FP32;
 }
 
 static mpcg_status alloc_vec(mpcg_solver *s, size_t bytes, void *pptr)
 {
     if (s->on_device) MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, bytes, pptr));
     else MPCG_CHECK(s->ctx, mpcgi_host_alloc(s->ctx, bytes, pptr));
+    return MPCG_SUCCESS;
+}
+
+/* r, p, q of V's type; t of fp64; fp32: the working iterate; the dot workspace. */
+static mpcg_status alloc_work(mpcg_solver *s)
+{
+    int64_t n = s->A->csr.n;
+    size_t bytes = (size_t)n * sizeof(double);
+    size_t wbytes = (size_t)n * (s->precision == MPCG_PRECISION_FP64 ? sizeof(double)
+                                                                      : sizeof(float));
+    MPCG_CHECK(s->ctx, alloc_vec(s, wbytes, &s->r));
+    MPCG_CHECK(s->ctx, alloc_vec(s, wbytes, &s->p));
+    MPCG_CHECK(s->ctx, alloc_vec(s, wbytes, &s->q));
+    MPCG_CHECK(s->ctx, alloc_vec(s, bytes, &s->t));
+    if (s->precision != MPCG_PRECISION_FP64) MPCG_CHECK(s->ctx, alloc_vec(s, wbytes, &s->xw));
+    MPCG_CHECK(s->ctx, alloc_vec(s, s->V->dot_workspace(n), &s->dot_ws));
+    if (s->on_device) {
+        MPCG_CHECK(s->ctx, alloc_vec(s, bytes, &s->b_dev));
+        MPCG_CHECK(s->ctx, alloc_vec(s, bytes, &s->x_dev));
+    }
     return MPCG_SUCCESS;
 }
 
@@ -189,23 +209,14 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     teardown(s);
     s->on_device = ctx->kind == MPCG_DEVICE_CUDA;
     s->V = mpcgi_vec_ops_for(ctx->kind, s->precision);
-    MPCG_ENSURE(ctx, s->V, MPCG_ERR_NOT_SUPPORTED,
-                "precision %s is not available in this version: only fp64 CG solves run (the "
-                "fp32 and mixed solvers are planned)", precision_name(s->precision));
-    int64_t n = s->A->csr.n;
-    size_t bytes = (size_t)n * sizeof(double);
+    s->V64 = mpcgi_vec_ops_for(ctx->kind, MPCG_PRECISION_FP64);
+    MPCG_ENSURE(ctx, s->V && s->V64, MPCG_ERR_NOT_SUPPORTED,
+                "precision %s is not available in this version: fp64 and fp32 CG solves run (the "
+                "mixed solvers are planned)", precision_name(s->precision));
     MPCG_TRY(ctx, st, mpcgi_spmv_lookup(ctx, s->spmv_name, &ops));
     MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, plan_precisions(s->precision),
                                              &s->opts, &s->plan));
-    MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->r));
-    MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->p));
-    MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->q));
-    MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->t));
-    MPCG_TRY(ctx, st, alloc_vec(s, s->V->dot_workspace(n), &s->dot_ws));
-    if (s->on_device) {
-        MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->b_dev));
-        MPCG_TRY(ctx, st, alloc_vec(s, bytes, &s->x_dev));
-    }
+    MPCG_TRY(ctx, st, alloc_work(s));
     MPCG_TRY(ctx, st, mpcgi_cg_variant_setup(s)); /* choose, then its device state, graph... */
     s->values_version = s->A->values_version;
     s->setup_done = 1;
@@ -261,13 +272,15 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
     int64_t n = s->A->csr.n;
     if (bnorm == 0.0) {
         /* b = 0: x = 0 is the exact solution, whatever the guess */
-        MPCG_CHECK(ctx, s->V->zero(ctx, n, x));
+        MPCG_CHECK(ctx, s->V64->zero(ctx, n, x));
         info->reason = MPCG_CONVERGED_ZERO_RHS;
         return MPCG_SUCCESS;
     }
-    mpcgi_cg_args a = {.b = b, .x = x, .bnorm = bnorm, .x_is_zero = s->guess == MPCG_GUESS_ZERO,
+    mpcgi_cg_args a = {.b = b, .x = x, .xw = s->xw ? s->xw : x, .bnorm = bnorm,
+                       .x_is_zero = s->guess == MPCG_GUESS_ZERO,
                        .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
-    if (a.x_is_zero) MPCG_CHECK(ctx, s->V->zero(ctx, n, x));
+    if (a.x_is_zero) MPCG_CHECK(ctx, s->V64->zero(ctx, n, x));
+    if (a.x_is_zero && s->xw) MPCG_CHECK(ctx, s->V->zero(ctx, n, s->xw));
     MPCG_CHECK(ctx, s->variant->run(s, &a, info));
     return MPCG_SUCCESS;
 }
@@ -338,10 +351,10 @@ mpcg_status mpcg_solve_device(mpcg_solver *s, const double *b_dev, double *x_dev
                 "mpcg_solve)", ctx->device_name);
     MPCG_CHECK(ctx, prepare(s));
     /* the data stays on the device: NaN shows in the norm (an Inf makes CG stop on NaN/Inf) */
-    MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, b_dev, b_dev, &bb)); /* bb = b.b */
+    MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, b_dev, b_dev, &bb)); /* bb = b.b */
     MPCG_ENSURE(ctx, !isnan(bb), MPCG_ERR_INVALID_ARG, "b_dev holds a NaN (b.b = %g)", bb);
     if (s->guess == MPCG_GUESS_PROVIDED) {
-        MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, x_dev, x_dev, &xx)); /* xx = x.x */
+        MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, x_dev, x_dev, &xx)); /* xx = x.x */
         MPCG_ENSURE(ctx, !isnan(xx), MPCG_ERR_INVALID_ARG,
                     "initial guess x_dev holds a NaN (x.x = %g)", xx);
     }

@@ -36,9 +36,12 @@ struct mpcg_solver {
     uint64_t values_version; /* A->values_version the plan was built or updated for */
     double setup_time_s;     /* of the most recent setup */
     mpcgi_spmv_plan *plan;
-    const mpcgi_vec_ops *V;  /* host or device vector kernels */
+    const mpcgi_vec_ops *V;  /* host or device vector kernels of the solve's precision */
+    const mpcgi_vec_ops *V64; /* the fp64 ones, for b, x and the true residual (V in fp64) */
     int on_device;
-    double *r, *p, *q, *t;   /* work vectors where V computes (t: true-residual scratch) */
+    void *r, *p, *q;         /* work vectors of V's type where V computes */
+    double *t;               /* fp64 true-residual scratch */
+    void *xw;                /* fp32: the working iterate (fp64: NULL, x itself) */
     double *b_dev, *x_dev;   /* device copies of b and x (device solves only) */
     void *dot_ws;
     struct mpcgi_cg_fused *fused; /* device scalars, pinned mirror, graph (GPU setups only) */
@@ -56,7 +59,8 @@ int64_t mpcgi_solver_check_interval(const mpcg_solver *s);
 /* Vectors and scalars one CG run works on; all vectors live where V computes. */
 typedef struct mpcgi_cg_args {
     const double *b;
-    double *x;
+    double *x;    /* fp64, the caller's; holds (double)xw after every true-residual check */
+    void *xw;     /* the iterate in V's type: x itself in fp64 */
     double bnorm; /* ||b||, > 0 */
     int x_is_zero; /* 1: x = 0 on entry (r = b without an SpMV) */
     int64_t maxit; /* resolved iteration limit */
@@ -76,7 +80,8 @@ mpcg_status mpcgi_cg_check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
                             mpcg_reason reason, mpcg_info *info);
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres);
-/* The recurrence residual's stop threshold max(tol, eps) ||b|| (solver/cg.c says why); the
+/* The recurrence residual's stop threshold max(tol, eps) ||b||, eps of the solve's precision
+ * (solver/cg.c says why); the
  * device stop tests use it too (mpcgi_cg_state.threshold). */
 double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm);
 

@@ -34,6 +34,10 @@ test_test_spmv_cpu_SOURCES = test/test_spmv_cpu.c
 test_test_spmv_cpu_LDADD = $(TEST_LDADD)
 test_test_solver_cg_SOURCES = test/test_solver_cg.c
 test_test_solver_cg_LDADD = $(TEST_LDADD)
+# precision fp32 on the CPU; its GPU comparisons skip without a GPU
+MPCG_C_TESTS += test/test_solver_fp32
+test_test_solver_fp32_SOURCES = test/test_solver_fp32.c
+test_test_solver_fp32_LDADD = $(TEST_LDADD)
 test_test_io_mm_SOURCES = test/test_io_mm.c
 test_test_io_mm_LDADD = $(TEST_LDADD)
 test_test_io_num_SOURCES = test/test_io_num.c
