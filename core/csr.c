@@ -57,7 +57,6 @@ int mpcgi_csr_split_exact(const mpcgi_csr *A, char *why, size_t size)
         if (fabs(a) > FLT_MAX || isinf(hi)) what = "is beyond fp32's range";
         else if (fabs(a) < FLT_MIN) what = "is below fp32's normal range";
         else if (lo != 0 && fabsf(lo) < FLT_MIN) what = "has a denormal low half";
-        else if ((double)hi + (double)lo != a) what = "loses bits in the hi + lo split";
         if (what) {
             snprintf(why, size, "value %lld (%.17g) %s", (long long)k + 1, a, what);
             return 0;

@@ -45,9 +45,10 @@ mpcg_status mpcgi_csr_alloc(const mpcg_context *ctx, int64_t n, int64_t nnz, mpc
  * at every call (after new values). The one place fp32 values are made for every backend. */
 mpcg_status mpcgi_csr_fill_val32(const mpcg_context *ctx, mpcgi_csr *A);
 /* The split of every value a into hi = (float)a and lo = (float)(a - (double)hi) for the mixed
- * storage: 1 if it is exact for all of them ((double)hi + (double)lo == a, both normal fp32 or
- * zero), else 0 with the first offender in `why` (value beyond fp32's range, hi overflowing,
- * |a| below FLT_MIN, a denormal lo, or a split that loses bits). Reads A->val only. */
+ * storage: 1 if both halves of every value are normal fp32 numbers or zero, so that
+ * |(double)hi + (double)lo - a| <= 2^-48 |a| (exact for values of at most 48 significant bits;
+ * the precision model of docs/precision.md), else 0 with the first offender in `why` (a value
+ * beyond fp32's range, hi overflowing, |a| below FLT_MIN, or a denormal lo). Reads A->val. */
 int mpcgi_csr_split_exact(const mpcgi_csr *A, char *why, size_t size);
 /* The low halves, A->lo32 = (float)(A->val - (double)(float)A->val): allocated at the first
  * call, refilled at every call (with new values; A->val32 is refilled by the caller). */

@@ -43,7 +43,7 @@ static double round_bits(double a, int bits)
     return ldexp(nearbyint(ldexp(m, bits)), e - bits);
 }
 
-/* A random matrix with values of `bits` significant bits (53: any double, the split inexact). */
+/* A random matrix with values of `bits` significant bits (53: any double, hi + lo within 2^-48). */
 static void random_matrix(int64_t n, int per_row, int bits, mpcgi_csr *A)
 {
     mpcgi_rng g;
@@ -89,7 +89,10 @@ static void test_split_rules(void)
     expect_split(-0.0, NULL);
     expect_split(1 + ldexp(1, -40), NULL);          /* lo = 2^-40 */
     expect_split(FLT_MAX, NULL);
-    expect_split(0.1, "loses bits");               /* 53 significant bits */
+    expect_split(0.1, NULL);                       /* 53 significant bits: hi + lo is within
+                                                      2^-48 of it (below) */
+    CHECK(fabs((double)(float)0.1 + (double)(float)(0.1 - (double)(float)0.1) - 0.1) <=
+          ldexp(0.1, -48));
     expect_split(1e39, "beyond fp32's range");
     expect_split(-DBL_MAX, "beyond fp32's range");
     expect_split((double)FLT_MAX * (1 + ldexp(1, -25)), "beyond fp32's range"); /* hi rounds
@@ -117,7 +120,8 @@ static void lanes_reference(const mpcgi_csr *A, int nt, const double *x, double 
 }
 
 /* Rows where |y - ref| > c eps sum_j |a_ij x_j| (summation-order rounding only). */
-static int64_t rows_off(const mpcgi_csr *A, const double *x, const double *y, const double *ref)
+static int64_t rows_off_by(const mpcgi_csr *A, const double *x, const double *y,
+                           const double *ref, double slack)
 {
     int64_t bad = 0;
     for (int64_t i = 0; i < A->n; i++) {
@@ -125,9 +129,14 @@ static int64_t rows_off(const mpcgi_csr *A, const double *x, const double *y, co
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
             s += fabs(A->val[k] * x[A->col_idx[k]]);
         double len = (double)(A->row_ptr[i + 1] - A->row_ptr[i]);
-        if (!(fabs(y[i] - ref[i]) <= (len + 2) * DBL_EPSILON * s)) bad++;
+        if (!(fabs(y[i] - ref[i]) <= (len + 2 + slack) * DBL_EPSILON * s)) bad++;
     }
     return bad;
+}
+
+static int64_t rows_off(const mpcgi_csr *A, const double *x, const double *y, const double *ref)
+{
+    return rows_off_by(A, x, y, ref, 0);
 }
 
 /* One variant's mixed plan on the CPU: FP32 from hi == an fp32 plan's FP32 (bitwise); MIXED ==
@@ -167,6 +176,34 @@ done:
     mpcgi_host_free(y), mpcgi_host_free(ref), mpcgi_host_free(yf), mpcgi_host_free(reff);
 }
 
+/* Values of 53 significant bits keep the split: MIXED within 2^-48 |a| per entry of fp64
+ * (32 eps of slack beside the summation order's len + 2). */
+static void check_53_bits(const variant *v)
+{
+    mpcgi_csr A;
+    const int64_t n = 301;
+    double x[301], y[301], ref[301];
+    float xf[301];
+    mpcgi_options o = {0};
+    mpcgi_spmv_plan *plan = NULL, *p64 = NULL;
+    random_x(n, test_seed + 7, x, xf);
+    random_matrix(n, 7, 53, &A);
+    if (v->mode) CHECK_OK(cpu, mpcgi_options_set_text(cpu, &o, "adaptive.mode", v->mode));
+
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, v->ops, &A, MPCGI_PREC_MIXED_STORE, &o, &plan));
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, v->ops, &A, MPCG_CAP_FP64, &o, &p64));
+
+    if (plan && p64) {
+        CHECK(mpcgi_spmv_mixed_fallback(plan) == NULL);
+        for (int64_t i = 0; i < n; i++) y[i] = ref[i] = NAN;
+        CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_MIXED, x, y));
+        CHECK_OK(cpu, mpcgi_spmv_apply(cpu, p64, MPCG_PRECISION_FP64, x, ref));
+        CHECK(rows_off_by(&A, x, y, ref, 32) == 0);
+    }
+    mpcgi_spmv_plan_destroy(cpu, plan), mpcgi_spmv_plan_destroy(cpu, p64);
+    mpcgi_csr_free(&A);
+}
+
 static void check_host(int64_t n, int per_row)
 {
     mpcgi_csr A;
@@ -181,8 +218,8 @@ static void check_host(int64_t n, int per_row)
     mpcgi_csr_free(&A);
 }
 
-/* Values whose split is not exact: the whole matrix in fp64, stated; MIXED = FP64 bitwise.
- * Then a value update of an exact plan to inexact values takes the fallback too. */
+/* Values whose halves are not normal fp32 numbers: the whole matrix in fp64, stated; MIXED = FP64
+ * bitwise. Then a value update of a split plan to such values takes the fallback too. */
 static void check_fallback(const variant *v)
 {
     mpcgi_options o;
@@ -195,18 +232,22 @@ static void check_fallback(const variant *v)
     random_x(n, test_seed + 5, x, xf);
     for (int pass = 0; pass < 3; pass++) {
         random_matrix(n, 9, pass == 0 ? 53 : 40, &A);
+        if (pass == 0) A.val[A.nnz / 3] = 1e-39; /* below fp32's normal range */
         if (pass == 1) A.val[A.nnz / 2] = 1e39; /* beyond fp32 */
         CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, v->ops, &A, MPCGI_PREC_MIXED_STORE, &o, &plan));
         if (!plan) break;
-        if (pass == 2) { /* exact, then new values that are not */
+        if (pass == 2) { /* split, then new values that cannot be */
             CHECK(mpcgi_spmv_mixed_fallback(plan) == NULL);
-            for (int64_t k = 0; k < A.nnz; k++) A.val[k] *= 1.1;
+            for (int64_t k = 0; k < A.nnz; k++) A.val[k] *= 1.1; /* 53 bits: still splits */
+            A.val[A.nnz / 4] = ldexp(1, -100) * (1 + ldexp(1, -30)); /* a denormal lo */
             CHECK_OK(cpu, mpcgi_csr_fill_val32(cpu, &A)); /* as mpcg_matrix_update_values */
             CHECK_OK(cpu, mpcgi_csr_fill_lo32(cpu, &A));
             CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, plan, &A));
         }
         const char *why = mpcgi_spmv_mixed_fallback(plan);
-        CHECK(why && strstr(why, pass == 1 ? "beyond fp32's range" : "loses bits"));
+        CHECK(why && strstr(why, pass == 1   ? "beyond fp32's range"
+                                 : pass == 0 ? "below fp32's normal range"
+                                             : "denormal low half"));
         for (int64_t i = 0; i < n; i++) y[i] = ref[i] = NAN;
         CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_MIXED, x, y));
         CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, x, ref));
@@ -346,6 +387,7 @@ int main(void)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) check_host(sizes[i], 9);
     check_host(3001, 120); /* long rows: the adaptive chunks */
     for (int v = 0; v < N_VARIANTS; v++) check_fallback(&variants[v]);
+    for (int v = 0; v < N_VARIANTS; v++) check_53_bits(&variants[v]);
     if (mpcgi_device_count() == 0) {
         printf("test_spmv_mixed: no usable GPU, the GPU checks are skipped\n");
         mpcg_context_destroy(cpu);
