@@ -54,7 +54,7 @@ else
     if [ $rc -ne 0 ]; then echo "FAIL: spmvbench on poisson3d:6 exited $rc"; fail=1; fi
     expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| cusparse \| fp32 \| [0-9.e+-]+ \|' \
         spmvbench -- --generate=poisson3d:6 --runs=5 --precision=fp32 --seed=7
-    expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| cusparse-loop \| [0-9]+ \|' \
+    expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| cusparse-loop \| fp64 \| [0-9]+ \|' \
         cgbench -- --generate=poisson3d:6 --spmv=cusparse --runs=1 --json "$tmp/r.json"
     cat "$tmp/out"
     n_spmv=`grep -c '"kind": "spmv"' "$tmp/r.json"`

@@ -83,8 +83,16 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
             printf("  %s fp32 %s: %lld iterations (CPU %lld), %s\n", name,
                    variants[v] ? variants[v] : "auto", (long long)gi.iterations,
                    (long long)ci->iterations, mpcg_reason_string(gi.reason));
-        CHECK(gi.reason == ci->reason && gi.precision == MPCG_PRECISION_FP32);
-        CHECK(ci->reason != MPCG_CONVERGED_RTOL ||
+        /* the same end, except where the CPU's fp32 answer lies within a factor 2 of tol: there
+         * another summation order may end either way (H200: nos4 at 1e-5, CPU 9.2e-6 converged,
+         * GPU stagnant), and only honesty is required: converged means true residual <= tol */
+        const int border = ci->true_relres > 0.5 * tol;
+        CHECK(gi.precision == MPCG_PRECISION_FP32);
+        CHECK(gi.reason == ci->reason ||
+              (border && (gi.reason == MPCG_CONVERGED_RTOL ||
+                          gi.reason == MPCG_DIVERGED_STAGNATION)));
+        CHECK(gi.reason != MPCG_CONVERGED_RTOL || gi.true_relres <= tol);
+        CHECK(ci->reason != MPCG_CONVERGED_RTOL || gi.reason != MPCG_CONVERGED_RTOL ||
               test_iterations_close(name, gi.iterations, ci->iterations));
         CHECK(test_close(gi.true_relres, rel, 1e-6, 1e-14));
         CHECK(strncmp(gi.variant, "persistent", 10) != 0);
