@@ -138,11 +138,6 @@ static int64_t resolved_maxit(const cg_opts *o, int64_t n)
 }
 
 /* A record of the run's matrix with the options of a CG row. */
-static const char *prec_name(mpcg_precision p)
-{
-    return p == MPCG_PRECISION_FP32 ? "fp32" : p == MPCG_PRECISION_MIXED ? "mixed" : "fp64";
-}
-
 static bench_record *new_row(cg_run *run, const cg_opts *o, const char *backend,
                              mpcg_precision prec)
 {
@@ -150,7 +145,7 @@ static bench_record *new_row(cg_run *run, const cg_opts *o, const char *backend,
     const mpcgi_csr *A = bench_csr(run->A);
     bench_record_init(r, "cg", run->matrix, A);
     snprintf(r->backend, sizeof r->backend, "%s", backend);
-    r->precision = prec_name(prec);
+    r->precision = mpcg_precision_name(prec);
     r->tol = o->tol;
     r->maxit = resolved_maxit(o, A->n);
     r->runs = o->c.runs;
@@ -260,7 +255,7 @@ static void measure_all(cg_run *run, const cg_opts *o)
 {
     for (int k = 0; k < run->count; k++)
         for (int p = 0; p < o->nprec; p++) {
-            const char *name = run->ops[k]->name, *pn = prec_name(o->precs[p]);
+            const char *name = run->ops[k]->name, *pn = mpcg_precision_name(o->precs[p]);
             bench_record *r = new_row(run, o, name, o->precs[p]);
             printf("solving with %s in %s ...\n", name, pn);
             fflush(stdout);

@@ -47,6 +47,16 @@ const char *mpcg_status_string(mpcg_status s)
     return status_table[s].text;
 }
 
+const char *mpcg_precision_name(mpcg_precision p)
+{
+    switch (p) {
+    case MPCG_PRECISION_FP64: return "fp64";
+    case MPCG_PRECISION_FP32: return "fp32";
+    case MPCG_PRECISION_MIXED: return "mixed";
+    }
+    return "unknown";
+}
+
 const char *mpcg_reason_name(mpcg_reason r)
 {
     switch (r) {

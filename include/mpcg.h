@@ -75,6 +75,10 @@ typedef enum mpcg_precision {
                                   setup returns MPCG_ERR_NOT_SUPPORTED) */
 } mpcg_precision;
 
+/** "fp64", "fp32" or "mixed": the CLI, JSON and option word of a precision; "unknown" for a
+ *  value outside the enum. Never NULL. */
+MPCG_API const char *mpcg_precision_name(mpcg_precision p);
+
 /** Where a context computes. */
 typedef enum mpcg_device_kind { MPCG_DEVICE_CPU = 0, MPCG_DEVICE_CUDA = 1 } mpcg_device_kind;
 

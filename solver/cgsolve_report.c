@@ -7,11 +7,6 @@
 
 #include "solver/cgsolve.h"
 
-static const char *precision_name(mpcg_precision p)
-{
-    return p == MPCG_PRECISION_FP32 ? "fp32" : p == MPCG_PRECISION_MIXED ? "mixed" : "fp64";
-}
-
 const char *cgsolve_matrix_label(const options *o)
 {
     if (o->generate) return o->generate;
@@ -40,7 +35,7 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
            (long long)mpcg_matrix_n(A), (long long)mpcg_matrix_nnz(A));
     fprintf(f, "device      %s\n", mpcg_context_device_name(ctx));
     fprintf(f, "solver      cg, spmv %s, precision %s, tol %.3g\n", info->backend,
-           precision_name(info->precision), o->tol);
+           mpcg_precision_name(info->precision), o->tol);
     if (o->verbose) /* empty where the library does not say (it chooses at setup) */
         fprintf(f, "variant     %s (%s)\n", info->variant[0] ? info->variant : "unknown",
                 info->variant_reason[0] ? info->variant_reason : "no reason given");
@@ -110,7 +105,7 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
             checks->symmetric ? "true" : "false");
     fprintf(f, "  \"solver\": {\"method\": \"cg\", \"backend\": ");
     cgsolve_json_str(f, info->backend);
-    fprintf(f, ", \"precision\": \"%s\", \"tol\": ", precision_name(info->precision));
+    fprintf(f, ", \"precision\": \"%s\", \"tol\": ", mpcg_precision_name(info->precision));
     cgsolve_json_num(f, o->tol);
     fprintf(f, ", \"maxit\": ");
     if (o->maxit >= 0) fprintf(f, "%lld", (long long)o->maxit);

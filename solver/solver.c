@@ -160,11 +160,6 @@ int64_t mpcgi_solver_check_interval(const mpcg_solver *s)
     return mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_CHECK_INTERVAL]);
 }
 
-static const char *precision_name(mpcg_precision p)
-{
-    return p == MPCG_PRECISION_FP64 ? "fp64" : p == MPCG_PRECISION_FP32 ? "fp32" : "mixed";
-}
-
 /* The value precisions the plan prepares for a solve in precision p: fp32 and mixed iterate on
  * the fp32 values and check the true residual with the fp64 ones (docs/precision.md). */
 static unsigned plan_precisions(mpcg_precision p)
@@ -212,7 +207,7 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     s->V64 = mpcgi_vec_ops_for(ctx->kind, MPCG_PRECISION_FP64);
     MPCG_ENSURE(ctx, s->V && s->V64, MPCG_ERR_NOT_SUPPORTED,
                 "precision %s is not available in this version: fp64 and fp32 CG solves run (the "
-                "mixed solvers are planned)", precision_name(s->precision));
+                "mixed solvers are planned)", mpcg_precision_name(s->precision));
     MPCG_TRY(ctx, st, mpcgi_spmv_lookup(ctx, s->spmv_name, &ops));
     MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, plan_precisions(s->precision),
                                              &s->opts, &s->plan));

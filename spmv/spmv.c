@@ -19,16 +19,6 @@ static unsigned prec_cap(mpcg_precision prec)
     }
 }
 
-static const char *prec_name(mpcg_precision prec)
-{
-    switch (prec) {
-    case MPCG_PRECISION_FP64: return "fp64";
-    case MPCG_PRECISION_FP32: return "fp32";
-    case MPCG_PRECISION_MIXED: return "mixed";
-    }
-    return "unknown";
-}
-
 /* The values analyze gets for a MIXED_STORE request: the matrix's halves where its split is
  * exact, else the fp64 fallback (FP64 | FP32 instead of MIXED_STORE), stated in
  * plan->mixed_fallback and the log. The fp32 copy (hi) is made where the precisions need it. */
@@ -150,7 +140,7 @@ mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_prec
                 prec == MPCG_PRECISION_MIXED ? plan->mixed
                                              : prec_cap(prec) && (plan->precisions & prec_cap(prec)),
                 MPCG_ERR_NOT_SUPPORTED,
-                "backend %s was not set up for precision %s%s", plan->ops->name, prec_name(prec),
+                "backend %s was not set up for precision %s%s", plan->ops->name, mpcg_precision_name(prec),
                 prec == MPCG_PRECISION_MIXED ? " (no mixed storage asked for)" : "");
     /* the fp64 fallback of the mixed storage: the fp64 apply on the same (double) vectors */
     if (prec == MPCG_PRECISION_MIXED && !(plan->precisions & MPCGI_PREC_MIXED_STORE))

@@ -39,6 +39,15 @@ static void test_reason_strings(void)
     CHECK(strcmp(mpcg_reason_name((mpcg_reason)77), "MPCG_REASON_UNKNOWN") == 0);
 }
 
+/* The precision words the CLI, the JSON report and cgbench share. */
+static void test_precision_names(void)
+{
+    CHECK(strcmp(mpcg_precision_name(MPCG_PRECISION_FP64), "fp64") == 0);
+    CHECK(strcmp(mpcg_precision_name(MPCG_PRECISION_FP32), "fp32") == 0);
+    CHECK(strcmp(mpcg_precision_name(MPCG_PRECISION_MIXED), "mixed") == 0);
+    CHECK(strcmp(mpcg_precision_name((mpcg_precision)7), "unknown") == 0);
+}
+
 static void test_version(void)
 {
     int v[3] = {-1, -1, -1};
@@ -173,6 +182,7 @@ int main(void)
     test_init_seed("test_core");
     test_status_strings();
     test_reason_strings();
+    test_precision_names();
     test_version();
     test_context_create();
     test_context_bad_device();
