@@ -27,7 +27,6 @@ typedef struct mpcgi_rows {
     const int16_t *col16;    /* nnz offsets col - row (MPCGI_ROWS_ADAPTIVE), or NULL */
     const double *val;       /* nnz */
     const void *layout;      /* MPCGI_ROWS_ADAPTIVE: the plan's mpcgi_adaptive_launch */
-    const float *val32;      /* nnz fp32 values of a plan set up with MPCG_CAP_FP32, or NULL */
 } mpcgi_rows;
 
 #endif /* MPCG_SPMV_ROWS_H */
