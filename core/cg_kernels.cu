@@ -113,20 +113,22 @@ static __global__ void __launch_bounds__(THREADS, 8)
 
 /* x += alpha p where update_xr left it pending (xpend; also after the update that stopped), then
  * p = r + beta p while running, one fused multiply-add as the backends' apply_direction_dot:
- * 40 B per row, 24 B without the x. */
-template <typename T>
+ * 40 B per row, 24 B without the x. X: the iterate's type (double beside fp32 vectors in a mixed
+ * solve: x += alpha (double)p with alpha unrounded, 28 B per row). */
+template <typename T, typename X>
 static __global__ void update_p_kernel(int64_t n, const T *__restrict__ r, T *__restrict__ p,
                                        const mpcgi_cg_state *st)
 {
     mpcgi_pdl_start();
     const bool run = !st->stop, add_x = st->xpend;
     if (!run && !add_x) return;
-    const T beta = (T)st->beta, alpha = (T)st->alpha; /* themselves for double */
-    T *__restrict__ x = state_x<T>(st);
+    const T beta = (T)st->beta; /* itself for double */
+    const X alpha = (X)st->alpha;
+    X *__restrict__ x = state_x<X>(st);
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
         const T pi = p[i];
-        if (add_x) x[i] += alpha * pi;
+        if (add_x) x[i] += alpha * (X)pi;
         if (run) p[i] = fma(beta, pi, r[i]);
     }
 }
@@ -157,7 +159,7 @@ int mpcgi_cg_update_r(void *stream, int64_t n, const double *q, double *r, mpcgi
 int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
                       const mpcgi_cg_state *st)
 {
-    return (int)mpcgi_launch(update_p_kernel<double>, mpcgi_grid_for(n, MAX_GRID), THREADS,
+    return (int)mpcgi_launch(update_p_kernel<double, double>, mpcgi_grid_for(n, MAX_GRID), THREADS,
                              stream, n, r, p, st);
 }
 
@@ -178,8 +180,15 @@ int mpcgi_cg_update_r_f32(void *stream, int64_t n, const float *q, float *r,
 int mpcgi_cg_update_p_f32(void *stream, int64_t n, const float *r, float *p,
                           const mpcgi_cg_state *st)
 {
-    return (int)mpcgi_launch(update_p_kernel<float>, mpcgi_grid_for(n, MAX_GRID), THREADS,
+    return (int)mpcgi_launch(update_p_kernel<float, float>, mpcgi_grid_for(n, MAX_GRID), THREADS,
                              stream, n, r, p, st);
+}
+
+int mpcgi_cg_update_p_f32x64(void *stream, int64_t n, const float *r, float *p,
+                             const mpcgi_cg_state *st)
+{
+    return (int)mpcgi_launch(update_p_kernel<float, double>, mpcgi_grid_for(n, MAX_GRID),
+                             THREADS, stream, n, r, p, st);
 }
 
 } /* extern "C" */

@@ -117,6 +117,10 @@ int mpcgi_cg_update_r_f32(void *stream, int64_t n, const float *q, float *r,
                           mpcgi_cg_state *st, double *partial);
 int mpcgi_cg_update_p_f32(void *stream, int64_t n, const float *r, float *p,
                           const mpcgi_cg_state *st);
+/* The p update of a mixed solve: fp32 r and p, the fp64 iterate st->x (x += alpha (double)p
+ * with alpha unrounded): 28 B per row with x pending. */
+int mpcgi_cg_update_p_f32x64(void *stream, int64_t n, const float *r, float *p,
+                             const mpcgi_cg_state *st);
 
 #ifdef __cplusplus
 }

@@ -298,6 +298,12 @@ static mpcg_status dev_axpy(mpcg_context *ctx, int64_t n, double a, const void *
     return MPCG_SUCCESS;
 }
 
+static mpcg_status dev_axpy_wide(mpcg_context *ctx, int64_t n, double a, const void *x,
+                                 double *y)
+{
+    return dev_axpy(ctx, n, a, x, y);
+}
+
 static mpcg_status dev_xpay(mpcg_context *ctx, int64_t n, const void *x, double a, void *y)
 {
     MPCG_LAUNCH(ctx, mpcgi_vec_xpay_f64(mpcgi_gpu_of(ctx)->stream, n, x, a, y));
@@ -345,6 +351,7 @@ static const mpcgi_vec_ops vec_device = {
     .dot_workspace = dev_dot_workspace,
     .dot = dev_dot,
     .axpy = dev_axpy,
+    .axpy_wide = dev_axpy_wide,
     .xpay = dev_xpay,
     .copy = dev_copy,
     .zero = dev_zero,
@@ -364,6 +371,13 @@ static mpcg_status dev_dot_f32(mpcg_context *ctx, void *ws, int64_t n, const voi
 static mpcg_status dev_axpy_f32(mpcg_context *ctx, int64_t n, double a, const void *x, void *y)
 {
     MPCG_LAUNCH(ctx, mpcgi_vec_axpy_f32(mpcgi_gpu_of(ctx)->stream, n, (float)a, x, y));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status dev_axpy_wide_f32(mpcg_context *ctx, int64_t n, double a, const void *x,
+                                     double *y)
+{
+    MPCG_LAUNCH(ctx, mpcgi_vec_axpy_wide_f32(mpcgi_gpu_of(ctx)->stream, n, a, x, y));
     return MPCG_SUCCESS;
 }
 
@@ -401,6 +415,7 @@ static const mpcgi_vec_ops vec_device_f32 = {
     .dot_workspace = dev_dot_workspace,
     .dot = dev_dot_f32,
     .axpy = dev_axpy_f32,
+    .axpy_wide = dev_axpy_wide_f32,
     .xpay = dev_xpay_f32,
     .copy = dev_copy_f32,
     .zero = dev_zero_f32,

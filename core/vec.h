@@ -24,6 +24,9 @@ typedef struct mpcgi_vec_ops {
                        double *out);
     /* y += a x (a rounded to the vectors' type) */
     mpcg_status (*axpy)(mpcg_context *ctx, int64_t n, double a, const void *x, void *y);
+    /* y += a x with y double and a unrounded: an fp64 iterate updated from the table's vectors
+     * (mixed precision; axpy itself in the fp64 table) */
+    mpcg_status (*axpy_wide)(mpcg_context *ctx, int64_t n, double a, const void *x, double *y);
     /* y = x + a y */
     mpcg_status (*xpay)(mpcg_context *ctx, int64_t n, const void *x, double a, void *y);
     /* y = x */

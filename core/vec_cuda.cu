@@ -46,6 +46,16 @@ static __global__ void axpy_kernel(int64_t n, T a, const T *__restrict__ x, T *_
         y[i] += a * x[i];
 }
 
+/* y += a (double)x with y double (20 B per row from fp32 x) */
+template <typename T>
+static __global__ void axpy_wide_kernel(int64_t n, double a, const T *__restrict__ x,
+                                        double *__restrict__ y)
+{
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
+        y[i] += a * (double)x[i];
+}
+
 /* y = x + a y (24 B per fp64 row) */
 template <typename T>
 static __global__ void xpay_kernel(int64_t n, const T *__restrict__ x, T a, T *__restrict__ y)
@@ -117,6 +127,13 @@ int mpcgi_vec_axpy_f64(void *stream, int64_t n, double a, const double *x, doubl
 int mpcgi_vec_axpy_f32(void *stream, int64_t n, float a, const float *x, float *y)
 {
     return axpy<float>(stream, n, a, x, y);
+}
+
+int mpcgi_vec_axpy_wide_f32(void *stream, int64_t n, double a, const float *x, double *y)
+{
+    axpy_wide_kernel<float>
+        <<<mpcgi_grid_for(n, MAX_GRID), THREADS, 0, (cudaStream_t)stream>>>(n, a, x, y);
+    return (int)cudaGetLastError();
 }
 
 int mpcgi_vec_xpay_f64(void *stream, int64_t n, const double *x, double a, double *y)

@@ -31,6 +31,7 @@ int mpcgi_vec_dot_f32(void *stream, int64_t n, const float *x, const float *y, d
 /* y += a x (reads 2 n values, writes n) */
 int mpcgi_vec_axpy_f64(void *stream, int64_t n, double a, const double *x, double *y);
 int mpcgi_vec_axpy_f32(void *stream, int64_t n, float a, const float *x, float *y);
+int mpcgi_vec_axpy_wide_f32(void *stream, int64_t n, double a, const float *x, double *y);
 
 /* y = x + a y (reads 2 n values, writes n) */
 int mpcgi_vec_xpay_f64(void *stream, int64_t n, const double *x, double a, double *y);

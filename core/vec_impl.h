@@ -42,6 +42,16 @@ static mpcg_status VEC_FN(host_axpy)(mpcg_context *ctx, int64_t n, double a, con
     return MPCG_SUCCESS;
 }
 
+static mpcg_status VEC_FN(host_axpy_wide)(mpcg_context *ctx, int64_t n, double a,
+                                          const void *xv, double *y)
+{
+    const T *x = xv;
+    (void)ctx;
+#pragma omp parallel for schedule(static) if (n > 16384)
+    for (int64_t i = 0; i < n; i++) y[i] += a * (double)x[i];
+    return MPCG_SUCCESS;
+}
+
 static mpcg_status VEC_FN(host_xpay)(mpcg_context *ctx, int64_t n, const void *xv, double a,
                                      void *yv)
 {

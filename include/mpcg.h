@@ -71,8 +71,12 @@ typedef enum mpcg_precision {
                                   double; the exit check is the true residual in double, so a
                                   tol beyond fp32 ends MPCG_DIVERGED_STAGNATION, never a false
                                   convergence (docs/precision.md) */
-    MPCG_PRECISION_MIXED = 2 /**< fp64 accuracy from mostly fp32 work (not in this version:
-                                  setup returns MPCG_ERR_NOT_SUPPORTED) */
+    MPCG_PRECISION_MIXED = 2 /**< fp64 accuracy from mostly fp32 work: an fp32 CG on the fp32
+                                  values (hi) whose residual is brought back to the fp64 true
+                                  residual b - A x (hi + lo values) as it falls (option
+                                  mixed.strategy: reliable updates or iterative refinement); the
+                                  answer of an fp64 solve, ending in fp64 if fp32 stops
+                                  improving (mpcg_info.precision_fallback; docs/precision.md) */
 } mpcg_precision;
 
 /** "fp64", "fp32" or "mixed": the CLI, JSON and option word of a precision; "unknown" for a
@@ -164,6 +168,17 @@ typedef struct mpcg_info {
                                     "persistent-single", "persistent-two-barrier"; option
                                     cg.variant), chosen at setup */
     char variant_reason[256];  /**< why that variant: the option, or the rule that chose it */
+    int64_t spmvs;             /**< products with A: one per iteration, plus every true residual
+                                    (start, checks, reliable updates, exit) */
+    int64_t spmvs_fp64;        /**< of those, the ones on the fp64 values (fp64 solves: all; fp32
+                                    and mixed: the true residuals and the fp64 finish) */
+    char mixed_strategy[16];   /**< mixed: "reliable" or "refinement" (option mixed.strategy);
+                                    "" otherwise */
+    int precision_fallback;    /**< mixed: 1 if the fp32 iteration stopped improving and the
+                                    solve went on in fp64 from iteration fallback_iteration */
+    int64_t fallback_iteration; /**< the iteration where the fp64 finish began (-1: none) */
+    char storage_fallback[160]; /**< mixed: why the matrix is held in fp64 values instead of the
+                                     hi/lo halves (a value beyond fp32's range, ...); "" if not */
 } mpcg_info;
 
 /** Description of an option key (mpcg_option_get), for listings such as --help-options. */
@@ -494,10 +509,9 @@ MPCG_API void mpcg_solver_destroy(mpcg_solver *solver);
  *  known ones); MPCG_ERR_NOT_SUPPORTED if the backend is not in this build. */
 MPCG_API mpcg_status mpcg_solver_set_spmv(mpcg_solver *solver, const char *name);
 
-/** Precision of the solve, stored for the next setup. MPCG_PRECISION_FP64 and
- *  MPCG_PRECISION_FP32 solves run (b and x stay double arrays in both; docs/precision.md); with
- *  MIXED, mpcg_solver_setup (or the first mpcg_solve) returns MPCG_ERR_NOT_SUPPORTED with a
- *  message. @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value that is none of the three. */
+/** Precision of the solve, stored for the next setup: MPCG_PRECISION_FP64, _FP32 or _MIXED (b
+ *  and x stay double arrays in all three; docs/precision.md). @return MPCG_SUCCESS;
+ *  MPCG_ERR_INVALID_ARG for a value that is none of the three. */
 MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precision precision);
 
 /** Relative tolerance: stop when ||b - A x|| <= tol ||b||. 0 < tol < 1. */

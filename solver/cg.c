@@ -11,15 +11,16 @@
 #define MAX_REPLACEMENTS 8
 
 /* fp32: x = (double) xw, t = b - A x in fp64 with the fp64 values, r = (float) t; ||t||. The
- * exit check is the true residual of the fp64 problem, so an fp32 solve never claims more. */
+ * exit check is the true residual of the fp64 problem, so an fp32 solve never claims more. Mixed
+ * (x itself is the fp64 iterate, xw == x): the same with the hi + lo values. */
 static mpcg_status true_residual_lo(mpcg_solver *s, const mpcgi_cg_args *a, void *r,
                                     double *norm)
 {
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     double tt;
-    MPCG_CHECK(ctx, s->V->promote(ctx, n, a->xw, a->x));                            /* x = xw */
-    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, a->x, s->t)); /* t = Ax */
+    if (a->xw != a->x) MPCG_CHECK(ctx, s->V->promote(ctx, n, a->xw, a->x));       /* x = xw */
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, a->x, s->t));          /* t = Ax */
     MPCG_CHECK(ctx, s->V64->xpay(ctx, n, a->b, -1.0, s->t));                      /* t = b - t */
     MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->t, s->t, &tt));
     MPCG_CHECK(ctx, s->V->demote(ctx, n, s->t, r));                                /* r = t */
@@ -27,20 +28,33 @@ static mpcg_status true_residual_lo(mpcg_solver *s, const mpcgi_cg_args *a, void
     return MPCG_SUCCESS;
 }
 
-/* r = b - A x in fp64 (r must not be s->t, the scratch for A x); ||r|| through *norm. An fp32
- * solve: true_residual_lo. */
-static mpcg_status true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r, double *norm)
+mpcg_status mpcgi_cg_true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r,
+                                   double *norm)
 {
-    if (s->precision != MPCG_PRECISION_FP64) return true_residual_lo(s, a, r, norm);
+    s->true_residuals++;
+    if (s->work != MPCG_PRECISION_FP64) return true_residual_lo(s, a, r, norm);
     const double *b = a->b, *x = a->x;
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     double rr;
-    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, x, s->t)); /* t = A x */
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, x, s->t));           /* t = A x */
     MPCG_CHECK(ctx, s->V->copy(ctx, n, b, r));                                      /* r = b */
     MPCG_CHECK(ctx, s->V->axpy(ctx, n, -1.0, s->t, r));                             /* r -= t */
     MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, r, r, &rr));
     *norm = sqrt(rr);
+    return MPCG_SUCCESS;
+}
+
+mpcg_precision mpcgi_cg_apply_precision(const mpcg_solver *s)
+{
+    return s->work == MPCG_PRECISION_FP64 ? s->exact : MPCG_PRECISION_FP32;
+}
+
+mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta)
+{
+    int64_t n = s->A->csr.n;
+    if (beta == 0.0) MPCG_CHECK(s->ctx, s->V->copy(s->ctx, n, s->r, s->p));    /* p = r */
+    else MPCG_CHECK(s->ctx, s->V->xpay(s->ctx, n, s->r, beta, s->p));          /* r + beta p */
     return MPCG_SUCCESS;
 }
 
@@ -53,14 +67,14 @@ static mpcg_status true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r
  */
 double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm)
 {
-    double eps = s->precision == MPCG_PRECISION_FP64 ? DBL_EPSILON : FLT_EPSILON;
+    double eps = s->work == MPCG_PRECISION_FP64 ? DBL_EPSILON : FLT_EPSILON;
     return (s->tol > eps ? s->tol : eps) * bnorm;
 }
 
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres)
 {
-    if (s->monitor && s->monitor_every > 0 && k % s->monitor_every == 0)
-        s->monitor(k, relres, s->monitor_user);
+    if (s->monitor && s->monitor_every > 0 && (k + s->k_offset) % s->monitor_every == 0)
+        s->monitor(k + s->k_offset, relres, s->monitor_user);
 }
 
 /* Reason for p^T A p, or 0 if the iteration may go on. */
@@ -75,64 +89,79 @@ static mpcg_reason curvature_reason(double pq)
 /*
  * When the recurrence residual reaches tol, the true residual b - A x decides. If it is above
  * tol (rounding made r drift from b - A x), r is replaced by the true residual and CG restarts
- * from p = r; if the true residual stops improving, the solve is stagnant. Sets *reason
- * (NONE: go on; r, rr and p were reset). r holds the true residual afterwards in every case.
+ * from p = r (beta = 0); if the true residual stops improving, the solve is stagnant. Sets
+ * *reason (NONE: go on). r holds the true residual afterwards in every case.
  */
-mpcg_status mpcgi_cg_check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
-                                double *last_true, mpcg_info *info, mpcg_reason *reason)
+static mpcg_status check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, double *beta,
+                              mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason)
 {
-    mpcg_context *ctx = s->ctx;
     double tnorm;
-    MPCG_CHECK(ctx, true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
+    MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
     *reason = MPCG_REASON_NONE;
+    *beta = 0.0;
     info->true_relres = tnorm / a->bnorm;
     if (!isfinite(tnorm)) *reason = MPCG_DIVERGED_NAN;
     else if (tnorm <= s->tol * a->bnorm) *reason = MPCG_CONVERGED_RTOL;
-    else if (info->residual_replacements >= MAX_REPLACEMENTS || tnorm >= 0.5 * *last_true)
+    else if (info->residual_replacements >= MAX_REPLACEMENTS || tnorm >= 0.5 * tr->last_true)
         *reason = MPCG_DIVERGED_STAGNATION;
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
-    *last_true = tnorm;
+    tr->last_true = tnorm;
     info->residual_replacements++;
-    MPCG_CHECK(ctx, s->V->copy(ctx, s->A->csr.n, s->r, s->p)); /* p = r */
     *rr = tnorm * tnorm;
     return MPCG_SUCCESS;
 }
 
+mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old, double *rr,
+                           double *beta, mpcgi_cg_track *tr, mpcg_info *info,
+                           mpcg_reason *reason)
+{
+    if (s->precision == MPCG_PRECISION_MIXED && s->work != MPCG_PRECISION_FP64)
+        return mpcgi_mixed_update(s, a, rr_old, rr, beta, tr, info, reason);
+    return check_true(s, a, rr, beta, tr, info, reason);
+}
+
 /* r = b - A x (r = b for a zero guess), rr = r.r, p = r, the monitor at iteration 0, and the
  * stop tests on the initial residual (reason NONE: iterate). */
-mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, double *last_true,
-                           mpcg_info *info, mpcg_reason *reason)
+mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
+                           mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason)
 {
     mpcg_context *ctx = s->ctx;
     const mpcgi_vec_ops *V = s->V;
     int64_t n = s->A->csr.n;
-    double tnorm;
+    double tnorm = a->bnorm, beta;
+    const int mixed = s->precision == MPCG_PRECISION_MIXED && s->work != MPCG_PRECISION_FP64;
     *reason = MPCG_REASON_NONE;
-    *last_true = INFINITY;
+    *tr = (mpcgi_cg_track){.last_true = INFINITY, .threshold = mpcgi_cg_threshold(s, a->bnorm)};
     if (a->x_is_zero) {
         MPCG_CHECK(ctx, V->demote(ctx, n, a->b, s->r));                      /* r = b */
     } else {
         if (a->xw != a->x) MPCG_CHECK(ctx, V->demote(ctx, n, a->x, a->xw)); /* xw = x */
-        MPCG_CHECK(ctx, true_residual(s, a, s->r, &tnorm));                /* r = b - A x */
+        MPCG_CHECK(ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm));      /* r = b - A x */
     }
     MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr));       /* rr = r.r */
     MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
+    if (mixed) mpcgi_mixed_begin(s, a, tnorm, tr);
     mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
-    if (!isfinite(*rr)) *reason = MPCG_DIVERGED_NAN;
-    else if (sqrt(*rr) <= mpcgi_cg_threshold(s, a->bnorm))
-        MPCG_CHECK(ctx, mpcgi_cg_check_true(s, a, rr, last_true, info, reason));
+    if (!isfinite(*rr)) {
+        *reason = MPCG_DIVERGED_NAN;
+    } else if (sqrt(*rr) <= mpcgi_cg_threshold(s, a->bnorm)) {
+        MPCG_CHECK(ctx, mpcgi_cg_check(s, a, *rr, rr, &beta, tr, info, reason));
+        if (*reason == MPCG_REASON_NONE && !tr->fallback) MPCG_CHECK(ctx, mpcgi_cg_direction(s, 0));
+    }
     return MPCG_SUCCESS;
 }
 
 /* The end of every CG run: reason (NONE: the limit was reached), residuals and count. */
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
-                            mpcg_reason reason, mpcg_info *info)
+                            mpcg_reason reason, const mpcgi_cg_track *tr, mpcg_info *info)
 {
     double tnorm;
+    if (tr->fallback && reason == MPCG_REASON_NONE && k < a->maxit)
+        return mpcgi_mixed_finish_fp64(s, a, k, info); /* fp32 stopped improving */
     if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
     info->recurrence_relres = sqrt(rr) / a->bnorm;
     if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_DIVERGED_STAGNATION) {
-        MPCG_CHECK(s->ctx, true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
+        MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
         info->true_relres = tnorm / a->bnorm;
     }
     info->reason = reason;
@@ -152,16 +181,19 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
     const mpcgi_vec_ops *V = s->V;
     int64_t n = s->A->csr.n, k = 0;
     void *r = s->r, *p = s->p, *q = s->q, *x = a->xw;
-    double rr, rr_new, pq, alpha, beta, last_true;
+    double rr, rr_new, pq, alpha, beta;
+    mpcgi_cg_track tr;
     mpcg_reason reason;
+    const mpcg_precision ap = mpcgi_cg_apply_precision(s);
 
-    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &last_true, info, &reason)); /* r, rr, p */
-    while (reason == MPCG_REASON_NONE && k < a->maxit) {
-        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->precision, p, q));        /* q = A p */
+    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p */
+    while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, ap, p, q));                  /* q = A p */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));                     /* pq = p.q */
         if ((reason = curvature_reason(pq)) != MPCG_REASON_NONE) break;
         alpha = rr / pq;
-        MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));                /* x += alpha p */
+        if (x == a->x) MPCG_CHECK(ctx, V->axpy_wide(ctx, n, alpha, p, a->x)); /* x += alpha p */
+        else MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));           /* fp32: xw += alpha p */
         MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));               /* r -= alpha q */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new));    /* rr_new = r.r */
         k++;
@@ -170,14 +202,18 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
             reason = MPCG_DIVERGED_NAN;
             break;
         }
-        if (sqrt(rr_new) <= mpcgi_cg_threshold(s, a->bnorm)) {
+        if (sqrt(rr_new) <= tr.threshold) {
+            double rr_old = rr;
             rr = rr_new;
-            MPCG_CHECK(ctx, mpcgi_cg_check_true(s, a, &rr, &last_true, info, &reason));
-            continue; /* converged, stagnant, or restarted from the true residual */
+            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, rr_old, &rr, &beta, &tr, info, &reason));
+            /* converged, stagnant, the fp64 finish, or on from the true residual */
+            if (reason == MPCG_REASON_NONE && !tr.fallback)
+                MPCG_CHECK(ctx, mpcgi_cg_direction(s, beta));
+            continue;
         }
         beta = rr_new / rr;
         rr = rr_new;
         MPCG_CHECK(ctx, V->xpay(ctx, n, r, beta, p));                 /* p = r + beta p */
     }
-    return mpcgi_cg_finish(s, a, rr, k, reason, info);
+    return mpcgi_cg_finish(s, a, rr, k, reason, &tr, info);
 }

@@ -38,7 +38,7 @@ typedef struct window {
 /* ---------------------------------------------------------------- one iteration */
 
 /* The fp32 iteration: q = A p on the fp32 values, p.q, the r update with r.r, the x and p
- * update; four kernels (apply_dot is fp64 only), sums in double. */
+ * update (mixed: x in fp64); four kernels (apply_dot is fp64 only), sums in double. */
 static mpcg_status iteration_f32(mpcg_solver *s, void *stream, int64_t n)
 {
     mpcg_context *ctx = s->ctx;
@@ -47,7 +47,10 @@ static mpcg_status iteration_f32(mpcg_solver *s, void *stream, int64_t n)
     MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP32, p, q));   /* q = A p */
     MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq_f32(stream, n, p, q, f->st, f->partial));    /* pq = p.q */
     MPCG_LAUNCH(ctx, mpcgi_cg_update_r_f32(stream, n, q, r, f->st, f->partial)); /* r, rr */
-    MPCG_LAUNCH(ctx, mpcgi_cg_update_p_f32(stream, n, r, p, f->st)); /* x += a p, p = r + b p */
+    if (s->precision == MPCG_PRECISION_MIXED) /* x (fp64) += a p, p = r + b p */
+        MPCG_LAUNCH(ctx, mpcgi_cg_update_p_f32x64(stream, n, r, p, f->st));
+    else
+        MPCG_LAUNCH(ctx, mpcgi_cg_update_p_f32(stream, n, r, p, f->st)); /* the same on xw */
     return MPCG_SUCCESS;
 }
 
@@ -59,7 +62,7 @@ static mpcg_status iteration(mpcg_solver *s)
     struct mpcgi_cg_fused *f = s->fused;
     void *stream = mpcgi_device_stream(ctx);
     int64_t n = s->A->csr.n;
-    if (s->precision != MPCG_PRECISION_FP64) return iteration_f32(s, stream, n);
+    if (s->work != MPCG_PRECISION_FP64) return iteration_f32(s, stream, n);
     double *p = s->p, *q = s->q, *r = s->r;
     if (f->fused_dot) {
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
@@ -100,21 +103,21 @@ static mpcg_status state_send(mpcg_solver *s)
     return MPCG_SUCCESS;
 }
 
-/* Start a solve: x, rr = r.r, the stop threshold tol ||b||, k = 0, the limit; p = r is in
- * p[0] and beta = 0, so a path that forms r + beta p takes r. */
-static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr)
+/* Start a solve: x, rr = r.r, the first segment's stop threshold, k = 0, the limit; p = r is
+ * in p[0] and beta = 0, so a path that forms r + beta p takes r. */
+static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr, double threshold)
 {
     *s->fused->mirror = (mpcgi_cg_state){.x = a->xw, .rr = rr, .rr_new = rr,
-                                         .threshold = mpcgi_cg_threshold(s, a->bnorm),
-                                         .kmax = a->maxit};
+                                         .threshold = threshold, .kmax = a->maxit};
     return state_send(s);
 }
 
-/* Go on after a residual replacement: rr of the true residual, p[0] = r, beta = 0, running. */
-static mpcg_status state_restart(mpcg_solver *s, double rr)
+mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold)
 {
     mpcgi_cg_state *m = s->fused->mirror;
+    MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, beta)); /* p[0] = r + beta p: the next direction */
     m->rr = rr;
+    m->threshold = threshold;
     m->stop = MPCGI_CG_RUNNING;
     m->beta = 0;
     m->par = 0;
@@ -201,13 +204,14 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     const mpcgi_cg_state *h = s->fused->mirror; /* the device state at the last check */
     window w = {.K = K_FIRST};
     int64_t k = 0;
-    double rr, last_true;
+    double rr, beta;
+    mpcgi_cg_track tr;
     mpcg_reason reason;
 
-    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &last_true, info, &reason)); /* r, rr, p = r */
-    MPCG_CHECK(ctx, state_put(s, a, rr));                                  /* scalars to device */
+    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p = r */
+    MPCG_CHECK(ctx, state_put(s, a, rr, tr.threshold));            /* scalars to device */
     window_note(&w, 0, rr);
-    while (reason == MPCG_REASON_NONE && k < a->maxit) {
+    while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
         MPCG_CHECK(ctx, s->variant->enqueue(s, window_size(s, &w, k, a->maxit))); /* no wait */
         MPCG_CHECK(ctx, state_get(s));                                /* wait; read k, rr, stop */
         if (h->k > k) mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm);
@@ -218,15 +222,17 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
         } else if (h->stop != MPCGI_CG_STOP_CONVERGED) {
             reason = stop_reason(h->stop); /* max_iter, NaN, indefinite, breakdown */
         } else {
-            /* the recurrence reached tol: the true residual decides (solver/cg.c) */
-            MPCG_CHECK(ctx, mpcgi_cg_check_true(s, a, &rr, &last_true, info, &reason));
-            if (reason == MPCG_REASON_NONE) {
-                MPCG_CHECK(ctx, state_restart(s, rr)); /* r, p = b - A x; rr = r.r */
+            /* the recurrence reached the threshold: the true residual decides (solver/cg.c) */
+            double rr_old = h->beta > 0.0 ? h->rr / h->beta : INFINITY; /* r.r before the step */
+            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, rr_old, &rr, &beta, &tr, info, &reason));
+            if (reason == MPCG_REASON_NONE && !tr.fallback) {
+                /* r = b - A x, rr = r.r, p = r + beta p */
+                MPCG_CHECK(ctx, s->variant->resume(s, rr, beta, tr.threshold));
                 window_note(&w, k, rr);
             }
         }
     }
-    return mpcgi_cg_finish(s, a, rr, k, reason, info);
+    return mpcgi_cg_finish(s, a, rr, k, reason, &tr, info);
 }
 
 
@@ -239,7 +245,8 @@ mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
     size_t bytes = sizeof *f->st + MPCGI_CG_BLOCKS * sizeof(double);
     MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, 1, sizeof *f, &f));
     s->fused = f; /* released by the variant's teardown, also on failure below */
-    f->fused_dot = mpcgi_spmv_has_apply_dot(s->plan) && s->precision == MPCG_PRECISION_FP64;
+    f->fused_dot = mpcgi_spmv_has_apply_dot(s->plan) && s->work == MPCG_PRECISION_FP64 &&
+                   s->exact == MPCG_PRECISION_FP64;
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &f->st));
     f->partial = (double *)(f->st + 1);
     MPCG_CUDA(ctx, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
@@ -281,7 +288,7 @@ int mpcgi_cg_gpu_wanted(mpcg_solver *s, int asked, char *why, size_t size)
  * kernels on 4-byte vectors. */
 static double launched_vector_bytes(const mpcg_solver *s)
 {
-    if (s->precision != MPCG_PRECISION_FP64) return 48.0;
+    if (s->work != MPCG_PRECISION_FP64) return s->precision == MPCG_PRECISION_MIXED ? 56.0 : 48.0;
     return mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0;
 }
 
@@ -291,6 +298,7 @@ const mpcgi_cg_variant mpcgi_cg_launched = {
     .setup = mpcgi_cg_fused_setup,
     .run = mpcgi_cg_run_fused,
     .enqueue = launched_enqueue,
+    .resume = mpcgi_cg_fused_resume,
     .vector_bytes = launched_vector_bytes,
     .teardown = mpcgi_cg_fused_teardown,
 };
@@ -304,7 +312,7 @@ static mpcg_status warm_up(mpcg_solver *s)
     MPCG_CHECK(ctx, s->V->zero(ctx, s->A->csr.n, s->p));
     if (f->fused_dot)
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, s->p, s->q, &f->st->pq, NULL));
-    else MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->precision, s->p, s->q));
+    else MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), s->p, s->q));
     return MPCG_SUCCESS;
 }
 
@@ -376,6 +384,7 @@ const mpcgi_cg_variant mpcgi_cg_graph = {
     .refresh = graph_refresh,
     .run = mpcgi_cg_run_fused,
     .enqueue = graph_enqueue,
+    .resume = mpcgi_cg_fused_resume,
     .vector_bytes = launched_vector_bytes,
     .teardown = mpcgi_cg_fused_teardown,
 };

@@ -20,7 +20,7 @@
 static int rows_of(mpcg_solver *s, char *why, size_t size)
 {
     if (!mpcgi_cg_gpu_wanted(s, 0, why, size)) return 0;
-    if (s->precision != MPCG_PRECISION_FP64) {
+    if (s->work != MPCG_PRECISION_FP64) {
         snprintf(why, size, "the persistent loops run fp64 only (fp32: launched or graph)");
         return 0;
     }
@@ -115,6 +115,7 @@ const mpcgi_cg_variant mpcgi_cg_persistent_single = {
     .setup = loop_setup,
     .run = mpcgi_cg_run_fused,
     .enqueue = single_enqueue,
+    .resume = mpcgi_cg_fused_resume, /* fp64 only: beta = 0, p[0] = r */
     .vector_bytes = single_vector_bytes,
     .teardown = mpcgi_cg_fused_teardown,
 };
@@ -125,6 +126,7 @@ const mpcgi_cg_variant mpcgi_cg_persistent_two_barrier = {
     .setup = loop_setup,
     .run = mpcgi_cg_run_fused,
     .enqueue = two_barrier_enqueue,
+    .resume = mpcgi_cg_fused_resume, /* fp64 only: beta = 0, p[0] = r */
     .vector_bytes = two_barrier_vector_bytes,
     .teardown = mpcgi_cg_fused_teardown,
 };

@@ -25,7 +25,7 @@ static mpcg_status host_setup(mpcg_solver *s)
 static double host_vector_bytes(const mpcg_solver *s)
 {
     /* solver/cg.c's traffic comment: 4-byte vectors in fp32 */
-    return s->precision == MPCG_PRECISION_FP64 ? 112.0 : 56.0;
+    return s->work == MPCG_PRECISION_FP64 ? 112.0 : 56.0;
 }
 
 static void host_teardown(mpcg_solver *s) { (void)s; }

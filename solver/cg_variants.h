@@ -35,6 +35,10 @@ typedef struct mpcgi_cg_variant {
     mpcg_status (*run)(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
     /* GPU variants: queue `iters` iterations on the context's stream (no wait) */
     mpcg_status (*enqueue)(mpcg_solver *s, int64_t iters);
+    /* GPU variants: go on after the host replaced the residual at a stop (r = b - A x, rr = r.r):
+     * the next direction is r + beta p_k, p_k the direction of the last iteration (beta = 0:
+     * p = r, a restart), the stop threshold `threshold`; the state running again */
+    mpcg_status (*resume)(mpcg_solver *s, double rr, double beta, double threshold);
     /* vector bytes per row of one iteration beside the matrix (info.bytes_per_iteration) */
     double (*vector_bytes)(const mpcg_solver *s);
     /* release what setup made (accepts a solver without it) */
@@ -50,6 +54,10 @@ extern const mpcgi_cg_variant mpcgi_cg_host, mpcgi_cg_launched, mpcgi_cg_graph,
  * capabilities, set it up, and record it and why in s->variant / s->variant_reason. A variant
  * asked for by name that cannot run: MPCG_ERR_NOT_SUPPORTED naming it and why (no fallback). */
 mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s);
+
+/* The resume of launched and graph (solver/cg_fused.c): p = r + beta p in s->p with V, the
+ * state restarted from p (beta = 0, par = 0: p[0] = s->p for the persistent loops). */
+mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold);
 
 /* Release the chosen variant's setup state (accepts a solver without one). */
 void mpcgi_cg_variant_teardown(mpcg_solver *s);

@@ -31,15 +31,22 @@ static const char usage_text[] =
     "  --info                read and validate A without solving: size, symmetry, diagonal,\n"
     "                        row lengths, each backend's storage (with --json too); exit 0 if\n"
     "                        A is valid, 3 with the parse error if not\n"
-    "solver:\n"
+    "solver:\n";
+
+/* the rest of --help (one string would pass C99's 4095 characters) */
+static const char usage_rest[] =
     "  --tol=T               relative tolerance on the true residual ||b - A x|| / ||b||\n"
     "                        (default 1e-8)\n"
     "  --maxit=N             maximum iterations (default max(100, 10 n))\n"
     "  --spmv=NAME           SpMV backend (default auto; see --list-backends)\n"
-    "  --precision=P         fp64 (default) or fp32: single-precision values and vectors,\n"
-    "                        sums in double, checked with the fp64 true residual (a tol\n"
-    "                        beyond fp32's reach, about 1e-6, ends \"stagnation\" with the\n"
-    "                        residual reached); mixed is not available in this version\n"
+    "  --precision=P         fp64 (default), fp32 or mixed. fp32: single-precision values\n"
+    "                        and vectors, sums in double, checked with the fp64 true\n"
+    "                        residual (a tol beyond fp32's reach, about 1e-6, ends\n"
+    "                        \"stagnation\" with the residual reached). mixed: fp32\n"
+    "                        iterations on hi = (float)a with x in fp64, the residual\n"
+    "                        replaced by the fp64 true residual (hi + lo values) as it\n"
+    "                        falls: fp64's answer; fp64 to the end if fp32 stops improving\n"
+    "                        (-O mixed.strategy=reliable|refinement; docs/precision.md)\n"
     "  --device=D            auto (default: first GPU, else the CPU), cpu, cuda, cuda:N\n"
     "  --threads=N           OpenMP threads of the CPU path, N >= 1 (default: OMP_NUM_THREADS,\n"
     "                        else one per core)\n"
@@ -176,23 +183,25 @@ static int list_backends(void)
 {
     int runs[3];
     solve_precisions(runs);
-    printf("%-12s %-11s %-8s %-13s %s\n", "name", "precisions", "runs on", "deterministic",
+    printf("%-12s %-16s %-8s %-13s %s\n", "name", "precisions", "runs on", "deterministic",
            "description");
     for (int i = 0; i < mpcg_backend_count(); i++) {
         mpcg_backend_info b;
         if (mpcg_backend_get(i, &b) != MPCG_SUCCESS) continue;
-        char prec[16] = "";
+        char prec[24] = "";
         if ((b.caps & MPCG_CAP_FP64) && runs[MPCG_PRECISION_FP64]) strcat(prec, "fp64");
         if ((b.caps & MPCG_CAP_FP32) && runs[MPCG_PRECISION_FP32])
             strcat(prec, *prec ? ",fp32" : "fp32");
-        printf("%-12s %-11s %-8s %-13s %s%s\n", b.name, *prec ? prec : "-",
+        if ((b.caps & MPCG_CAP_MIXED_STORE) && runs[MPCG_PRECISION_MIXED])
+            strcat(prec, *prec ? ",mixed" : "mixed");
+        printf("%-12s %-16s %-8s %-13s %s%s\n", b.name, *prec ? prec : "-",
                b.caps & MPCG_CAP_NEEDS_DEVICE ? "gpu" : "cpu",
                b.caps & MPCG_CAP_DETERMINISTIC ? "yes" : "no", b.description,
                b.caps & MPCG_CAP_CPU_EMULATION ? " (CPU emulation with --device=cpu)" : "");
     }
     const char *on_cpu = mpcg_backend_auto(MPCG_DEVICE_CPU);
     const char *on_gpu = mpcg_backend_auto(MPCG_DEVICE_CUDA);
-    printf("%-12s %-11s %-8s %-13s %s on a GPU, %s on the CPU\n", "auto", "-", "-", "-",
+    printf("%-12s %-16s %-8s %-13s %s on a GPU, %s on the CPU\n", "auto", "-", "-", "-",
            on_gpu ? on_gpu : "none", on_cpu ? on_cpu : "none");
     return EXIT_CONVERGED;
 }
@@ -271,7 +280,7 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
         case O_INFO: o->info = 1; break;
         case O_LIST: return list_backends();
         case O_HELPOPT: return help_options();
-        case 'h': fputs(usage_text, stdout); return EXIT_CONVERGED;
+        case 'h': fputs(usage_text, stdout), fputs(usage_rest, stdout); return EXIT_CONVERGED;
         case 'V': printf("cgsolve (mpcg) %d.%d.%d\n", MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR,
                          MPCG_VERSION_PATCH);
                   return EXIT_CONVERGED;

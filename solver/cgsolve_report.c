@@ -34,8 +34,12 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
     fprintf(f, "matrix      %s: n = %lld, nnz = %lld\n", cgsolve_matrix_label(o),
            (long long)mpcg_matrix_n(A), (long long)mpcg_matrix_nnz(A));
     fprintf(f, "device      %s\n", mpcg_context_device_name(ctx));
-    fprintf(f, "solver      cg, spmv %s, precision %s, tol %.3g\n", info->backend,
-           mpcg_precision_name(info->precision), o->tol);
+    fprintf(f, "solver      cg, spmv %s, precision %s", info->backend,
+           mpcg_precision_name(info->precision));
+    if (info->mixed_strategy[0]) fprintf(f, " (%s)", info->mixed_strategy);
+    fprintf(f, ", tol %.3g\n", o->tol);
+    if (info->storage_fallback[0])
+        fprintf(f, "storage     fp64 values, not the hi/lo halves: %s\n", info->storage_fallback);
     if (o->verbose) /* empty where the library does not say (it chooses at setup) */
         fprintf(f, "variant     %s (%s)\n", info->variant[0] ? info->variant : "unknown",
                 info->variant_reason[0] ? info->variant_reason : "no reason given");
@@ -47,6 +51,11 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
     if (info->residual_replacements)
         fprintf(f, "            (%lld residual replacements)\n",
                (long long)info->residual_replacements);
+    fprintf(f, "products    %lld SpMVs, %lld of them with fp64 values\n", (long long)info->spmvs,
+            (long long)info->spmvs_fp64);
+    if (info->precision_fallback)
+        fprintf(f, "fallback    fp32 stopped improving: fp64 from iteration %lld on\n",
+                (long long)info->fallback_iteration);
     fprintf(f, "time        setup %.6f s, solve %.6f s", info->setup_time_s, info->solve_time_s);
     if (info->iterations > 0)
         fprintf(f, " (%.3f ms/iteration, %.1f GB/s modelled traffic)",
@@ -122,7 +131,20 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     cgsolve_json_num(f, info->true_relres);
     fprintf(f, ", \"recurrence_relres\": ");
     cgsolve_json_num(f, info->recurrence_relres);
-    fprintf(f, ", \"residual_replacements\": %lld},\n", (long long)info->residual_replacements);
+    fprintf(f, ", \"residual_replacements\": %lld, \"spmvs\": %lld, \"spmvs_fp64\": %lld",
+            (long long)info->residual_replacements, (long long)info->spmvs,
+            (long long)info->spmvs_fp64);
+    fprintf(f, ",\n             \"mixed_strategy\": ");
+    if (info->mixed_strategy[0]) cgsolve_json_str(f, info->mixed_strategy);
+    else fputs("null", f);
+    fprintf(f, ", \"precision_fallback\": %s, \"fallback_iteration\": ",
+            info->precision_fallback ? "true" : "false");
+    if (info->precision_fallback) fprintf(f, "%lld", (long long)info->fallback_iteration);
+    else fputs("null", f);
+    fprintf(f, ", \"storage_fallback\": ");
+    if (info->storage_fallback[0]) cgsolve_json_str(f, info->storage_fallback);
+    else fputs("null", f);
+    fprintf(f, "},\n");
     fprintf(f, "  \"time\": {\"setup_s\": ");
     cgsolve_json_num(f, info->setup_time_s);
     fprintf(f, ", \"solve_s\": ");

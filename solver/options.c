@@ -13,6 +13,8 @@
 static const char *const variant_words[] = {
     "auto", "host", "launched", "graph", "persistent-single", "persistent-two-barrier", NULL};
 
+static const char *const strategy_words[] = {"reliable", "refinement", NULL};
+
 static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
     [MPCGI_OPT_CG_VARIANT] = {"cg.variant", MPCGI_OPTION_WORD, 0, 0, 0, 0, 0, variant_words,
                               "how the CG iterations run (docs/solver.md); auto chooses from n "
@@ -28,6 +30,15 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
                                         NULL,
                                         "GPU, persistent-two-barrier: blocks per SM of its "
                                         "cooperative launch (at most what fits)"},
+    [MPCGI_OPT_MIXED_STRATEGY] = {"mixed.strategy", MPCGI_OPTION_WORD, MPCGI_MIXED_RELIABLE, 0,
+                                  0, 0, 0, strategy_words,
+                                  "precision mixed: reliable updates (one fp32 CG, r replaced by "
+                                  "the fp64 true residual as it falls) or iterative refinement "
+                                  "(fp32 CG solves for fp64 corrections); docs/precision.md"},
+    [MPCGI_OPT_MIXED_RELIABLE_DROP] = {"mixed.reliable_drop", MPCGI_OPTION_INT, 10, 2, 1000000,
+                                       0, 0, NULL,
+                                       "mixed.strategy=reliable: the fp64 true residual replaces "
+                                       "r each time r has dropped by this factor"},
 };
 
 const mpcgi_option_table mpcgi_cg_options = {cg_keys, MPCGI_OPT_CG_COUNT};

@@ -13,6 +13,8 @@ enum {
     MPCGI_OPT_CG_CHECK_INTERVAL, /* iterations between host checks on the GPU; 0: adaptive */
     MPCGI_OPT_CG_SMALL_N,        /* largest n of the latency-bound variants under auto */
     MPCGI_OPT_CG_PERSISTENT_BLOCKS, /* blocks per SM of the two-barrier persistent loop */
+    MPCGI_OPT_MIXED_STRATEGY,    /* word: reliable, refinement (solver/cg_mixed.c) */
+    MPCGI_OPT_MIXED_RELIABLE_DROP, /* reliable: residual drop between true residuals */
     MPCGI_OPT_CG_COUNT
 };
 
@@ -25,6 +27,9 @@ enum {
     MPCGI_VARIANT_PERSISTENT_SINGLE,
     MPCGI_VARIANT_PERSISTENT_TWO_BARRIER
 };
+
+/* The words of mixed.strategy, in order. */
+enum { MPCGI_MIXED_RELIABLE, MPCGI_MIXED_REFINEMENT };
 
 extern const mpcgi_option_table mpcgi_cg_options;
 

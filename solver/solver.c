@@ -160,11 +160,16 @@ int64_t mpcgi_solver_check_interval(const mpcg_solver *s)
     return mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_CHECK_INTERVAL]);
 }
 
-/* The value precisions the plan prepares for a solve in precision p: fp32 and mixed iterate on
- * the fp32 values and check the true residual with the fp64 ones (docs/precision.md). */
+/* The value precisions the plan prepares for a solve in precision p: fp32 iterates on the fp32
+ * values and checks the true residual with the fp64 ones; mixed iterates on hi and checks with
+ * hi + lo (the mixed storage, or fp64 values where it falls back; docs/precision.md). */
 static unsigned plan_precisions(mpcg_precision p)
 {
-    return p == MPCG_PRECISION_FP64 ? MPCG_CAP_FP64 : MPCG_CAP_FP64 | MPCG_CAP_FP32;
+    switch (p) {
+    case MPCG_PRECISION_FP32: return MPCG_CAP_FP64 | MPCG_CAP_FP32;
+    case MPCG_PRECISION_MIXED: return MPCG_CAP_FP32 | MPCGI_PREC_MIXED_STORE;
+    default: return MPCG_CAP_FP64;
+    }
 }
 
 static mpcg_status alloc_vec(mpcg_solver *s, size_t bytes, void *pptr)
@@ -174,19 +179,20 @@ static mpcg_status alloc_vec(mpcg_solver *s, size_t bytes, void *pptr)
     return MPCG_SUCCESS;
 }
 
-/* r, p, q of V's type; t of fp64; fp32: the working iterate; the dot workspace. */
+/* r, p, q of V's type (mixed: of fp64, for the fp64 finish); t of fp64; fp32: the working
+ * iterate; the dot workspace of either table. */
 static mpcg_status alloc_work(mpcg_solver *s)
 {
     int64_t n = s->A->csr.n;
-    size_t bytes = (size_t)n * sizeof(double);
-    size_t wbytes = (size_t)n * (s->precision == MPCG_PRECISION_FP64 ? sizeof(double)
-                                                                      : sizeof(float));
+    size_t bytes = (size_t)n * sizeof(double), fbytes = (size_t)n * sizeof(float);
+    size_t wbytes = s->precision == MPCG_PRECISION_FP32 ? fbytes : bytes;
+    size_t ws = s->V->dot_workspace(n), ws64 = s->V64->dot_workspace(n);
     MPCG_CHECK(s->ctx, alloc_vec(s, wbytes, &s->r));
     MPCG_CHECK(s->ctx, alloc_vec(s, wbytes, &s->p));
     MPCG_CHECK(s->ctx, alloc_vec(s, wbytes, &s->q));
     MPCG_CHECK(s->ctx, alloc_vec(s, bytes, &s->t));
-    if (s->precision != MPCG_PRECISION_FP64) MPCG_CHECK(s->ctx, alloc_vec(s, wbytes, &s->xw));
-    MPCG_CHECK(s->ctx, alloc_vec(s, s->V->dot_workspace(n), &s->dot_ws));
+    if (s->precision == MPCG_PRECISION_FP32) MPCG_CHECK(s->ctx, alloc_vec(s, fbytes, &s->xw));
+    MPCG_CHECK(s->ctx, alloc_vec(s, ws > ws64 ? ws : ws64, &s->dot_ws));
     if (s->on_device) {
         MPCG_CHECK(s->ctx, alloc_vec(s, bytes, &s->b_dev));
         MPCG_CHECK(s->ctx, alloc_vec(s, bytes, &s->x_dev));
@@ -203,11 +209,12 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     const struct mpcgi_spmv_ops *ops;
     teardown(s);
     s->on_device = ctx->kind == MPCG_DEVICE_CUDA;
-    s->V = mpcgi_vec_ops_for(ctx->kind, s->precision);
+    s->work = s->precision == MPCG_PRECISION_FP64 ? MPCG_PRECISION_FP64 : MPCG_PRECISION_FP32;
+    s->exact = s->precision == MPCG_PRECISION_MIXED ? MPCG_PRECISION_MIXED : MPCG_PRECISION_FP64;
+    s->V = mpcgi_vec_ops_for(ctx->kind, s->work);
     s->V64 = mpcgi_vec_ops_for(ctx->kind, MPCG_PRECISION_FP64);
     MPCG_ENSURE(ctx, s->V && s->V64, MPCG_ERR_NOT_SUPPORTED,
-                "precision %s is not available in this version: fp64 and fp32 CG solves run (the "
-                "mixed solvers are planned)", mpcg_precision_name(s->precision));
+                "precision %s: no vector kernels for this context", mpcg_precision_name(s->work));
     MPCG_TRY(ctx, st, mpcgi_spmv_lookup(ctx, s->spmv_name, &ops));
     MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, plan_precisions(s->precision),
                                              &s->opts, &s->plan));
@@ -241,6 +248,14 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
     info->setup_time_s = s->setup_time_s;
     snprintf(info->variant, sizeof info->variant, "%s", s->variant->name);
     snprintf(info->variant_reason, sizeof info->variant_reason, "%s", s->variant_reason);
+    info->fallback_iteration = -1;
+    if (s->precision == MPCG_PRECISION_MIXED) {
+        long w = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_STRATEGY]);
+        const char *why = mpcgi_spmv_mixed_fallback(s->plan);
+        snprintf(info->mixed_strategy, sizeof info->mixed_strategy, "%s",
+                 mpcgi_cg_options.keys[MPCGI_OPT_MIXED_STRATEGY].words[w]);
+        snprintf(info->storage_fallback, sizeof info->storage_fallback, "%s", why ? why : "");
+    }
     /* matrix bytes + the variant's vector bytes per row (112 n in solver/cg.c) */
     double vec = s->variant->vector_bytes(s);
     info->bytes_per_iteration = (double)s->plan->sizes.bytes_matrix + vec * (double)s->A->csr.n;
@@ -274,9 +289,17 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
     mpcgi_cg_args a = {.b = b, .x = x, .xw = s->xw ? s->xw : x, .bnorm = bnorm,
                        .x_is_zero = s->guess == MPCG_GUESS_ZERO,
                        .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
+    s->true_residuals = 0;
     if (a.x_is_zero) MPCG_CHECK(ctx, s->V64->zero(ctx, n, x));
     if (a.x_is_zero && s->xw) MPCG_CHECK(ctx, s->V->zero(ctx, n, s->xw));
     MPCG_CHECK(ctx, s->variant->run(s, &a, info));
+    /* the products: one an iteration, and the true residuals (all fp64 in an fp64 solve; in
+     * fp32 and mixed the iterations before an fp64 finish read the fp32 values) */
+    int64_t fp32_its = s->work == MPCG_PRECISION_FP64 ? 0
+                       : info->precision_fallback ? info->fallback_iteration
+                                                  : info->iterations;
+    info->spmvs = info->iterations + s->true_residuals;
+    info->spmvs_fp64 = info->spmvs - fp32_its;
     return MPCG_SUCCESS;
 }
 

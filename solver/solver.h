@@ -36,12 +36,20 @@ struct mpcg_solver {
     uint64_t values_version; /* A->values_version the plan was built or updated for */
     double setup_time_s;     /* of the most recent setup */
     mpcgi_spmv_plan *plan;
-    const mpcgi_vec_ops *V;  /* host or device vector kernels of the solve's precision */
+    mpcg_precision work;     /* what the CG iteration runs in: FP64, or FP32 (fp32 and mixed
+                                solves; a mixed solve's fp64 finish switches to FP64) */
+    mpcg_precision exact;    /* the values of true residuals b - A x: FP64, or MIXED (hi + lo,
+                                mixed solves; also their fp64 finish's products) */
+    const mpcgi_vec_ops *V;  /* host or device vector kernels of `work` */
     const mpcgi_vec_ops *V64; /* the fp64 ones, for b, x and the true residual (V in fp64) */
+    int64_t true_residuals;  /* products with the `exact` values in the running solve */
+    int64_t k_offset;        /* iterations before the running loop (the mixed fp64 finish):
+                                added to the monitor's count */
     int on_device;
-    void *r, *p, *q;         /* work vectors of V's type where V computes */
+    void *r, *p, *q;         /* work vectors of V's type where V computes (mixed: n doubles
+                                each, for the fp64 finish) */
     double *t;               /* fp64 true-residual scratch */
-    void *xw;                /* fp32: the working iterate (fp64: NULL, x itself) */
+    void *xw;                /* fp32: the working iterate (fp64 and mixed: NULL, x itself) */
     double *b_dev, *x_dev;   /* device copies of b and x (device solves only) */
     void *dot_ws;
     struct mpcgi_cg_fused *fused; /* device scalars, pinned mirror, graph (GPU setups only) */
@@ -60,30 +68,64 @@ int64_t mpcgi_solver_check_interval(const mpcg_solver *s);
 typedef struct mpcgi_cg_args {
     const double *b;
     double *x;    /* fp64, the caller's; holds (double)xw after every true-residual check */
-    void *xw;     /* the iterate in V's type: x itself in fp64 */
+    void *xw;     /* fp32: the iterate in V's type; x itself in fp64 and mixed (updated from fp32
+                     vectors by V->axpy_wide) */
     double bnorm; /* ||b||, > 0 */
     int x_is_zero; /* 1: x = 0 on entry (r = b without an SpMV) */
     int64_t maxit; /* resolved iteration limit */
 } mpcgi_cg_args;
 
+/* What one CG run tracks between its true residuals. */
+typedef struct mpcgi_cg_track {
+    double last_true; /* ||b - A x|| of the last true residual (INFINITY before the first) */
+    double threshold; /* the recurrence stops the running segment when sqrt(r.r) <= threshold:
+                         max(tol, eps) ||b||, and in a mixed solve the next update's level */
+    double eta;       /* mixed refinement: the inner solves' relative reduction */
+    int fallback;     /* mixed: fp32 stopped improving, the solve goes on in fp64 */
+} mpcgi_cg_track;
+
 /* The CG iteration (solver/cg.c): fills reason, iterations, residuals of info. */
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
 
 /* The steps solver/cg.c shares with the fused loop, so both stop for the same reasons:
- * start: r = b - A x, rr = r.r, p = r, monitor at 0, tests on the initial residual;
- * check_true: the true-residual test, replacement or stagnation once sqrt(rr) <= tol ||b||;
- * finish: reason (NONE: the limit), residuals and iterations of info; monitor: every K-th. */
-mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, double *last_true,
-                           mpcg_info *info, mpcg_reason *reason);
-mpcg_status mpcgi_cg_check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
-                                double *last_true, mpcg_info *info, mpcg_reason *reason);
+ * start: r = b - A x, rr = r.r, p = r, the track, monitor at 0, tests on the initial residual;
+ * check: once sqrt(rr) <= tr->threshold, the true residual decides: converged, stagnant, the
+ *   mixed fp64 finish (tr->fallback), or go on (reason NONE) with r = b - A x, rr = r.r, the next
+ *   direction r + *beta p (0: p = r, a restart; the caller forms it, mpcgi_cg_direction) and a
+ *   new tr->threshold; rr_old: r.r before the last update (the mixed reliable update's beta);
+ * finish: reason (NONE: the limit), residuals and iterations of info, the mixed fp64 finish;
+ * monitor: every K-th. */
+mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
+                           mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason);
+mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old, double *rr,
+                           double *beta, mpcgi_cg_track *tr, mpcg_info *info,
+                           mpcg_reason *reason);
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
-                            mpcg_reason reason, mpcg_info *info);
+                            mpcg_reason reason, const mpcgi_cg_track *tr, mpcg_info *info);
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres);
-/* The recurrence residual's stop threshold max(tol, eps) ||b||, eps of the solve's precision
- * (solver/cg.c says why); the
- * device stop tests use it too (mpcgi_cg_state.threshold). */
+/* p = r + beta p with V, or p = r for beta = 0. */
+mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta);
+/* The recurrence residual's stop threshold max(tol, eps) ||b||, eps of the iteration's
+ * precision (solver/cg.c says why); the device stop tests use it too
+ * (mpcgi_cg_state.threshold). */
 double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm);
+/* The precision of the loop's products q = A p: FP32, or `exact` when the loop runs in fp64. */
+mpcg_precision mpcgi_cg_apply_precision(const mpcg_solver *s);
+/* r = b - A x with the exact values and ||r|| (fp32 and mixed: x from xw first, see
+ * solver/cg.c); counts the product. */
+mpcg_status mpcgi_cg_true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r,
+                                   double *norm);
+
+/* Mixed precision (solver/cg_mixed.c): the first segment's threshold (tr from the initial
+ * residual rnorm); a segment's end: x += xw, xw = 0, the true residual, the tests and the next
+ * segment (mpcgi_cg_check's contract); the fp64 finish after tr->fallback, from iteration k. */
+void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnorm,
+                       mpcgi_cg_track *tr);
+mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old,
+                               double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
+                               mpcg_reason *reason);
+mpcg_status mpcgi_mixed_finish_fp64(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k,
+                                    mpcg_info *info);
 
 /*
  * The fused CG iteration on the GPU (solver/cg_fused.c; solver/cg_fused_stub.c in CPU-only

@@ -25,11 +25,7 @@ expect() {
 # usage and information
 expect 0 '^usage: cgsolve' -- --help
 expect 0 '^cgsolve \(mpcg\) [0-9]+\.[0-9]+\.[0-9]+$' -- --version
-expect 0 '^cpu +fp64,fp32 +cpu +yes' -- --list-backends
-# only what a solve runs: fp64 and fp32 (mixed solves do not run yet)
-if "$cg" --list-backends | grep -q 'mixed'; then
-    echo "FAIL: --list-backends advertises mixed"; "$cg" --list-backends; fail=1
-fi
+expect 0 '^cpu +fp64,fp32,mixed +cpu +yes' -- --list-backends
 expect 2 'no matrix: give A.mtx or --generate' --
 expect 2 'unknown option --nosuch' -- --nosuch "$data/nos4.mtx"
 expect 2 'option --tol needs a value' -- "$data/nos4.mtx" --tol
@@ -37,9 +33,11 @@ expect 2 '--tol=2: expected a number in \(0, 1\)' -- --tol=2 "$data/nos4.mtx"
 expect 2 '--rhs=zeros: expected ones, random or Aones' -- --rhs=zeros "$data/nos4.mtx"
 expect 2 'give either A.mtx or --generate, not both' -- --generate=poisson2d:4 "$data/nos4.mtx"
 expect 2 '--precision=fp16: expected fp64, fp32 or mixed' -- --precision=fp16 "$data/nos4.mtx"
-# fp32 runs (issue 18); mixed reaches the library, which says it does not run yet (exit 3)
+# fp32 and mixed run (issue 18); mixed reaches fp64's tolerance and says its strategy
 expect 0 'precision fp32' -- --device=cpu --precision=fp32 --tol=1e-5 "$data/nos4.mtx"
-expect 3 'fp64' -- --device=cpu --precision=mixed "$data/nos4.mtx"
+expect 0 'precision mixed \(reliable\)' -- --device=cpu --precision=mixed --tol=1e-10 "$data/nos4.mtx"
+expect 0 'precision mixed \(refinement\)' -- --device=cpu --precision=mixed -O mixed.strategy=refinement "$data/nos4.mtx"
+expect 2 "mixed.strategy" -- --device=cpu --precision=mixed -O mixed.strategy=fast "$data/nos4.mtx"
 expect 0 'precision fp64' -- --device=cpu --precision=fp64 "$data/nos4.mtx"
 
 # solves

@@ -143,31 +143,12 @@ static void check_file(const char *name, const char *path, void *user)
     mpcgi_host_free(b), mpcgi_host_free(x);
 }
 
-/* fp32 runs; mixed stays refused with a message. */
-static void test_mixed_refused(void)
-{
-    mpcg_matrix *A = test_random_spd(cpu, 50, test_seed + 3);
-    mpcg_solver *S = NULL;
-    CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
-    if (!S) return;
-    CHECK_OK(cpu, mpcg_solver_set_precision(S, MPCG_PRECISION_MIXED));
-    CHECK_STATUS(cpu, mpcg_solver_setup(S), MPCG_ERR_NOT_SUPPORTED);
-    CHECK(strstr(mpcg_last_error(cpu), "precision mixed ") &&
-          strstr(mpcg_last_error(cpu), "fp64 and fp32 CG solves run"));
-    mpcg_clear_error(cpu);
-    CHECK_OK(cpu, mpcg_solver_set_precision(S, MPCG_PRECISION_FP32));
-    CHECK_OK(cpu, mpcg_solver_setup(S));
-    mpcg_solver_destroy(S);
-    mpcg_matrix_destroy(A);
-}
-
 int main(void)
 {
     test_init_seed("test_solver_fp32");
     CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
     if (!cpu) return test_finish("test_solver_fp32");
     test_vec_f32();
-    test_mixed_refused();
     if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
     else printf("test_solver_fp32: no usable GPU, the GPU comparisons are skipped\n");
     CHECK(test_each_mtx(check_file, NULL) == 0);

@@ -1,0 +1,116 @@
+/* solver/cg_mixed.c: mixed precision: an fp32 CG brought back to the fp64 true residual as it
+ * falls (reliable updates or iterative refinement), and the fp64 finish */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+
+#include "core/context.h"
+#include "core/error.h"
+#include "core/matrix.h"
+#include "solver/options.h"
+#include "solver/solver.h"
+
+/*
+ * A mixed solve runs the fp32 CG of an fp32 solve (the same variants, kernels and graphs) on the
+ * fp32 values hi, except that x is the fp64 iterate, updated from the fp32 directions (an fp32
+ * iterate's rounding, eps32 kappa relative to the residual, would make every true residual
+ * disagree with the recurrence's). The device stops a segment when the recurrence residual
+ * reaches tr->threshold; mpcgi_mixed_update then forms b - A x with the hi + lo values (fp64
+ * accuracy) and replaces r by it, and the iteration goes on (docs/precision.md):
+ *   reliable    the direction is kept, p = r + beta p with beta = r.r / rr_old (the van der
+ *               Vorst-Ye / QUDA reliable update): one CG, its superlinear convergence intact;
+ *               the next update when the residual has dropped by mixed.reliable_drop;
+ *   refinement  p = r, a restart: each segment is an fp32 CG on A d = r to the relative
+ *               tolerance eta, x += d (iterative refinement); eta starts at INITIAL_ETA and
+ *               rises to what fp32 reached when that is less.
+ * Either way the last segment stops at tol ||b||, and converged means the fp64 true residual is
+ * <= tol ||b||. When a segment improves the true residual by less than PROGRESS (kappa beyond
+ * fp32's reach) the solve goes on in fp64 from x (mpcgi_mixed_finish_fp64).
+ */
+
+/* The true residual must fall at least by this factor from one update to the next. */
+#define PROGRESS 0.5
+/* refinement: the first inner solves' relative tolerance */
+#define INITIAL_ETA 1e-5
+
+static int reliable(const mpcg_solver *s)
+{
+    return mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_STRATEGY]) ==
+           MPCGI_MIXED_RELIABLE;
+}
+
+/* The threshold of the segment that starts from a true residual of norm rnorm. */
+static double next_threshold(const mpcg_solver *s, const mpcgi_cg_args *a, double rnorm,
+                             const mpcgi_cg_track *tr)
+{
+    double final = s->tol * a->bnorm, level;
+    if (reliable(s)) {
+        long drop =
+            mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_RELIABLE_DROP]);
+        level = rnorm / (double)drop;
+    } else {
+        level = tr->eta * rnorm;
+        /* the last inner solve aims below tol, so rounding does not cost another restart */
+        if (level < final) final *= 0.5;
+    }
+    return level > final ? level : final;
+}
+
+void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnorm,
+                       mpcgi_cg_track *tr)
+{
+    tr->last_true = rnorm;
+    tr->eta = INITIAL_ETA;
+    tr->threshold = next_threshold(s, a, rnorm, tr);
+}
+
+mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old,
+                               double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
+                               mpcg_reason *reason)
+{
+    double tnorm, wanted = tr->threshold / tr->last_true;
+    MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
+    *reason = MPCG_REASON_NONE;
+    *beta = 0.0;
+    info->true_relres = tnorm / a->bnorm;
+    if (!isfinite(tnorm)) *reason = MPCG_DIVERGED_NAN;
+    else if (tnorm <= s->tol * a->bnorm) *reason = MPCG_CONVERGED_RTOL;
+    if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
+    double fell = tnorm / tr->last_true;
+    if (fell > PROGRESS) {
+        tr->fallback = 1; /* the caller ends the fp32 loop; mpcgi_cg_finish goes on in fp64 */
+        mpcgi_log(s->ctx, MPCG_LOG_INFO,
+                  "mixed: the true residual fell only by %.3g (to %.3e) since the last update: "
+                  "fp32 stopped improving, the solve goes on in fp64", fell, tnorm / a->bnorm);
+        return MPCG_SUCCESS;
+    }
+    info->residual_replacements++;
+    if (fell > 10.0 * wanted && fell > tr->eta) tr->eta = fell; /* what fp32 reaches here */
+    tr->last_true = tnorm;
+    *rr = tnorm * tnorm;
+    if (reliable(s)) *beta = *rr / rr_old;
+    tr->threshold = next_threshold(s, a, tnorm, tr);
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_mixed_finish_fp64(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k,
+                                    mpcg_info *info)
+{
+    mpcgi_cg_args b = *a;
+    const mpcgi_vec_ops *V = s->V;
+    int64_t updates = info->residual_replacements;
+    b.x_is_zero = 0;
+    b.maxit = a->maxit - k;
+    info->precision_fallback = 1;
+    info->fallback_iteration = k;
+    info->residual_replacements = 0; /* the fp64 loop's own replacement limit */
+    s->work = MPCG_PRECISION_FP64;
+    s->V = s->V64;
+    s->k_offset = k;
+    mpcg_status st = mpcgi_cg_run(s, &b, info); /* the host loop: r, p, q hold n doubles */
+    s->work = MPCG_PRECISION_FP32;
+    s->V = V;
+    s->k_offset = 0;
+    info->iterations += k;
+    info->residual_replacements += updates;
+    return st;
+}
