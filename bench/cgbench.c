@@ -19,8 +19,9 @@
  * three fused kernels, and the unfused loop. */
 #define FUSED_VECTOR_BYTES 88.0
 #define UNFUSED_VECTOR_BYTES 112.0
-/* Precisions a run measures at most (fp64, fp32, mixed), and -O options at most. */
-#define MAX_PRECS 3
+/* Precisions a run measures at most (fp64, fp32, mixed and its strategies), and -O options at
+ * most. */
+#define MAX_PRECS 5
 #define MAX_OPTIONS 16
 /* Rows of the report: every backend at every precision, and the baseline. */
 #define MAX_ROWS (BENCH_MAX_BACKENDS * MAX_PRECS + 1)
@@ -37,7 +38,9 @@ static const char usage_text[] =
     "                      powerlaw:N:DEG, ...: see cgsolve --help)\n"
     "  --spmv=LIST         comma-separated backends (default: every GPU backend)\n"
     "  --precision=LIST    comma-separated precisions of the solves: fp64, fp32, mixed\n"
-    "                      (default fp64); a precision the library refuses is a failed row\n"
+    "                      (the library's default strategy), mixed:reliable,\n"
+    "                      mixed:refinement (default fp64); a precision the library refuses\n"
+    "                      is a failed row\n"
     "  -O KEY=VALUE        an option of every solver (mpcg_solver_set_option; cgsolve\n"
     "                      --help-options lists the keys), repeatable, applied in order\n"
     "  --tol=T             relative tolerance (default 1e-8)\n"
@@ -57,6 +60,7 @@ typedef struct cg_opts {
     double tol;
     long maxit; /* -1: the library's default */
     mpcg_precision precs[MAX_PRECS];
+    const char *strategy[MAX_PRECS]; /* mixed: mixed.strategy of the row, or NULL */
     int nprec;
     const char *opt_key[MAX_OPTIONS], *opt_value[MAX_OPTIONS];
     char opt_text[MAX_OPTIONS][128];
@@ -79,11 +83,15 @@ typedef struct cg_run {
 
 /* ---------------------------------------------------------------- measurements */
 
-/* The roofline fields of r from its matrix bytes and measured time per iteration. */
+/* The roofline fields of r from its matrix bytes and measured time per iteration: fp64 rows
+ * against the fused model (matrix + 88 n), fp32 and mixed ones against their own modelled bytes
+ * per iteration (fp32 values + their vector bytes). */
 static void roofline(bench_record *r, const bench_device *dev)
 {
     double n = (double)r->n, bw = dev->copy_gbs * 1e9;
-    r->roofline_ms = (r->bytes_matrix + FUSED_VECTOR_BYTES * n) / bw * 1e3;
+    r->roofline_ms = strcmp(r->precision, "fp64") == 0
+                         ? (r->bytes_matrix + FUSED_VECTOR_BYTES * n) / bw * 1e3
+                         : r->bytes / bw * 1e3;
     r->roofline_unfused_ms = (r->bytes_matrix + UNFUSED_VECTOR_BYTES * n) / bw * 1e3;
     r->roofline_ratio = r->ms_per_iter / r->roofline_ms;
     r->gbs = r->bytes / (r->ms_per_iter * 1e-3) * 1e-9;
@@ -92,8 +100,9 @@ static void roofline(bench_record *r, const bench_device *dev)
 
 /* Setup, one warm-up solve, o->c.runs timed solves (wall time, median) of one backend. */
 static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spmv_ops *ops,
-                           mpcg_precision prec, bench_record *r)
+                           int p, bench_record *r)
 {
+    mpcg_precision prec = o->precs[p];
     mpcg_context *ctx = run->ctx;
     mpcg_status st = MPCG_SUCCESS;
     mpcg_solver *s = NULL;
@@ -105,6 +114,7 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     MPCG_TRY(ctx, st, mpcg_solver_set_precision(s, prec));
     for (int k = 0; k < o->nopt; k++)
         MPCG_TRY(ctx, st, mpcg_solver_set_option(s, o->opt_key[k], o->opt_value[k]));
+    if (o->strategy[p]) MPCG_TRY(ctx, st, mpcg_solver_set_option(s, "mixed.strategy", o->strategy[p]));
     MPCG_TRY(ctx, st, mpcg_solver_set_tol(s, o->tol));
     if (o->maxit >= 0) MPCG_TRY(ctx, st, mpcg_solver_set_maxit(s, o->maxit));
     double t0 = mpcgi_wtime();
@@ -125,6 +135,13 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     snprintf(r->reason, sizeof r->reason, "%s", mpcg_reason_name(info.reason));
     r->bytes_matrix = (double)s->plan->sizes.bytes_matrix;
     r->bytes = info.bytes_per_iteration; /* the library's model of its loop */
+    r->spmvs = info.spmvs;
+    r->spmvs_fp64 = info.spmvs_fp64;
+    if (prec == MPCG_PRECISION_MIXED) {
+        r->precision_fallback = info.precision_fallback;
+        r->precision = strcmp(info.mixed_strategy, "refinement") == 0 ? "mixed-refinement"
+                                                                      : "mixed-reliable";
+    }
     roofline(r, &run->dev);
 done:
     mpcg_solver_destroy(s);
@@ -192,9 +209,10 @@ static void baseline_row(cg_run *run, const cg_opts *o)
 
 static void print_table(const cg_run *run)
 {
-    printf("| matrix | n | nnz | backend | precision | iterations | result | ms | ms/iter | "
-           "true relres | GB/s | of copy | vs loop | roofline ms/iter | ratio | unfused ms/iter "
-           "|\n|---|--:|--:|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    printf("| matrix | n | nnz | backend | precision | iterations | SpMVs (fp64) | result | ms | "
+           "vs fp64 | ms/iter | true relres | GB/s | of copy | vs loop | roofline ms/iter | ratio "
+           "| unfused ms/iter |\n|---|--:|--:|---|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+           "--:|--:|\n");
     for (int k = 0; k < run->nrows; k++) {
         const bench_record *r = &run->rows[k];
         const char *reason = strncmp(r->reason, "MPCG_", 5) == 0 ? r->reason + 5 : r->reason;
@@ -202,8 +220,11 @@ static void print_table(const cg_run *run)
         printf("| %s | %lld | %lld | %s | %s |", r->matrix, (long long)r->n, (long long)r->nnz,
                r->backend, r->precision);
         bench_print_cells(1, "%.0f", r->iterations >= 0 ? (double)r->iterations : NAN);
-        printf(" %s |", reason);
-        bench_print_cells(9, "%.4g", r->ms, "%.4g", r->ms_per_iter, "%.2e", r->true_relres, "%.1f",
+        if (r->spmvs >= 0) printf(" %lld (%lld) |", (long long)r->spmvs, (long long)r->spmvs_fp64);
+        else printf(" - |");
+        printf(" %s%s |", reason, r->precision_fallback == 1 ? ", fp64 finish" : "");
+        bench_print_cells(10, "%.4g", r->ms, "%.2f", r->speedup_vs_fp64, "%.4g", r->ms_per_iter,
+                          "%.2e", r->true_relres, "%.1f",
                           r->gbs, "%.3f", r->frac_copy, "%.2f", r->speedup_vs_cusparse, "%.4g",
                           r->roofline_ms, "%.2f", r->roofline_ratio, "%.4g",
                           r->roofline_unfused_ms);
@@ -220,8 +241,11 @@ static void print_protocol(const cg_run *run, const cg_opts *o)
            "pointer mode, stops on the recurrence residual or at the iteration count of the "
            "cusparse row; one warm-up run, then %ld timed with CUDA events, median reported\n",
            o->c.runs);
-    printf("roofline: fused (matrix bytes + 88 n) / copy bandwidth per iteration, ratio = "
-           "ms/iter / roofline; unfused model (matrix bytes + 112 n) for reference; GB/s = the "
+    printf("roofline: fp64 rows: fused (matrix bytes + 88 n) / copy bandwidth per iteration; "
+           "fp32 and mixed rows: their modelled bytes per iteration (fp32 values + vectors) / "
+           "copy bandwidth; ratio = ms/iter / roofline (mixed: its fp64 residuals count in "
+           "ms/iter); vs fp64 = time to solution of the backend's fp64 row / the row's; "
+           "unfused model (matrix bytes + 112 n) for reference; GB/s = the "
            "row's modelled bytes per iteration (mpcg: mpcg_info.bytes_per_iteration; "
            "cusparse-loop: matrix + 128 n) / ms per iteration; vs loop = cusparse-loop ms/iter "
            "/ ms/iter\n");
@@ -257,9 +281,10 @@ static void measure_all(cg_run *run, const cg_opts *o)
         for (int p = 0; p < o->nprec; p++) {
             const char *name = run->ops[k]->name, *pn = mpcg_precision_name(o->precs[p]);
             bench_record *r = new_row(run, o, name, o->precs[p]);
-            printf("solving with %s in %s ...\n", name, pn);
+            printf("solving with %s in %s%s%s ...\n", name, pn, o->strategy[p] ? ":" : "",
+                   o->strategy[p] ? o->strategy[p] : "");
             fflush(stdout);
-            if (cg_case(run, o, run->ops[k], o->precs[p], r) != MPCG_SUCCESS) {
+            if (cg_case(run, o, run->ops[k], p, r) != MPCG_SUCCESS) {
                 fprintf(stderr, "cgbench: %s in %s failed: %s\n", name, pn,
                         mpcg_last_error(run->ctx));
                 mpcg_clear_error(run->ctx);
@@ -273,8 +298,15 @@ static void measure_all(cg_run *run, const cg_opts *o)
     double loop = NAN;
     for (int k = 0; k < run->nrows; k++)
         if (strcmp(run->rows[k].backend, "cusparse-loop") == 0) loop = run->rows[k].ms_per_iter;
-    for (int k = 0; k < run->nrows; k++)
-        run->rows[k].speedup_vs_cusparse = loop / run->rows[k].ms_per_iter;
+    for (int k = 0; k < run->nrows; k++) {
+        bench_record *r = &run->rows[k];
+        r->speedup_vs_cusparse = loop / r->ms_per_iter;
+        for (int j = 0; j < run->nrows; j++) /* the same backend's fp64 row */
+            if (strcmp(run->rows[j].backend, r->backend) == 0 &&
+                strcmp(run->rows[j].precision, "fp64") == 0 &&
+                strcmp(run->rows[j].status, "ok") == 0)
+                r->speedup_vs_fp64 = run->rows[j].ms / r->ms;
+    }
 }
 
 /* Open, measure the copy bandwidth, load, measure, print, write the JSON. */
@@ -312,19 +344,25 @@ out:
 /* --precision=LIST: 0, or a usage error's exit status. */
 static int parse_precisions(const char *list, cg_opts *o)
 {
-    char buf[64];
+    char buf[128];
     snprintf(buf, sizeof buf, "%s", list);
     o->nprec = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        mpcg_precision p = strcmp(t, "fp64") == 0   ? MPCG_PRECISION_FP64
-                           : strcmp(t, "fp32") == 0 ? MPCG_PRECISION_FP32
-                           : strcmp(t, "mixed") == 0
-                               ? MPCG_PRECISION_MIXED
-                               : (mpcg_precision)-1;
-        if ((int)p < 0 || o->nprec == MAX_PRECS)
+        static const struct {
+            const char *word, *strategy;
+            mpcg_precision p;
+        } words[] = {{"fp64", NULL, MPCG_PRECISION_FP64},
+                     {"fp32", NULL, MPCG_PRECISION_FP32},
+                     {"mixed", NULL, MPCG_PRECISION_MIXED},
+                     {"mixed:reliable", "reliable", MPCG_PRECISION_MIXED},
+                     {"mixed:refinement", "refinement", MPCG_PRECISION_MIXED}};
+        int w = 0;
+        while (w < 5 && strcmp(t, words[w].word) != 0) w++;
+        if (w == 5 || o->nprec == MAX_PRECS)
             return bench_usage_error(o->c.prog, "--precision: expected a list of fp64, fp32, "
-                                     "mixed, got ", list);
-        o->precs[o->nprec++] = p;
+                                     "mixed, mixed:reliable, mixed:refinement, got ", list);
+        o->strategy[o->nprec] = words[w].strategy;
+        o->precs[o->nprec++] = words[w].p;
     }
     return o->nprec ? 0 : bench_usage_error(o->c.prog, "--precision: empty list", NULL);
 }

@@ -394,6 +394,9 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->first_apply_ms = r->ms_min = r->ms_max = r->roofline_ms = r->roofline_unfused_ms = NAN;
     r->tol = NAN;
     r->iterations = r->rotation = r->maxit = r->runs = -1;
+    r->spmvs = r->spmvs_fp64 = -1;
+    r->speedup_vs_fp64 = NAN;
+    r->precision_fallback = -1;
 }
 
 mpcg_status bench_records_add(mpcg_context *ctx, bench_records *list, const bench_record *r)
@@ -488,6 +491,10 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_int(f, "maxit", r->maxit);
     json_num(f, "tol", r->tol);
     json_int(f, "runs", r->runs);
+    json_int(f, "spmvs", r->spmvs);
+    json_int(f, "spmvs_fp64", r->spmvs_fp64);
+    json_num(f, "speedup_vs_fp64", r->speedup_vs_fp64);
+    json_int(f, "precision_fallback", r->precision_fallback);
     json_str(f, "driver", d->driver);
     fputs("}", f);
 }

@@ -148,7 +148,7 @@ typedef struct bench_record {
     char matrix[256];
     int64_t n, nnz;
     char backend[32];
-    const char *precision; /* "fp64" or "fp32" */
+    const char *precision; /* "fp64", "fp32", "mixed-reliable" or "mixed-refinement" */
     double ms;             /* spmv: per call; cg: time to solution */
     double gbs, frac_copy, speedup_vs_cusparse;
     double ms_per_iter;
@@ -172,6 +172,10 @@ typedef struct bench_record {
     int64_t maxit;              /* cg: the iteration cap */
     double tol;                 /* cg: the tolerance */
     int64_t runs;               /* spmv: calls per group; cg: timed solves */
+    int64_t spmvs, spmvs_fp64;  /* cg: products with A (mpcg_info.spmvs), of them with fp64
+                                   values */
+    double speedup_vs_fp64;     /* cg: time to solution of the same backend in fp64 / this */
+    int precision_fallback;     /* cg: mixed finished in fp64 (1), did not (0); -1: n/a */
 } bench_record;
 
 /* A record of kind with every value "not applicable". */

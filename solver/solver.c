@@ -256,9 +256,12 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
                  mpcgi_cg_options.keys[MPCGI_OPT_MIXED_STRATEGY].words[w]);
         snprintf(info->storage_fallback, sizeof info->storage_fallback, "%s", why ? why : "");
     }
-    /* matrix bytes + the variant's vector bytes per row (112 n in solver/cg.c) */
+    /* matrix bytes (of the fp32 values where the iteration runs in fp32) + the variant's vector
+     * bytes per row (112 n in solver/cg.c) */
     double vec = s->variant->vector_bytes(s);
-    info->bytes_per_iteration = (double)s->plan->sizes.bytes_matrix + vec * (double)s->A->csr.n;
+    size_t mat = s->work == MPCG_PRECISION_FP32 ? s->plan->sizes.bytes_matrix32
+                                                : s->plan->sizes.bytes_matrix;
+    info->bytes_per_iteration = (double)mat + vec * (double)s->A->csr.n;
 }
 
 /* Set up if needed; re-run the numeric setup after new matrix values. */

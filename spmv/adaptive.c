@@ -68,6 +68,7 @@ static mpcg_status adaptive_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
         MPCG_TRY(ctx, st, mpcgi_adaptive_host_binning(ctx, p));
     }
     sizes->bytes_matrix = mpcgi_adaptive_bytes_matrix(p);
+    sizes->bytes_matrix32 = mpcgi_adaptive_bytes_matrix32(p);
     sizes->bytes_workspace = 0; /* device plans: set at upload */
     sizes->padding_ratio = 1.0;
     *impl = p;
@@ -171,6 +172,7 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     L->long_start = p->d.long_start;
     L->counters = p->d.counters;
     sizes->bytes_matrix = mpcgi_adaptive_bytes_matrix(p);
+    sizes->bytes_matrix32 = mpcgi_adaptive_bytes_matrix32(p);
     sizes->bytes_workspace = (size_t)mpcgi_adaptive_ws_doubles(L) * sizeof(double);
     log_plan(ctx, p);
     return MPCG_SUCCESS;

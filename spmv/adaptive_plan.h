@@ -143,6 +143,8 @@ void mpcgi_adaptive_plan_layout(adaptive_plan *p, const int64_t *counts, int64_t
 void mpcgi_adaptive_fp32_launch(const adaptive_plan *p, mpcgi_adaptive_launch *out);
 int64_t mpcgi_adaptive_list_length(const mpcgi_adaptive_launch *L);
 size_t mpcgi_adaptive_bytes_matrix(const adaptive_plan *p);
+/* The same of its fp32 SpMV (the fp32 values, hi); 0 without them. */
+size_t mpcgi_adaptive_bytes_matrix32(const adaptive_plan *p);
 
 /* adaptive_binning.c */
 mpcg_status mpcgi_adaptive_host_binning(mpcg_context *ctx, adaptive_plan *p);

@@ -285,11 +285,11 @@ int64_t mpcgi_adaptive_list_length(const mpcgi_adaptive_launch *L)
 }
 
 /* Bytes one SpMV reads of the matrix: values and columns, row pointers, and off the uniform
- * path the row list and the long rows' chunk offsets. */
-size_t mpcgi_adaptive_bytes_matrix(const adaptive_plan *p)
+ * path the row list and the long rows' chunk offsets; vsize: bytes of a value (fp64, hi + lo,
+ * or the fp32 value alone). */
+static size_t bytes_matrix_of(const adaptive_plan *p, size_t vsize)
 {
     size_t n = (size_t)p->A->n;
-    size_t vsize = p->use64 || p->mixed ? sizeof(double) : sizeof(float); /* mixed: hi + lo */
     size_t isize = p->d.col16 ? sizeof(int16_t) : sizeof(int32_t);
     if (p->L.path == MPCGI_ADAPTIVE_TILES) /* slots (value, column, row), long rows, tiles */
         return (size_t)p->t.n_slots * (vsize + 6) + (size_t)p->st.long_nnz * (vsize + 4) +
@@ -298,4 +298,14 @@ size_t mpcgi_adaptive_bytes_matrix(const adaptive_plan *p)
     if (p->L.path != MPCGI_ADAPTIVE_UNIFORM)
         b += (size_t)mpcgi_adaptive_list_length(&p->L) * 4 + ((size_t)p->L.n_long + 1) * 4;
     return b;
+}
+
+size_t mpcgi_adaptive_bytes_matrix(const adaptive_plan *p)
+{
+    return bytes_matrix_of(p, p->use64 || p->mixed ? sizeof(double) /* hi + lo */ : sizeof(float));
+}
+
+size_t mpcgi_adaptive_bytes_matrix32(const adaptive_plan *p)
+{
+    return p->use32 ? bytes_matrix_of(p, sizeof(float)) : 0;
 }

@@ -22,6 +22,9 @@ static mpcg_status cpu_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned p
     size_t vsize = precisions & (MPCG_CAP_FP64 | MPCGI_PREC_MIXED_STORE) ? sizeof(double)
                                                                          : sizeof(float);
     sizes->bytes_matrix = (size_t)A->nnz * (vsize + 4) + ((size_t)A->n + 1) * 8;
+    sizes->bytes_matrix32 = precisions & (MPCG_CAP_FP32 | MPCGI_PREC_MIXED_STORE)
+                                ? (size_t)A->nnz * (sizeof(float) + 4) + ((size_t)A->n + 1) * 8
+                                : 0;
     sizes->bytes_workspace = 0;
     sizes->padding_ratio = 1.0;
     *impl = (void *)A;

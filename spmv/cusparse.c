@@ -110,6 +110,9 @@ static mpcg_status cusparse_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
             p->max_len = A->row_ptr[i + 1] - A->row_ptr[i];
     size_t val_size = p->sides[0].used || p->mixed ? sizeof(double) : sizeof(float);
     sizes->bytes_matrix = (size_t)A->nnz * (val_size + 4) + ((size_t)A->n + 1) * 4;
+    sizes->bytes_matrix32 = p->sides[1].used || p->mixed
+                                ? (size_t)A->nnz * (sizeof(float) + 4) + ((size_t)A->n + 1) * 4
+                                : 0;
     sizes->bytes_workspace = 0; /* known at upload (cusparseSpMV_bufferSize) */
     sizes->padding_ratio = 1.0;
     *impl = p;

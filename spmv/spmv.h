@@ -30,7 +30,9 @@
 
 /* What a backend's layout costs, reported by analyze. */
 typedef struct mpcgi_spmv_sizes {
-    size_t bytes_matrix;    /* bytes one SpMV reads of the matrix (per precision in use) */
+    size_t bytes_matrix;    /* bytes one SpMV reads of the matrix (per precision in use: the
+                               fp64 values, or hi + lo, where the plan has them) */
+    size_t bytes_matrix32;  /* bytes one fp32 SpMV reads (the fp32 values, hi); 0 without */
     size_t bytes_workspace; /* workspace apply needs (allocated once by the dispatcher) */
     double padding_ratio;   /* stored entries / nnz (1 for CSR) */
 } mpcgi_spmv_sizes;
