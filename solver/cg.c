@@ -141,7 +141,7 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
     MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr));       /* rr = r.r */
     MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
     if (mixed) mpcgi_mixed_begin(s, a, tnorm, tr);
-    mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
+    if (!s->continuing) mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
     if (!isfinite(*rr)) {
         *reason = MPCG_DIVERGED_NAN;
     } else if (sqrt(*rr) <= mpcgi_cg_threshold(s, a->bnorm)) {
@@ -153,9 +153,15 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
 
 /* The end of every CG run: reason (NONE: the limit was reached), residuals and count. */
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
-                            mpcg_reason reason, const mpcgi_cg_track *tr, mpcg_info *info)
+                            mpcg_reason reason, mpcgi_cg_track *tr, mpcg_info *info)
 {
     double tnorm;
+    if (mpcgi_mixed_stop_to_fp64(s, reason)) {
+        mpcgi_log(s->ctx, MPCG_LOG_INFO, "mixed: the fp32 iteration stopped (%s) at iteration "
+                  "%lld: the solve goes on in fp64", mpcg_reason_string(reason), (long long)k);
+        reason = MPCG_REASON_NONE;
+        tr->fallback = 1;
+    }
     if (tr->fallback && reason == MPCG_REASON_NONE && k < a->maxit)
         return mpcgi_mixed_finish_fp64(s, a, k, info); /* fp32 stopped improving */
     if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;

@@ -23,8 +23,10 @@
  *               tolerance eta, x += d (iterative refinement); eta starts at INITIAL_ETA and
  *               rises to what fp32 reached when that is less.
  * Either way the last segment stops at tol ||b||, and converged means the fp64 true residual is
- * <= tol ||b||. When a segment improves the true residual by less than PROGRESS (kappa beyond
- * fp32's reach) the solve goes on in fp64 from x (mpcgi_mixed_finish_fp64).
+ * <= tol ||b||. The solve goes on in fp64 from x (mpcgi_mixed_finish_fp64) when a segment
+ * improves the true residual by less than PROGRESS (kappa beyond fp32's reach), when the fp32
+ * iteration breaks down (p.q <= 0 or not finite: the fp32 values may make an SPD matrix
+ * singular or indefinite), and from the start when the matrix is held in fp64 values.
  */
 
 /* The true residual must fall at least by this factor from one update to the next. */
@@ -61,6 +63,16 @@ void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnor
     tr->last_true = rnorm;
     tr->eta = INITIAL_ETA;
     tr->threshold = next_threshold(s, a, rnorm, tr);
+    /* fp64 storage (a value beyond fp32's range, ...): the fp32 values cannot iterate, the
+     * whole solve runs in fp64 (info.storage_fallback says why) */
+    if (mpcgi_spmv_mixed_fallback(s->plan)) tr->fallback = 1;
+}
+
+int mpcgi_mixed_stop_to_fp64(const mpcg_solver *s, mpcg_reason reason)
+{
+    return s->precision == MPCG_PRECISION_MIXED && s->work == MPCG_PRECISION_FP32 &&
+           (reason == MPCG_DIVERGED_NAN || reason == MPCG_DIVERGED_INDEFINITE_MATRIX ||
+            reason == MPCG_DIVERGED_BREAKDOWN);
 }
 
 mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old,
@@ -106,10 +118,12 @@ mpcg_status mpcgi_mixed_finish_fp64(mpcg_solver *s, const mpcgi_cg_args *a, int6
     s->work = MPCG_PRECISION_FP64;
     s->V = s->V64;
     s->k_offset = k;
+    s->continuing = 1; /* the monitor saw iteration k already */
     mpcg_status st = mpcgi_cg_run(s, &b, info); /* the host loop: r, p, q hold n doubles */
     s->work = MPCG_PRECISION_FP32;
     s->V = V;
     s->k_offset = 0;
+    s->continuing = 0;
     info->iterations += k;
     info->residual_replacements += updates;
     return st;

@@ -35,7 +35,7 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
                                   "precision mixed: reliable updates (one fp32 CG, r replaced by "
                                   "the fp64 true residual as it falls) or iterative refinement "
                                   "(fp32 CG solves for fp64 corrections); docs/precision.md"},
-    [MPCGI_OPT_MIXED_RELIABLE_DROP] = {"mixed.reliable_drop", MPCGI_OPTION_INT, 10, 2, 1000000,
+    [MPCGI_OPT_MIXED_RELIABLE_DROP] = {"mixed.reliable_drop", MPCGI_OPTION_INT, 100, 2, 1000000,
                                        0, 0, NULL,
                                        "mixed.strategy=reliable: the fp64 true residual replaces "
                                        "r each time r has dropped by this factor"},

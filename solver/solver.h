@@ -45,6 +45,7 @@ struct mpcg_solver {
     int64_t true_residuals;  /* products with the `exact` values in the running solve */
     int64_t k_offset;        /* iterations before the running loop (the mixed fp64 finish):
                                 added to the monitor's count */
+    int continuing;          /* the running loop continues another (no monitor call at 0) */
     int on_device;
     void *r, *p, *q;         /* work vectors of V's type where V computes (mixed: n doubles
                                 each, for the fp64 finish) */
@@ -101,7 +102,7 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old
                            double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                            mpcg_reason *reason);
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
-                            mpcg_reason reason, const mpcgi_cg_track *tr, mpcg_info *info);
+                            mpcg_reason reason, mpcgi_cg_track *tr, mpcg_info *info);
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres);
 /* p = r + beta p with V, or p = r for beta = 0. */
 mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta);
@@ -126,6 +127,9 @@ mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr
                                mpcg_reason *reason);
 mpcg_status mpcgi_mixed_finish_fp64(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k,
                                     mpcg_info *info);
+/* 1 if a stop of the fp32 iteration of a mixed solve for `reason` (NaN, indefinite, breakdown)
+ * goes on in fp64 instead of ending the solve. */
+int mpcgi_mixed_stop_to_fp64(const mpcg_solver *s, mpcg_reason reason);
 
 /*
  * The fused CG iteration on the GPU (solver/cg_fused.c; solver/cg_fused_stub.c in CPU-only

@@ -80,7 +80,7 @@ mpcg_status mpcgi_adaptive_host_binning(mpcg_context *ctx, adaptive_plan *p)
     int64_t counts[MPCGI_ADAPTIVE_QUANTITIES], max_len;
     host_counts(A, p->par.bin, counts, &max_len);
     p->st.wide = host_wide(A);
-    if (mpcgi_adaptive_want_tiles(&p->par, p->st.wide, A->nnz, max_len)) { /* its long rows */
+    if (mpcgi_adaptive_want_tiles(p, max_len)) { /* its long rows */
         MPCG_CHECK(ctx, mpcgi_adaptive_tiling_start(ctx, p, DEFAULT_TILE_WAVE));
         host_counts(A, p->par.bin, counts, &max_len);
     }
@@ -146,8 +146,7 @@ static mpcg_status device_count(mpcg_context *ctx, adaptive_plan *p, binning_scr
                                           MPCGI_D2H));
         if (pass == 1) break;
         p->st.wide = b->totals[MPCGI_ADAPTIVE_QUANTITIES + 1] > n / 4; /* 0 or above INT16_MAX */
-        if (!mpcgi_adaptive_want_tiles(&p->par, p->st.wide, p->A->nnz,
-                                       b->totals[MPCGI_ADAPTIVE_QUANTITIES]))
+        if (!mpcgi_adaptive_want_tiles(p, b->totals[MPCGI_ADAPTIVE_QUANTITIES]))
             break;
         MPCG_CHECK(ctx, mpcgi_adaptive_tiling_start(ctx, p,
                                                     mpcgi_gpu_of(ctx)->props.multiProcessorCount));

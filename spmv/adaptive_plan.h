@@ -137,7 +137,9 @@ typedef struct adaptive_plan {
 /* The knobs from opts (NULL: defaults); the chunk-and-block check fails here, naming both keys. */
 mpcg_status mpcgi_adaptive_params(const mpcg_context *ctx, const mpcgi_options *opts,
                                   int64_t nnz, adaptive_params *par);
-int mpcgi_adaptive_want_tiles(const adaptive_params *par, int wide, int64_t nnz, int64_t max_len);
+/* 1 if the plan takes the tiles path (adaptive.mode=tiles, or auto's rule; never for a mixed
+ * plan under auto: the tiles path has no mixed apply). p->st.wide must be known. */
+int mpcgi_adaptive_want_tiles(const adaptive_plan *p, int64_t max_len);
 /* The path, then the virtual blocks of one SpMV. counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
 void mpcgi_adaptive_plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len);
 void mpcgi_adaptive_fp32_launch(const adaptive_plan *p, mpcgi_adaptive_launch *out);

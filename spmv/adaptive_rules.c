@@ -148,11 +148,13 @@ static int rows_per_group(const adaptive_params *par, int64_t n, int nt, int wid
 /* Whether a plan takes the tiles path: asked for, or by the tuned rule on wide plans (random
  * gathers, where the tiles ran faster than split: docs/backends.md) of TILE_MIN_NNZ nonzeros or
  * more whose longest row is at most TILE_MAX_LEN. */
-int mpcgi_adaptive_want_tiles(const adaptive_params *par, int wide, int64_t nnz, int64_t max_len)
+int mpcgi_adaptive_want_tiles(const adaptive_plan *p, int64_t max_len)
 {
+    const adaptive_params *par = &p->par;
     if (par->mode == MODE_TILES) return 1;
-    return par->mode == MODE_AUTO && par->rule == RULE_TUNED && wide && nnz >= TILE_MIN_NNZ &&
-           max_len <= TILE_MAX_LEN;
+    /* the tiles path has no mixed apply: a mixed plan under auto takes the binned paths */
+    return par->mode == MODE_AUTO && par->rule == RULE_TUNED && !p->mixed && p->st.wide &&
+           p->A->nnz >= TILE_MIN_NNZ && max_len <= TILE_MAX_LEN;
 }
 
 /* The tuned rule's split-or-binned test: split unless its tail is long for the SpMV's size. The
@@ -249,7 +251,7 @@ void mpcgi_adaptive_plan_layout(adaptive_plan *p, const int64_t *counts, int64_t
     L->chunk = par->bin.chunk;
     L->grid = par->grid;
     L->stream_loads = par->stream_loads;
-    L->path = mpcgi_adaptive_want_tiles(par, p->st.wide, p->A->nnz, max_len)
+    L->path = mpcgi_adaptive_want_tiles(p, max_len)
                   ? MPCGI_ADAPTIVE_TILES
                   : choose_path(par, n, p->A->nnz, counts, max_len, &L->nt);
     if (L->path == MPCGI_ADAPTIVE_TILES) L->nt = 0;
