@@ -38,6 +38,10 @@ test_test_solver_cg_LDADD = $(TEST_LDADD)
 MPCG_C_TESTS += test/test_solver_fp32
 test_test_solver_fp32_SOURCES = test/test_solver_fp32.c
 test_test_solver_fp32_LDADD = $(TEST_LDADD)
+# precision mixed on the CPU; its GPU comparisons skip without a GPU
+MPCG_C_TESTS += test/test_solver_mixed
+test_test_solver_mixed_SOURCES = test/test_solver_mixed.c
+test_test_solver_mixed_LDADD = $(TEST_LDADD)
 test_test_io_mm_SOURCES = test/test_io_mm.c
 test_test_io_mm_LDADD = $(TEST_LDADD)
 test_test_io_num_SOURCES = test/test_io_num.c
