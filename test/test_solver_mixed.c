@@ -14,19 +14,6 @@ static mpcg_context *cpu, *gpu;
 
 static const char *const strategies[] = {"reliable", "refinement"};
 
-/* What the feature promises but the library does not do yet (reported with this test, for a
- * fix in the library): printed as KNOWN BUG, a failure only with MPCG_TEST_KNOWN_BUGS=1, so
- * that the check can fail and stays in place for the fix. */
-static int known_bugs_fail;
-#define CHECK_KNOWN_BUG(cond)                                                            \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            printf("%s:%d: KNOWN BUG: %s%s\n", __FILE__, __LINE__, #cond,                \
-                   known_bugs_fail ? "" : " (MPCG_TEST_KNOWN_BUGS=1 fails on it)");      \
-            if (known_bugs_fail) test_failures++;                                        \
-        }                                                                                \
-    } while (0)
-
 /* One solve's settings: precision, mixed.strategy (NULL: default), cg.variant (NULL: auto),
  * mixed.reliable_drop (0: default), tol, maxit (0: default), the monitor (NULL: none). */
 typedef struct {
@@ -256,7 +243,7 @@ static mpcg_info monitored(const char *name, mpcg_matrix *A, const char *strateg
     CHECK(m.next == in.iterations + 1);
     /* an fp64 finish calls the monitor at its first iteration again (solver/cg_mixed.c's
      * mpcgi_cg_run from iteration k reports k a second time from mpcgi_cg_start) */
-    if (in.precision_fallback) CHECK_KNOWN_BUG(m.out_of_order == 0 && m.calls == in.iterations + 1);
+    if (in.precision_fallback) CHECK(m.out_of_order == 0 && m.calls == in.iterations + 1);
     else CHECK(m.out_of_order == 0 && m.calls == in.iterations + 1);
     check_mixed_info(&in, strategy);
     /* honest: converged only with a true residual <= tol, also recomputed */
@@ -344,11 +331,11 @@ static void test_storage_fallback(void)
             CHECK(t == 2 ? in.storage_fallback[0] == 0
                          : strlen(in.storage_fallback) > 0 &&
                                strstr(in.storage_fallback, "range") != NULL);
-            /* honest whatever the end; beyond fp32's range the fp32 iteration still runs on
-             * hi = (float)a = inf and ends NaN at iteration 0 instead of solving */
-            CHECK(!in.converged || (in.true_relres <= 1e-10 && test_residual_ok(&A->csr, b, x, 1e-10)));
-            if (t == 2) CHECK(in.converged && in.true_relres <= 1e-10);
-            else CHECK_KNOWN_BUG(in.converged && in.true_relres <= 1e-10);
+            /* fp64 storage: the whole solve runs in fp64 (fallback from iteration 0) */
+            CHECK(in.converged && in.true_relres <= 1e-10 &&
+                  test_residual_ok(&A->csr, b, x, 1e-10));
+            CHECK(t == 2 ? !in.precision_fallback
+                         : in.precision_fallback && in.fallback_iteration == 0);
         }
         mpcg_matrix_destroy(A);
     }
@@ -473,7 +460,6 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
 int main(void)
 {
     test_init_seed("test_solver_mixed");
-    known_bugs_fail = getenv("MPCG_TEST_KNOWN_BUGS") && atoi(getenv("MPCG_TEST_KNOWN_BUGS"));
     CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
     if (!cpu) return test_finish("test_solver_mixed");
     if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
