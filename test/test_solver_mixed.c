@@ -446,8 +446,8 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
             CHECK(gi.reason == ci[s].reason);
             CHECK(test_iterations_close(name, gi.iterations, ci[s].iterations));
             CHECK(gi.reason != MPCG_CONVERGED_RTOL || gi.true_relres <= tol);
-            CHECK(test_close(gi.true_relres, rel, 1e-6, 1e-14));
-            CHECK(strncmp(gi.variant, "persistent", 10) != 0);
+            /* hi + lo hold about 48 bits: the rounding bound of check_mixed */
+            CHECK(fabs(rel - gi.true_relres) <= 1e-6 * rel + 16 * DBL_EPSILON * scale);
             if (v != 1 && v != 2) continue;
             mpcg_info g2 = solve(gpu, G, &o, b, x2);
             CHECK(g2.iterations == gi.iterations && memcmp(x, x2, (size_t)n * sizeof *x) == 0);
