@@ -17,9 +17,8 @@ struct mpcgi_cg_fused {
     int fused_dot;          /* the backend has apply_dot */
     cudaGraphExec_t graph;  /* graph: graph_iters iterations, or NULL */
     int64_t graph_iters;
-    void *rws;              /* persistent loops: 8 n values (the vectors' type) of records,
-                               then p2 (n) */
-    void *p2;               /* the two-barrier loop's second direction buffer */
+    double *rws;            /* persistent loops: 8 n doubles of records, then p2 (n) */
+    double *p2;             /* the two-barrier loop's second direction buffer */
 };
 
 struct mpcg_solver;
