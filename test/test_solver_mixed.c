@@ -428,6 +428,7 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
     static const char *const variants[] = {"host", "launched", "graph", NULL};
     int64_t n = mpcg_matrix_n(A);
     double *x = NULL, *x2 = NULL, scale;
+    int64_t host_it = -1;
     mpcg_matrix *G = NULL;
     CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, sizeof *x, &x));
     CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, sizeof *x2, &x2));
@@ -444,7 +445,13 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
             report(name, what, &gi, rel);
             check_mixed_info(&gi, strategies[s]);
             CHECK(gi.reason == ci[s].reason);
-            CHECK(test_iterations_close(name, gi.iterations, ci[s].iterations));
+            /* refinement's restarts are discrete decisions: where fp32 barely reaches (bcsstk05,
+             * kappa eps32 about 1) another summation order can take another outer step (H200:
+             * 565 GPU against 649 CPU iterations); the GPU variants agree among themselves */
+            if (v == 0) host_it = gi.iterations;
+            CHECK(gi.iterations == host_it);
+            CHECK(s == 1 ? llabs(gi.iterations - ci[s].iterations) <= ci[s].iterations / 5
+                         : test_iterations_close(name, gi.iterations, ci[s].iterations));
             CHECK(gi.reason != MPCG_CONVERGED_RTOL || gi.true_relres <= tol);
             /* hi + lo hold about 48 bits: the rounding bound of check_mixed */
             CHECK(fabs(rel - gi.true_relres) <= 1e-6 * rel + 16 * DBL_EPSILON * scale);
