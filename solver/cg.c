@@ -115,7 +115,7 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old
                            double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                            mpcg_reason *reason)
 {
-    if (s->precision == MPCG_PRECISION_MIXED && s->work != MPCG_PRECISION_FP64)
+    if (mpcgi_mixed_iterating(s))
         return mpcgi_mixed_update(s, a, rr_old, rr, beta, tr, info, reason);
     return check_true(s, a, rr, beta, tr, info, reason);
 }
@@ -129,7 +129,7 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
     const mpcgi_vec_ops *V = s->V;
     int64_t n = s->A->csr.n;
     double tnorm = a->bnorm, beta;
-    const int mixed = s->precision == MPCG_PRECISION_MIXED && s->work != MPCG_PRECISION_FP64;
+    const int mixed = mpcgi_mixed_iterating(s);
     *reason = MPCG_REASON_NONE;
     *tr = (mpcgi_cg_track){.last_true = INFINITY, .threshold = mpcgi_cg_threshold(s, a->bnorm)};
     if (a->x_is_zero) {

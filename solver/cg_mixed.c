@@ -68,9 +68,14 @@ void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnor
     if (mpcgi_spmv_mixed_fallback(s->plan)) tr->fallback = 1;
 }
 
+int mpcgi_mixed_iterating(const mpcg_solver *s)
+{
+    return s->precision == MPCG_PRECISION_MIXED && s->work == MPCG_PRECISION_FP32;
+}
+
 int mpcgi_mixed_stop_to_fp64(const mpcg_solver *s, mpcg_reason reason)
 {
-    return s->precision == MPCG_PRECISION_MIXED && s->work == MPCG_PRECISION_FP32 &&
+    return mpcgi_mixed_iterating(s) &&
            (reason == MPCG_DIVERGED_NAN || reason == MPCG_DIVERGED_INDEFINITE_MATRIX ||
             reason == MPCG_DIVERGED_BREAKDOWN);
 }

@@ -127,6 +127,8 @@ mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr
                                mpcg_reason *reason);
 mpcg_status mpcgi_mixed_finish_fp64(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k,
                                     mpcg_info *info);
+/* 1 while a mixed solve runs its fp32 iteration (not its fp64 finish). */
+int mpcgi_mixed_iterating(const mpcg_solver *s);
 /* 1 if a stop of the fp32 iteration of a mixed solve for `reason` (NaN, indefinite, breakdown)
  * goes on in fp64 instead of ending the solve. */
 int mpcgi_mixed_stop_to_fp64(const mpcg_solver *s, mpcg_reason reason);
