@@ -179,6 +179,8 @@ typedef struct mpcg_info {
     int64_t fallback_iteration; /**< the iteration where the fp64 finish began (-1: none) */
     char storage_fallback[160]; /**< mixed: why the matrix is held in fp64 values instead of the
                                      hi/lo halves (a value beyond fp32's range, ...); "" if not */
+    int64_t mixed_head_iterations; /**< mixed: the first iterations, run in fp64 until the
+                                        residual fell to tol 10^D (option mixed.fp64_head) */
 } mpcg_info;
 
 /** Description of an option key (mpcg_option_get), for listings such as --help-options. */

@@ -111,10 +111,11 @@ static mpcg_status check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old, double *rr,
-                           double *beta, mpcgi_cg_track *tr, mpcg_info *info,
+mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double rr_old,
+                           double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                            mpcg_reason *reason)
 {
+    if (tr->head) return mpcgi_mixed_head_end(s, a, k, rr_old, rr, beta, tr, info, reason);
     if (mpcgi_mixed_iterating(s))
         return mpcgi_mixed_update(s, a, rr_old, rr, beta, tr, info, reason);
     return check_true(s, a, rr, beta, tr, info, reason);
@@ -126,12 +127,13 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
                            mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason)
 {
     mpcg_context *ctx = s->ctx;
-    const mpcgi_vec_ops *V = s->V;
     int64_t n = s->A->csr.n;
     double tnorm = a->bnorm, beta;
-    const int mixed = mpcgi_mixed_iterating(s);
     *reason = MPCG_REASON_NONE;
     *tr = (mpcgi_cg_track){.last_true = INFINITY, .threshold = mpcgi_cg_threshold(s, a->bnorm)};
+    const int head = mpcgi_mixed_head_begin(s, a, tr); /* mixed: fp64 first */
+    const int mixed = mpcgi_mixed_iterating(s);
+    const mpcgi_vec_ops *V = s->V;
     if (a->x_is_zero) {
         MPCG_CHECK(ctx, V->demote(ctx, n, a->b, s->r));                      /* r = b */
     } else {
@@ -144,8 +146,8 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
     if (!s->continuing) mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
     if (!isfinite(*rr)) {
         *reason = MPCG_DIVERGED_NAN;
-    } else if (sqrt(*rr) <= mpcgi_cg_threshold(s, a->bnorm)) {
-        MPCG_CHECK(ctx, mpcgi_cg_check(s, a, *rr, rr, &beta, tr, info, reason));
+    } else if (sqrt(*rr) <= (head ? tr->threshold : mpcgi_cg_threshold(s, a->bnorm))) {
+        MPCG_CHECK(ctx, mpcgi_cg_check(s, a, 0, *rr, rr, &beta, tr, info, reason));
         if (*reason == MPCG_REASON_NONE && !tr->fallback) MPCG_CHECK(ctx, mpcgi_cg_direction(s, 0));
     }
     return MPCG_SUCCESS;
@@ -156,6 +158,7 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
                             mpcg_reason reason, mpcgi_cg_track *tr, mpcg_info *info)
 {
     double tnorm;
+    if (tr->head) info->mixed_head_iterations = k; /* ended in the fp64 head */
     if (mpcgi_mixed_stop_to_fp64(s, reason)) {
         mpcgi_log(s->ctx, MPCG_LOG_INFO, "mixed: the fp32 iteration stopped (%s) at iteration "
                   "%lld: the solve goes on in fp64", mpcg_reason_string(reason), (long long)k);
@@ -184,16 +187,18 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
     mpcg_context *ctx = s->ctx;
-    const mpcgi_vec_ops *V = s->V;
+    const mpcgi_vec_ops *V;
     int64_t n = s->A->csr.n, k = 0;
     void *r = s->r, *p = s->p, *q = s->q, *x = a->xw;
     double rr, rr_new, pq, alpha, beta;
     mpcgi_cg_track tr;
     mpcg_reason reason;
-    const mpcg_precision ap = mpcgi_cg_apply_precision(s);
+    mpcg_precision ap;
 
     MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p */
     while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
+        V = s->V; /* a mixed solve's fp64 head ends in mpcgi_cg_check */
+        ap = mpcgi_cg_apply_precision(s);
         MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, ap, p, q));                  /* q = A p */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));                     /* pq = p.q */
         if ((reason = curvature_reason(pq)) != MPCG_REASON_NONE) break;
@@ -211,7 +216,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         if (sqrt(rr_new) <= tr.threshold) {
             double rr_old = rr;
             rr = rr_new;
-            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, rr_old, &rr, &beta, &tr, info, &reason));
+            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
             /* converged, stagnant, the fp64 finish, or on from the true residual */
             if (reason == MPCG_REASON_NONE && !tr.fallback)
                 MPCG_CHECK(ctx, mpcgi_cg_direction(s, beta));

@@ -67,7 +67,7 @@ static mpcg_status iteration(mpcg_solver *s)
     if (f->fused_dot) {
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
     } else {
-        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP64, p, q)); /* q = A p */
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, p, q)); /* q = A p */
         MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq(stream, n, p, q, f->st, f->partial));     /* pq = p.q */
     }
     MPCG_LAUNCH(ctx, mpcgi_cg_update_r(stream, n, q, r, f->st, f->partial)); /* r, rr */
@@ -87,7 +87,8 @@ static mpcg_status graph_enqueue(mpcg_solver *s, int64_t iters)
 {
     struct mpcgi_cg_fused *f = s->fused;
     cudaStream_t stream = mpcgi_gpu_of(s->ctx)->stream;
-    for (; f->graph && iters >= f->graph_iters; iters -= f->graph_iters)
+    for (; f->graph && (int)s->work == f->graph_work && iters >= f->graph_iters;
+         iters -= f->graph_iters)
         MPCG_CUDA(s->ctx, cudaGraphLaunch(f->graph, stream));
     return launched_enqueue(s, iters);
 }
@@ -224,7 +225,7 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
         } else {
             /* the recurrence reached the threshold: the true residual decides (solver/cg.c) */
             double rr_old = h->beta > 0.0 ? h->rr / h->beta : INFINITY; /* r.r before the step */
-            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, rr_old, &rr, &beta, &tr, info, &reason));
+            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
             if (reason == MPCG_REASON_NONE && !tr.fallback) {
                 /* r = b - A x, rr = r.r, p = r + beta p */
                 MPCG_CHECK(ctx, s->variant->resume(s, rr, beta, tr.threshold));
@@ -333,6 +334,7 @@ static mpcg_status capture(mpcg_solver *s)
         st = MPCGI_CUDA_STATUS(ctx, cudaGraphInstantiate(&s->fused->graph, graph, 0));
     if (graph) (void)cudaGraphDestroy(graph);
     if (st == MPCG_SUCCESS) s->fused->graph_iters = iters;
+    s->fused->graph_work = (int)s->work;
     return st;
 }
 

@@ -17,6 +17,8 @@ struct mpcgi_cg_fused {
     int fused_dot;          /* the backend has apply_dot */
     cudaGraphExec_t graph;  /* graph: graph_iters iterations, or NULL */
     int64_t graph_iters;
+    int graph_work;         /* the mpcg_precision its iterations run in (a mixed solve's fp64
+                               head is launched) */
     double *rws;            /* persistent loops: 8 n doubles of records, then p2 (n) */
     double *p2;             /* the two-barrier loop's second direction buffer */
 };

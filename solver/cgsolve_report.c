@@ -53,6 +53,9 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
                (long long)info->residual_replacements);
     fprintf(f, "products    %lld SpMVs, %lld of them with fp64 values\n", (long long)info->spmvs,
             (long long)info->spmvs_fp64);
+    if (info->mixed_head_iterations)
+        fprintf(f, "fp64 head   iterations 1 to %lld in fp64 (option mixed.fp64_head)\n",
+                (long long)info->mixed_head_iterations);
     if (info->precision_fallback)
         fprintf(f, "fallback    fp32 stopped improving: fp64 from iteration %lld on\n",
                 (long long)info->fallback_iteration);
@@ -137,6 +140,7 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     fprintf(f, ",\n             \"mixed_strategy\": ");
     if (info->mixed_strategy[0]) cgsolve_json_str(f, info->mixed_strategy);
     else fputs("null", f);
+    fprintf(f, ", \"mixed_head_iterations\": %lld", (long long)info->mixed_head_iterations);
     fprintf(f, ", \"precision_fallback\": %s, \"fallback_iteration\": ",
             info->precision_fallback ? "true" : "false");
     if (info->precision_fallback) fprintf(f, "%lld", (long long)info->fallback_iteration);

@@ -39,6 +39,10 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
                                        0, 0, NULL,
                                        "mixed.strategy=reliable: the fp64 true residual replaces "
                                        "r each time r has dropped by this factor"},
+    [MPCGI_OPT_MIXED_FP64_HEAD] = {"mixed.fp64_head", MPCGI_OPTION_INT, 8, 0, 16, 0, 0, NULL,
+                                   "precision mixed: the first iterations run in fp64 until the "
+                                   "residual is below tol * 10^D ||b||, so fp32's rounding lies "
+                                   "below tol (0: none; docs/precision.md)"},
 };
 
 const mpcgi_option_table mpcgi_cg_options = {cg_keys, MPCGI_OPT_CG_COUNT};

@@ -15,6 +15,7 @@ enum {
     MPCGI_OPT_CG_PERSISTENT_BLOCKS, /* blocks per SM of the two-barrier persistent loop */
     MPCGI_OPT_MIXED_STRATEGY,    /* word: reliable, refinement (solver/cg_mixed.c) */
     MPCGI_OPT_MIXED_RELIABLE_DROP, /* reliable: residual drop between true residuals */
+    MPCGI_OPT_MIXED_FP64_HEAD,   /* digits D: fp64 until ||r|| <= tol 10^D ||b|| (0: none) */
     MPCGI_OPT_CG_COUNT
 };
 

@@ -295,12 +295,18 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
     s->true_residuals = 0;
     if (a.x_is_zero) MPCG_CHECK(ctx, s->V64->zero(ctx, n, x));
     if (a.x_is_zero && s->xw) MPCG_CHECK(ctx, s->V->zero(ctx, n, s->xw));
-    MPCG_CHECK(ctx, s->variant->run(s, &a, info));
+    const mpcg_precision work = s->work;
+    const mpcgi_vec_ops *V = s->V;
+    mpcg_status st = s->variant->run(s, &a, info);
+    s->work = work; /* a mixed solve that ended in its fp64 head */
+    s->V = V;
+    MPCG_CHECK(ctx, st);
     /* the products: one an iteration, and the true residuals (all fp64 in an fp64 solve; in
      * fp32 and mixed the iterations before an fp64 finish read the fp32 values) */
-    int64_t fp32_its = s->work == MPCG_PRECISION_FP64 ? 0
+    int64_t fp32_its = s->precision == MPCG_PRECISION_FP64 ? 0
                        : info->precision_fallback ? info->fallback_iteration
                                                   : info->iterations;
+    fp32_its -= info->mixed_head_iterations;
     info->spmvs = info->iterations + s->true_residuals;
     info->spmvs_fp64 = info->spmvs - fp32_its;
     return MPCG_SUCCESS;

@@ -83,6 +83,7 @@ typedef struct mpcgi_cg_track {
                          max(tol, eps) ||b||, and in a mixed solve the next update's level */
     double eta;       /* mixed refinement: the inner solves' relative reduction */
     int fallback;     /* mixed: fp32 stopped improving, the solve goes on in fp64 */
+    int head;         /* mixed: the fp64 head runs (work FP64 until the threshold) */
 } mpcgi_cg_track;
 
 /* The CG iteration (solver/cg.c): fills reason, iterations, residuals of info. */
@@ -98,8 +99,8 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
  * monitor: every K-th. */
 mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
                            mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason);
-mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old, double *rr,
-                           double *beta, mpcgi_cg_track *tr, mpcg_info *info,
+mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double rr_old,
+                           double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                            mpcg_reason *reason);
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
                             mpcg_reason reason, mpcgi_cg_track *tr, mpcg_info *info);
@@ -125,6 +126,12 @@ void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnor
 mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old,
                                double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                                mpcg_reason *reason);
+/* The fp64 head: begin it (1 if it runs: work FP64, tr->threshold its end) and end it at
+ * iteration k (mpcgi_cg_check's contract; r and p become fp32, the fp32 iteration begins). */
+int mpcgi_mixed_head_begin(mpcg_solver *s, const mpcgi_cg_args *a, mpcgi_cg_track *tr);
+mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k,
+                                 double rr_old, double *rr, double *beta, mpcgi_cg_track *tr,
+                                 mpcg_info *info, mpcg_reason *reason);
 mpcg_status mpcgi_mixed_finish_fp64(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k,
                                     mpcg_info *info);
 /* 1 while a mixed solve runs its fp32 iteration (not its fp64 finish). */

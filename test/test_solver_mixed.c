@@ -69,8 +69,10 @@ static void check_mixed_info(const mpcg_info *in, const char *strategy)
     CHECK(strcmp(in->mixed_strategy, strategy) == 0);
     CHECK(in->spmvs >= in->iterations + 1);
     CHECK(in->spmvs_fp64 > 0 && in->spmvs_fp64 <= in->spmvs);
+    CHECK(in->mixed_head_iterations >= 0 && in->mixed_head_iterations <= in->iterations);
+    CHECK(in->spmvs_fp64 >= in->mixed_head_iterations + 1);
     if (in->precision_fallback == 0)
-        CHECK((in->iterations == 0 || in->spmvs_fp64 < in->spmvs) &&
+        CHECK((in->iterations == in->mixed_head_iterations || in->spmvs_fp64 < in->spmvs) &&
               in->fallback_iteration == -1);
     else
         CHECK(in->precision_fallback == 1 && in->fallback_iteration >= 0 &&
@@ -419,6 +421,88 @@ static void test_options(void)
     mpcg_matrix_destroy(A);
 }
 
+/* The fp64 head (mixed.fp64_head): on poisson3d with b = ones it keeps mixed at fp64's
+ * iteration count (without it fp32's rounding noise costs about 40% more: docs/precision.md);
+ * a solve that ends inside the head reports it and leaves the solver ready for the next one. */
+static void test_fp64_head(void)
+{
+    mpcg_matrix *A = NULL;
+    mpcg_solver *S = NULL;
+    CHECK_OK(cpu, mpcg_matrix_generate(cpu, "poisson3d:24", &A));
+    if (!A) return;
+    int64_t n = mpcg_matrix_n(A);
+    double *b = NULL, *x = NULL, *x2 = NULL, scale;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *b, &b));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *x, &x));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *x2, &x2));
+    for (int64_t i = 0; b && i < n; i++) b[i] = 1.0;
+    run_opts o64 = {.prec = MPCG_PRECISION_FP64, .tol = 1e-10};
+    run_opts om = {.prec = MPCG_PRECISION_MIXED, .tol = 1e-10};
+    mpcg_info f = solve(cpu, A, &o64, b, x);
+    mpcg_info m = solve(cpu, A, &om, b, x);
+    double rel = test_relres(&A->csr, b, x, &scale);
+    report("poisson3d:24", "head", &m, rel);
+    check_mixed_info(&m, "reliable");
+    CHECK(f.converged && m.converged && rel <= 1e-10);
+    printf("    fp64 %lld iterations; mixed %lld, the first %lld in fp64\n",
+           (long long)f.iterations, (long long)m.iterations, (long long)m.mixed_head_iterations);
+    CHECK(m.mixed_head_iterations > 0 && m.mixed_head_iterations < m.iterations / 2 + 1);
+    CHECK(m.iterations <= f.iterations + f.iterations / 20);
+    CHECK(m.spmvs_fp64 < m.spmvs && m.spmvs - m.spmvs_fp64 ==
+                                        m.iterations - m.mixed_head_iterations);
+    /* no head: all iterations fp32, and more of them */
+    CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
+    if (S) {
+        mpcg_info h0, cut, again;
+        CHECK_OK(cpu, mpcg_solver_set_precision(S, MPCG_PRECISION_MIXED));
+        CHECK_OK(cpu, mpcg_solver_set_tol(S, 1e-10));
+        CHECK_OK(cpu, mpcg_solver_set_option(S, "mixed.fp64_head", "0"));
+        CHECK_OK(cpu, mpcg_solve(S, b, x2, &h0));
+        CHECK(h0.converged && h0.mixed_head_iterations == 0 &&
+              h0.spmvs - h0.spmvs_fp64 == h0.iterations && h0.iterations > m.iterations);
+        printf("    mixed without the head: %lld iterations\n", (long long)h0.iterations);
+        /* a limit inside the head, then the same solver without it: m's solve exactly */
+        CHECK_OK(cpu, mpcg_solver_set_option(S, "mixed.fp64_head", "8"));
+        CHECK_OK(cpu, mpcg_solver_set_maxit(S, 3));
+        CHECK_OK(cpu, mpcg_solve(S, b, x2, &cut));
+        CHECK(cut.reason == MPCG_DIVERGED_MAX_ITER && cut.iterations == 3 &&
+              cut.mixed_head_iterations == 3 && cut.spmvs_fp64 == cut.spmvs);
+        CHECK_OK(cpu, mpcg_solver_set_maxit(S, 10 * n));
+        CHECK_OK(cpu, mpcg_solve(S, b, x2, &again));
+        CHECK(again.iterations == m.iterations &&
+              again.mixed_head_iterations == m.mixed_head_iterations &&
+              memcmp(x, x2, (size_t)n * sizeof *x) == 0);
+        mpcg_solver_destroy(S);
+    }
+    /* the GPU: the head launched before the graph's fp32 iterations, cut inside it and again */
+    mpcg_matrix *G = NULL;
+    if (gpu) CHECK_OK(gpu, mpcg_matrix_create_csr(gpu, n, A->csr.row_ptr, A->csr.col_idx,
+                                                  A->csr.val, &G));
+    S = NULL;
+    if (G) CHECK_OK(gpu, mpcg_solver_create(gpu, G, &S));
+    if (S) {
+        mpcg_info cut, again;
+        CHECK_OK(gpu, mpcg_solver_set_precision(S, MPCG_PRECISION_MIXED));
+        CHECK_OK(gpu, mpcg_solver_set_tol(S, 1e-10));
+        CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", "graph"));
+        CHECK_OK(gpu, mpcg_solver_set_maxit(S, 3));
+        CHECK_OK(gpu, mpcg_solve(S, b, x2, &cut));
+        CHECK(cut.reason == MPCG_DIVERGED_MAX_ITER && cut.mixed_head_iterations == 3);
+        CHECK_OK(gpu, mpcg_solver_set_maxit(S, 10 * n));
+        CHECK_OK(gpu, mpcg_solve(S, b, x2, &again));
+        rel = test_relres(&A->csr, b, x2, &scale);
+        report("poisson3d:24", "GPU graph head", &again, rel);
+        check_mixed_info(&again, "reliable");
+        CHECK(again.converged && rel <= 1e-10 && strcmp(again.variant, "graph") == 0);
+        CHECK(llabs(again.mixed_head_iterations - m.mixed_head_iterations) <= 1);
+        CHECK(test_iterations_close("poisson3d:24 head", again.iterations, m.iterations));
+        mpcg_solver_destroy(S);
+    }
+    mpcg_matrix_destroy(G);
+    mpcgi_host_free(b), mpcgi_host_free(x), mpcgi_host_free(x2);
+    mpcg_matrix_destroy(A);
+}
+
 /* Every GPU variant in mixed against the CPU's mixed solve of each strategy: the same reason,
  * close iteration counts, an honest true residual that the host recomputes; launched and
  * graph twice give bit-identical x. */
@@ -476,6 +560,7 @@ int main(void)
     test_storage_fallback();
     test_ill_conditioned();
     test_generated();
+    test_fp64_head();
     CHECK(test_each_mtx(check_file, NULL) == 0);
     mpcg_context_destroy(gpu);
     mpcg_context_destroy(cpu);
