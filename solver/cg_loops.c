@@ -24,7 +24,7 @@ static int rows_of(mpcg_solver *s, char *why, size_t size)
         snprintf(why, size, "the persistent loops run fp64 only (fp32: launched or graph)");
         return 0;
     }
-    if (mpcgi_spmv_rows(s->plan, &s->loop.rows) == MPCG_SUCCESS) return 1;
+    if (mpcgi_spmv_rows(s->plan, MPCG_PRECISION_FP64, &s->loop.rows) == MPCG_SUCCESS) return 1;
     snprintf(why, size, "backend %s exports no rows for this plan (spmv/rows.h)",
              s->plan->ops->name);
     return 0;

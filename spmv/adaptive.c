@@ -228,13 +228,16 @@ static mpcg_status adaptive_apply_host(mpcg_context *ctx, void *impl, mpcg_preci
     return mpcgi_adaptive_emulate(ctx, impl, prec, x, y);
 }
 
-/* The row-sum functor of the solver's persistent loops (spmv/rows.h): uploaded fp64 plans off
- * the tiles path (the loops do not walk tiles). */
+/* The row-sum functor of the solver's persistent loops (spmv/rows.h): uploaded plans off the
+ * tiles path (the loops do not walk tiles), their fp64 and/or fp32 values (hi with mixed
+ * storage); the fp32 row sums take the NT of the plan's fp32 launch, as its fp32 SpMV does. */
 static mpcg_status adaptive_rows(const void *impl, mpcgi_rows *out)
 {
     const adaptive_plan *p = impl;
-    if (!p->d.row_ptr || !p->d.val64 || p->L.path == MPCGI_ADAPTIVE_TILES)
+    mpcgi_adaptive_launch l32;
+    if (!p->d.row_ptr || (!p->d.val64 && !p->d.val32) || p->L.path == MPCGI_ADAPTIVE_TILES)
         return MPCG_ERR_NOT_SUPPORTED; /* a question, not an error */
+    mpcgi_adaptive_fp32_launch(p, &l32);
     *out = (mpcgi_rows){
         .kind = MPCGI_ROWS_ADAPTIVE,
         .n = p->A->n,
@@ -244,7 +247,9 @@ static mpcg_status adaptive_rows(const void *impl, mpcgi_rows *out)
         .col_idx = p->d.col_idx,
         .col16 = p->d.col16,
         .val = p->d.val64,
+        .val32 = p->d.val32,
         .layout = &p->L,
+        .nt32 = l32.nt,
     };
     return MPCG_SUCCESS;
 }

@@ -278,14 +278,15 @@ static mpcg_status cusparse_apply_host(mpcg_context *ctx, void *impl, mpcg_preci
 }
 
 /* The solver's persistent loops read the plan's device CSR directly (spmv/csr_rows.cuh): int32
- * row pointers and columns, fp64 values; not with fp32 values alone. */
+ * row pointers and columns, the fp64 values and/or the fp32 ones (hi with mixed storage). */
 static mpcg_status cusparse_rows(const void *impl, mpcgi_rows *out)
 {
     const cusparse_plan *p = impl;
-    if (!p->d_row_ptr || !p->sides[0].val) return MPCG_ERR_NOT_SUPPORTED;
+    if (!p->d_row_ptr || (!p->sides[0].val && !p->sides[1].val)) return MPCG_ERR_NOT_SUPPORTED;
     *out = (mpcgi_rows){.kind = MPCGI_ROWS_CSR, .n = p->A->n, .nnz = p->A->nnz,
                         .max_len = p->max_len, .row_ptr = p->d_row_ptr,
-                        .col_idx = p->d_col_idx, .val = p->sides[0].val};
+                        .col_idx = p->d_col_idx, .val = p->sides[0].val,
+                        .val32 = p->sides[1].val};
     return MPCG_SUCCESS;
 }
 

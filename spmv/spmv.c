@@ -177,12 +177,20 @@ mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcgi_rows *out)
+mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcg_precision prec, mpcgi_rows *out)
 {
-    if (!plan || !plan->impl || !plan->on_device || !plan->ops->rows ||
-        !(plan->precisions & MPCG_CAP_FP64))
-        return MPCG_ERR_NOT_SUPPORTED; /* a question, not an error */
-    return plan->ops->rows(plan->impl, out);
+    const unsigned cap = prec == MPCG_PRECISION_FP64   ? MPCG_CAP_FP64
+                         : prec == MPCG_PRECISION_FP32 ? MPCG_CAP_FP32
+                                                       : 0;
+    /* a question, not an error: nothing is recorded */
+    if (!plan || !plan->impl || !plan->on_device || !plan->ops->rows || !cap ||
+        !(plan->precisions & cap))
+        return MPCG_ERR_NOT_SUPPORTED;
+    mpcg_status st = plan->ops->rows(plan->impl, out);
+    if (st != MPCG_SUCCESS) return st;
+    if (prec == MPCG_PRECISION_FP64) out->val32 = NULL;
+    else out->val = NULL;
+    return out->val || out->val32 ? MPCG_SUCCESS : MPCG_ERR_NOT_SUPPORTED;
 }
 
 void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size)

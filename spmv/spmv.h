@@ -83,7 +83,8 @@ struct mpcgi_spmv_ops {
                              double *dot_dev, const int *skip_dev, void *ws);
     /* Optional (the solver's persistent CG loops, spmv/rows.h): the device arrays of the plan's
      * row-sum functor. MPCG_ERR_NOT_SUPPORTED, without recording an error, where this plan's
-     * layout has no functor (e.g. a path the loops do not walk). Device plans only, fp64. */
+     * layout has no functor (e.g. a path the loops do not walk). Device plans only; it fills
+     * in the values it holds (val, val32: spmv/rows.h), the dispatcher picks one. */
     mpcg_status (*rows)(const void *impl, mpcgi_rows *out);
 };
 
@@ -134,10 +135,12 @@ int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan);
 mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const double *x,
                                  double *y, double *dot_dev, const int *skip_dev);
 
-/* The plan's row-sum functor for the persistent CG loops (the rows slot): MPCG_SUCCESS and
- * *out, or MPCG_ERR_NOT_SUPPORTED without recording an error (no slot, a host plan, or a layout
- * without a functor). */
-mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcgi_rows *out);
+/* The plan's row-sum functor for the persistent CG loops (the rows slot) over the values of
+ * `prec` (FP64: out->val, out->val32 = NULL; FP32: out->val32, out->val = NULL; a mixed-storage
+ * plan has FP32, its hi): MPCG_SUCCESS and *out, or MPCG_ERR_NOT_SUPPORTED without recording an
+ * error (no slot, a host plan, the plan was not set up for prec, or a layout without a
+ * functor). */
+mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcg_precision prec, mpcgi_rows *out);
 /* The storage of the plan in words (the describe slot, else the backend's description). */
 void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size);
 

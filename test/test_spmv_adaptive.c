@@ -162,7 +162,7 @@ static void test_seed_example(void)
     mpcgi_spmv_describe(plan, text, sizeof text);
     CHECK(strcmp(text, "CSR, uniform path: 2 threads per row") == 0);
     mpcgi_rows rows;
-    CHECK(mpcgi_spmv_rows(plan, &rows) == MPCG_ERR_NOT_SUPPORTED); /* a CPU plan */
+    CHECK(mpcgi_spmv_rows(plan, MPCG_PRECISION_FP64, &rows) == MPCG_ERR_NOT_SUPPORTED); /* CPU */
     CHECK(mpcg_last_error(cpu)[0] == '\0');
     mpcgi_spmv_plan_destroy(cpu, plan);
     mpcgi_options seed = {0};
@@ -597,21 +597,28 @@ static void check_dot(const mpcgi_csr *A, mpcgi_spmv_plan *plan, const dvecs *d,
     mpcgi_host_free(y2);
 }
 
-/* The rows slot of a device plan (the solver's persistent loops): the plan's own arrays, fp64,
- * off the tiles path; NOT_SUPPORTED, without an error, on the tiles path or without fp64. */
+/* The rows slot of a device plan (the solver's persistent loops): the plan's own arrays, the
+ * values of the precision asked for (the other pointer NULL), off the tiles path;
+ * NOT_SUPPORTED, without an error, on the tiles path or without that precision. */
 static void check_rows_slot(const mpcgi_csr *A, const mpcgi_spmv_plan *plan, unsigned caps)
 {
+    static const mpcg_precision precs[2] = {MPCG_PRECISION_FP64, MPCG_PRECISION_FP32};
+    static const unsigned need[2] = {MPCG_CAP_FP64, MPCG_CAP_FP32};
     mpcgi_adaptive_info in;
-    mpcgi_rows rw;
     mpcgi_spmv_adaptive_info(plan->impl, &in);
-    mpcg_status st = mpcgi_spmv_rows(plan, &rw);
-    if (in.path == MPCGI_ADAPTIVE_TILES || !(caps & MPCG_CAP_FP64)) {
-        CHECK(st == MPCG_ERR_NOT_SUPPORTED && mpcg_last_error(gpu)[0] == '\0');
-        return;
+    for (int k = 0; k < 2; k++) {
+        mpcgi_rows rw;
+        mpcg_status st = mpcgi_spmv_rows(plan, precs[k], &rw);
+        if (in.path == MPCGI_ADAPTIVE_TILES || !(caps & need[k])) {
+            CHECK(st == MPCG_ERR_NOT_SUPPORTED && mpcg_last_error(gpu)[0] == '\0');
+            continue;
+        }
+        CHECK(st == MPCG_SUCCESS && rw.kind == MPCGI_ROWS_ADAPTIVE && rw.n == A->n &&
+              rw.nnz == A->nnz && rw.max_len == in.max_len && rw.row_ptr && rw.layout);
+        CHECK(k == 0 ? rw.val && !rw.val32 : rw.val32 && !rw.val && rw.nt32 == in.nt_fp32);
+        CHECK((rw.col16 != NULL) == (in.index_bits == 16) &&
+              (rw.col_idx != NULL) != (rw.col16 != NULL));
     }
-    CHECK(st == MPCG_SUCCESS && rw.kind == MPCGI_ROWS_ADAPTIVE && rw.n == A->n &&
-          rw.nnz == A->nnz && rw.max_len == in.max_len && rw.row_ptr && rw.val && rw.layout);
-    CHECK((rw.col16 != NULL) == (in.index_bits == 16) && (rw.col_idx != NULL) != (rw.col16 != NULL));
 }
 
 /* One pass: fp64 bit-identical to the emulation, fp32 within tolerance of it (bit differences
