@@ -6,6 +6,18 @@
 
 #include "core/cg_kernels.h"
 
+/* The iterate of the state in type X: double (fp64 and mixed solves) or float (fp32: x32). */
+template <typename X>
+static __device__ __forceinline__ X *mpcgi_cg_state_x(const mpcgi_cg_state *st);
+template <> __device__ __forceinline__ double *mpcgi_cg_state_x<double>(const mpcgi_cg_state *st)
+{
+    return st->x;
+}
+template <> __device__ __forceinline__ float *mpcgi_cg_state_x<float>(const mpcgi_cg_state *st)
+{
+    return st->x32;
+}
+
 /* The stop code for p.q (solver/cg.c's curvature_reason), or 0. */
 static __device__ __forceinline__ int mpcgi_cg_curvature_stop(double pq)
 {

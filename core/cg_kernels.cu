@@ -45,17 +45,6 @@ static __device__ bool grid_sum(double acc, double *partial, unsigned *arrived, 
     return true;
 }
 
-/* The iterate of the state in the vectors' type. */
-template <typename T> static __device__ __forceinline__ T *state_x(const mpcgi_cg_state *st);
-template <> __device__ __forceinline__ double *state_x<double>(const mpcgi_cg_state *st)
-{
-    return st->x;
-}
-template <> __device__ __forceinline__ float *state_x<float>(const mpcgi_cg_state *st)
-{
-    return st->x32;
-}
-
 /* st->pq = p.q (16 B per fp64 row, 8 per fp32 row; products and sums in double) */
 template <typename T>
 static __global__ void __launch_bounds__(THREADS, 8)
@@ -95,7 +84,7 @@ static __global__ void __launch_bounds__(THREADS, 8)
     }
     const double alpha = st->rr / pq;
     const T ta = (T)alpha; /* alpha itself for double */
-    T *__restrict__ x = state_x<T>(st);
+    T *__restrict__ x = mpcgi_cg_state_x<T>(st);
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
@@ -124,7 +113,7 @@ static __global__ void update_p_kernel(int64_t n, const T *__restrict__ r, T *__
     if (!run && !add_x) return;
     const T beta = (T)st->beta; /* itself for double */
     const X alpha = (X)st->alpha;
-    X *__restrict__ x = state_x<X>(st);
+    X *__restrict__ x = mpcgi_cg_state_x<X>(st);
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
         const T pi = p[i];

@@ -53,27 +53,35 @@ typedef struct mpcgi_cg_state {
     int xpend;        /* mpcgi_cg_update_r did not add alpha p to x: mpcgi_cg_update_p does */
     double delta;     /* the single-reduction loop: w.r with w = A r of the current residual */
     int primed;       /* the single-reduction loop: w, delta and rws[par] are set (0 at a start
-                         or restart: the loop forms w = A r first) */
+                         or resume: the loop forms w = A r first; 2: pq holds the p.q of the
+                         next iteration, summed by that start) */
     int pad;          /* keeps the size a multiple of 8 (the partials follow the state) */
 } mpcgi_cg_state;
 
 /*
  * What the persistent loops work on (solver/cg_persistent.h), for up to
  * `iters` iterations or until it stops, with the stop tests and state of the kernels below;
- * partials: MPCGI_CG_BLOCKS doubles. The solver runs one of two loops:
+ * partials: MPCGI_CG_BLOCKS doubles. The vectors are of the loop's type (double, or float in an
+ * fp32 or mixed solve: solver/cg_persistent.h's `prec`). The solver runs one of two loops:
  *   - the two-barrier loop: every iteration forms the direction p[par ^ 1] = r + beta p[par] on
- *     the fly inside the SpMV (at a start or restart the host sets beta = 0, par = 0 with
- *     p[0] = r), q = A p[par ^ 1] and p.q, then x, r and r.r as mpcgi_cg_update_xr, with a
- *     grid-wide barrier after each of the two sums;
+ *     the fly inside the SpMV (at a start the host sets beta = 0, par = 0 with p[0] = r), q =
+ *     A p[par ^ 1] and p.q, then x, r and r.r as mpcgi_cg_update_xr, with a grid-wide barrier
+ *     after each of the two sums; after an iteration p[par] is the direction it used;
  *   - the single-reduction loop (Chronopoulos-Gear, docs/solver.md): w = A r and the two sums
  *     r.r, w.r together, one grid-wide barrier per iteration. It keeps r, w = A r and s = A p of
- *     every row in `rws`, two sets of n records (r, w, s, unused) of 4 doubles; between windows
- *     p lives in p[0] and r in r. q and p[1] are not used.
+ *     every row in `rws`, two sets of n records (r, w, s, unused) of 4 values; between windows
+ *     p (the direction of the last iteration) lives in p[0] and r in r. q and p[1] are not used.
+ * Resuming after the host replaced r by the true residual (solver/cg_variants.h's resume), with
+ * the next direction r + beta p_k, p_k the direction of the last iteration: the host sets rr,
+ * beta, stop = 0 and primed = 0 and leaves par and the vectors p alone. The two-barrier loop
+ * then forms r + beta p[par] itself; the single-reduction loop starts again from r (primed = 0:
+ * w = A r and, where beta != 0, s_k = A p_k of p_k in p[0], and the first p.q summed exactly).
+ * beta = 0 is a restart, p = r, in both.
  */
 typedef struct mpcgi_cg_loop {
-    double *p[2];
-    double *q, *r;
-    double *rws; /* 8 n doubles: the single-reduction loop's records */
+    void *p[2];
+    void *q, *r;
+    void *rws; /* 8 n values: the single-reduction loop's records */
     mpcgi_cg_state *st;
     double *partial;
     int64_t iters;

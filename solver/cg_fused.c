@@ -113,18 +113,23 @@ static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr, 
     return state_send(s);
 }
 
-mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold)
+mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, double rr, double beta, double threshold)
 {
     mpcgi_cg_state *m = s->fused->mirror;
-    MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, beta)); /* p[0] = r + beta p: the next direction */
     m->rr = rr;
     m->threshold = threshold;
     m->stop = MPCGI_CG_RUNNING;
-    m->beta = 0;
-    m->par = 0;
+    m->beta = beta;
     m->xpend = 0;
     m->primed = 0;
     return state_send(s);
+}
+
+mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold)
+{
+    MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, beta)); /* p = r + beta p: the next direction */
+    s->fused->mirror->par = 0;
+    return mpcgi_cg_loop_resume(s, rr, 0.0, threshold); /* the kernels take p as it is */
 }
 
 /* Wait for the queued iterations and read the state: the one round trip of a window. */

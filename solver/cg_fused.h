@@ -19,8 +19,9 @@ struct mpcgi_cg_fused {
     int64_t graph_iters;
     int graph_work;         /* the mpcg_precision its iterations run in (a mixed solve's fp64
                                head is launched) */
-    double *rws;            /* persistent loops: 8 n doubles of records, then p2 (n) */
-    double *p2;             /* the two-barrier loop's second direction buffer */
+    void *rws;              /* persistent loops: 8 n values (the vectors' type) of records,
+                               then p2 (n) */
+    void *p2;               /* the two-barrier loop's second direction buffer */
 };
 
 struct mpcg_solver;

@@ -15,18 +15,22 @@
 #include "solver/options.h"
 #include "solver/solver.h"
 
-/* The plan's rows (spmv/rows.h) into s->loop.rows, or 0 and why. The loops are fp64 only in
- * this version (an fp32 solve runs launched or graph: docs/precision.md). */
+/* The loops' precision (solver/cg_persistent.h): fp64, or fp32 vectors and values (hi in a
+ * mixed solve) with the fp32 iterate (fp32) or the fp64 one (mixed). */
+static int loop_prec(const mpcg_solver *s)
+{
+    if (s->work == MPCG_PRECISION_FP64) return MPCGI_LOOP_FP64;
+    return s->precision == MPCG_PRECISION_MIXED ? MPCGI_LOOP_MIXED : MPCGI_LOOP_FP32;
+}
+
+/* The plan's rows (spmv/rows.h) over the values the iteration works with (s->work: fp64, or
+ * fp32 in fp32 and mixed solves) into s->loop.rows, or 0 and why. */
 static int rows_of(mpcg_solver *s, char *why, size_t size)
 {
     if (!mpcgi_cg_gpu_wanted(s, 0, why, size)) return 0;
-    if (s->work != MPCG_PRECISION_FP64) {
-        snprintf(why, size, "the persistent loops run fp64 only (fp32: launched or graph)");
-        return 0;
-    }
-    if (mpcgi_spmv_rows(s->plan, MPCG_PRECISION_FP64, &s->loop.rows) == MPCG_SUCCESS) return 1;
-    snprintf(why, size, "backend %s exports no rows for this plan (spmv/rows.h)",
-             s->plan->ops->name);
+    if (mpcgi_spmv_rows(s->plan, s->work, &s->loop.rows) == MPCG_SUCCESS) return 1;
+    snprintf(why, size, "backend %s exports no %s rows for this plan (spmv/rows.h)",
+             s->plan->ops->name, mpcg_precision_name(s->work));
     return 0;
 }
 
@@ -35,8 +39,8 @@ static int rows_of(mpcg_solver *s, char *why, size_t size)
 static int single_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
     if (!rows_of(s, why, size)) return 0;
-    int g = mpcgi_cg_loop1_grid(&s->loop.rows, mpcgi_gpu_of(s->ctx)->id, asked, &s->loop.rb,
-                                &s->loop.width);
+    int g = mpcgi_cg_loop1_grid(&s->loop.rows, loop_prec(s), mpcgi_gpu_of(s->ctx)->id, asked,
+                                &s->loop.rb, &s->loop.width);
     s->loop.grid = g > 0 ? g : 0;
     if (g > 0) return 1;
     snprintf(why, size, "%s", mpcgi_loop_why(-g));
@@ -51,22 +55,24 @@ static int two_barrier_wanted(mpcg_solver *s, int asked, char *why, size_t size)
     if (!rows_of(s, why, size)) return 0;
     long per_sm =
         mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_PERSISTENT_BLOCKS]);
-    int g = mpcgi_cg_loop2_grid(&s->loop.rows, mpcgi_gpu_of(s->ctx)->id, (int)per_sm,
-                                MPCGI_CG_BLOCKS / 2);
+    int g = mpcgi_cg_loop2_grid(&s->loop.rows, loop_prec(s), mpcgi_gpu_of(s->ctx)->id,
+                                (int)per_sm, MPCGI_CG_BLOCKS / 2);
     s->loop.grid = g > 0 ? g : 0;
     if (g > 0) return 1;
     snprintf(why, size, "%s", mpcgi_loop_why(-g));
     return 0;
 }
 
-/* The device state, then 9 n doubles: the single-reduction loop's two record sets of 4 n, the
- * two-barrier loop's second direction buffer. */
+/* The device state, then 9 n values of the vectors' type (double, or float in fp32 and mixed
+ * solves): the single-reduction loop's two record sets of 4 n, the two-barrier loop's second
+ * direction buffer. */
 static mpcg_status loop_setup(mpcg_solver *s)
 {
     int64_t n = s->A->csr.n;
+    size_t e = s->work == MPCG_PRECISION_FP64 ? sizeof(double) : sizeof(float);
     MPCG_CHECK(s->ctx, mpcgi_cg_fused_setup(s));
-    MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, (size_t)n * 9 * sizeof(double), &s->fused->rws));
-    s->fused->p2 = s->fused->rws + 8 * n;
+    MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, (size_t)n * 9 * e, &s->fused->rws));
+    s->fused->p2 = (char *)s->fused->rws + (size_t)n * 8 * e;
     return MPCG_SUCCESS;
 }
 
@@ -81,32 +87,32 @@ static mpcgi_cg_loop loop_args(const mpcg_solver *s, int64_t iters)
 static mpcg_status single_enqueue(mpcg_solver *s, int64_t iters)
 {
     mpcgi_cg_loop c = loop_args(s, iters);
-    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop1(mpcgi_device_stream(s->ctx), &s->loop.rows, s->loop.grid,
-                                       s->loop.rb, s->loop.width, &c));
+    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop1(mpcgi_device_stream(s->ctx), &s->loop.rows, loop_prec(s),
+                                       s->loop.grid, s->loop.rb, s->loop.width, &c));
     return MPCG_SUCCESS;
 }
 
 static mpcg_status two_barrier_enqueue(mpcg_solver *s, int64_t iters)
 {
     mpcgi_cg_loop c = loop_args(s, iters);
-    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop2(mpcgi_device_stream(s->ctx), &s->loop.rows, s->loop.grid,
-                                       &c));
+    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop2(mpcgi_device_stream(s->ctx), &s->loop.rows, loop_prec(s),
+                                       s->loop.grid, &c));
     return MPCG_SUCCESS;
 }
 
 /* One record written and the gathers: 48 B per row beside the matrix bytes (which come from
- * shared memory after the first iteration of a window). */
+ * shared memory after the first iteration of a window); fp32 records: 24 B (x stays in shared
+ * memory, so the mixed solve's fp64 x adds nothing). */
 static double single_vector_bytes(const mpcg_solver *s)
 {
-    (void)s;
-    return 48.0;
+    return s->work == MPCG_PRECISION_FP64 ? 48.0 : 24.0;
 }
 
-/* d, q, x, r: A + 80 B per row (solver/cg_persistent.cu). */
+/* d, q, x, r: A + 80 B per row; fp32: 40; mixed (fp64 x): 48 (solver/cg_persistent.cu). */
 static double two_barrier_vector_bytes(const mpcg_solver *s)
 {
-    (void)s;
-    return 80.0;
+    if (s->work == MPCG_PRECISION_FP64) return 80.0;
+    return s->precision == MPCG_PRECISION_MIXED ? 48.0 : 40.0;
 }
 
 const mpcgi_cg_variant mpcgi_cg_persistent_single = {
@@ -115,7 +121,7 @@ const mpcgi_cg_variant mpcgi_cg_persistent_single = {
     .setup = loop_setup,
     .run = mpcgi_cg_run_fused,
     .enqueue = single_enqueue,
-    .resume = mpcgi_cg_fused_resume, /* fp64 only: beta = 0, p[0] = r */
+    .resume = mpcgi_cg_loop_resume, /* the loop forms r + beta p_k (core/cg_kernels.h) */
     .vector_bytes = single_vector_bytes,
     .teardown = mpcgi_cg_fused_teardown,
 };
@@ -126,7 +132,7 @@ const mpcgi_cg_variant mpcgi_cg_persistent_two_barrier = {
     .setup = loop_setup,
     .run = mpcgi_cg_run_fused,
     .enqueue = two_barrier_enqueue,
-    .resume = mpcgi_cg_fused_resume, /* fp64 only: beta = 0, p[0] = r */
+    .resume = mpcgi_cg_loop_resume, /* the loop forms r + beta p[par] (core/cg_kernels.h) */
     .vector_bytes = two_barrier_vector_bytes,
     .teardown = mpcgi_cg_fused_teardown,
 };

@@ -6,8 +6,7 @@
 
 #include "core/cg_device.cuh"
 #include "solver/cg_persistent.h"
-#include "spmv/adaptive_rows.cuh"
-#include "spmv/csr_rows.cuh"
+#include "solver/cg_rows_dispatch.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -16,6 +15,11 @@ namespace cg = cooperative_groups;
  * the per-block partials in the same fixed order and takes the same decisions. Vectors written
  * during a launch are read through L2 (__ldcg) or by plain loads after a grid barrier, never
  * through L1's non-coherent or the read-only path.
+ *
+ * T is the type of the vectors and the matrix values (the functor's value_type), X the
+ * iterate's (solver/cg_persistent.h: double, double in fp64; float, float in fp32; float,
+ * double in a mixed solve). Scalars and sums are double; alpha and beta are rounded to T where
+ * they multiply a T vector and alpha to X for x, as core/cg_kernels.cu's kernels do.
  */
 
 /* ---------------------------------------------------------------- sums in a fixed order */
@@ -64,7 +68,9 @@ static __device__ double partials_sum(const double *part, int count, double *sh,
  *   barrier; every block adds the partials in the same order: p.q, the curvature test, alpha
  *   phase 2: x += alpha d, r -= alpha q, the terms r_i r_i; one partial per block    48 B
  *   barrier; every block adds the partials: r.r, then solver/cg.c's stop tests and beta
- * A + 80 bytes per row and two grid-wide barriers per iteration.
+ * A + 80 bytes per row and two grid-wide barriers per iteration in fp64; with 4-byte vectors
+ * (fp32) phase 1 moves 16 B and phase 2 24 B, A32 + 40, and a mixed solve's fp64 x adds 8: A32
+ * + 48 (A32: the matrix bytes with fp32 values).
  */
 
 #define LOOP_THREADS 512
@@ -72,23 +78,24 @@ static __device__ double partials_sum(const double *part, int count, double *sh,
 #define LOOP_MIN_BLOCKS 2
 
 /* The direction d_j = r_j + beta p_j formed on the fly through L2 (one fused multiply-add, as
- * core/cg_kernels.cu's p update); keep stores a row's d_i in p_out. */
-struct loop2_src {
-    const double *__restrict__ r, *__restrict__ p;
-    double *__restrict__ p_out;
-    double beta;
-    __device__ __forceinline__ double operator()(int j) const
+ * core/cg_kernels.cu's p update, beta rounded to T); keep stores a row's d_i in p_out. */
+template <typename T> struct loop2_src {
+    const T *__restrict__ r, *__restrict__ p;
+    T *__restrict__ p_out;
+    T beta;
+    __device__ __forceinline__ T operator()(int j) const
     {
         return fma(beta, __ldcg(p + j), __ldcg(r + j));
     }
-    __device__ __forceinline__ void keep(int i, double d) const { p_out[i] = d; }
+    __device__ __forceinline__ void keep(int i, T d) const { p_out[i] = d; }
 };
 
-template <typename F>
+template <typename F, typename X>
 static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
     cg_loop2_kernel(const __grid_constant__ F f, const int64_t n,
                     const __grid_constant__ mpcgi_cg_loop c)
 {
+    using T = typename F::value_type;
     __shared__ double sh[LOOP_THREADS / 32];
     __shared__ double bcast;
     __shared__ mpcgi_cg_state s; /* this block's copy of the state */
@@ -97,13 +104,14 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
     __syncthreads();
     if (s.stop) return; /* the same decision in every block */
     double *part_pq = c.partial, *part_rr = c.partial + gridDim.x;
-    double *x = s.x;
+    X *x = mpcgi_cg_state_x<X>(&s);
+    T *const r = static_cast<T *>(c.r), *const q = static_cast<T *>(c.q);
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t it = 0; it < c.iters; it++) {
-        double *pout = c.p[s.par ^ 1];
-        const loop2_src d{c.r, c.p[s.par], pout, s.beta};
+        T *pout = static_cast<T *>(c.p[s.par ^ 1]);
+        const loop2_src<T> d{r, static_cast<const T *>(c.p[s.par]), pout, (T)s.beta};
         double dacc = 0;
-        f.rows(d, c.q, dacc);                                 /* q = A d, d.q */
+        f.rows(d, q, dacc);                                   /* q = A d, d.q */
         dacc = lsum_block(dacc, sh);
         if (threadIdx.x == 0) part_pq[blockIdx.x] = dacc;
         grid.sync();
@@ -112,12 +120,14 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
         __syncthreads();
         if (s.stop) break; /* x untouched, as in solver/cg.c */
         const double alpha = s.rr / pq;
+        const T ta = (T)alpha; /* alpha itself in fp64 */
+        const X xa = (X)alpha; /* unrounded for the fp64 iterate of a mixed solve */
         double acc = 0;
         for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-            x[i] += alpha * __ldcg(pout + i);                  /* x += alpha d */
-            const double ri = __ldcg(c.r + i) - alpha * __ldcg(c.q + i); /* r -= alpha q */
-            c.r[i] = ri;
-            acc += ri * ri;
+            x[i] += xa * (X)__ldcg(pout + i);                   /* x += alpha d */
+            const T ri = __ldcg(r + i) - ta * __ldcg(q + i);    /* r -= alpha q */
+            r[i] = ri;
+            acc += (double)ri * (double)ri;
         }
         acc = lsum_block(acc, sh);
         if (threadIdx.x == 0) part_rr[blockIdx.x] = acc;
@@ -140,17 +150,21 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
  * entries in shared memory for the whole launch (loaded once through the functor's entries,
  * column-major: entry k of local row l at k rb + l, conflict-free) and their x, p, r, w, s too:
  *
- *   pq = delta - beta gamma / alpha_old (= p.A p; delta at a start), the curvature test, alpha
+ *   pq = delta - beta gamma / alpha_old (= p.A p; after a start, the start's exact p.s), the
+ *   curvature test, alpha
  *   own rows: p = r + beta p, s = w + beta s, x += alpha p, r -= alpha s      shared memory
  *   w_i = sum_j a_ij r'_j, r'_j = r_j - alpha (w_j + beta s_j) formed from the records of the
  *   last iteration (the owner's operations, so the same bits)   A from shared memory + 32 B
  *   the new (r, w, s) of each own row to the other record set (32 B), the terms r.r and w.r
  *   barrier; every block adds the partials in the same order: r.r, w.r, solver/cg.c's stop tests
  *
+ * With fp32 vectors (fp32 and mixed solves) a record is 16 B and the count is A32 + 24 B (x
+ * stays in shared memory, so a mixed solve's fp64 x costs nothing per iteration).
+ *
  * Records double-buffer: the barrier of iteration k is passed only when every block has read
  * set k mod 2, so writing it again in iteration k + 1 is safe; the partials alternate the same
- * way. A start or restart (st->primed = 0; the host has put r and beta = 0) first forms w = A r
- * and w.r with the records s = 0. Between windows x, p (in p[0]) and r go back to device memory.
+ * way. A start or resume (st->primed = 0; the host has put r, rr and beta) first forms w = A r
+ * (loop1_prime). Between windows x, p (in p[0]) and r go back to device memory.
  */
 
 /* Threads per block: 72 registers each without spills (1024 threads at 64 registers spill). */
@@ -161,12 +175,19 @@ static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
  * was asked for by name: one lane per row is a chain of dependent gathers (docs/solver.md). */
 #define LOOP1_MAX_CHAIN 32
 
-/* Record j of a set: (r_j, w_j, s_j, unused); plain loads (written during the launch). */
+/* Record j of a set: (r_j, w_j, s_j, unused); plain loads (written during the launch). fp64:
+ * 32 B, loaded as a double2 and a double; fp32: 16 B, one float4. */
 static __device__ __forceinline__ void record_get(const double *set, int64_t j, double &r,
                                                   double &w, double &s)
 {
     const double2 rw = *reinterpret_cast<const double2 *>(set + 4 * j);
     r = rw.x, w = rw.y, s = set[4 * j + 2];
+}
+static __device__ __forceinline__ void record_get(const float *set, int64_t j, float &r,
+                                                  float &w, float &s)
+{
+    const float4 v = *reinterpret_cast<const float4 *>(set + 4 * j);
+    r = v.x, w = v.y, s = v.z;
 }
 
 static __device__ __forceinline__ void record_put(double *set, int64_t i, double r, double w,
@@ -175,33 +196,39 @@ static __device__ __forceinline__ void record_put(double *set, int64_t i, double
     *reinterpret_cast<double2 *>(set + 4 * i) = make_double2(r, w);
     set[4 * i + 2] = s;
 }
+static __device__ __forceinline__ void record_put(float *set, int64_t i, float r, float w,
+                                                  float s)
+{
+    *reinterpret_cast<float4 *>(set + 4 * i) = make_float4(r, w, s, 0.0f);
+}
 
-/* Where the r_j of the row sums come from: r itself (the start: w = A r) or the next residual
- * formed from a record set (the iteration). */
-struct loop1_src_r {
-    const double *r;
-    __device__ __forceinline__ double operator()(int64_t j) const { return __ldg(r + j); }
+/* Where the v_j of the row sums come from: a vector not written before the launch's end (r, or
+ * p[0] at a start: w = A r, s = A p) or the next residual formed from a record set (the
+ * iteration, alpha and beta rounded to T). */
+template <typename T> struct loop1_src_vec {
+    const T *v;
+    __device__ __forceinline__ T operator()(int64_t j) const { return __ldg(v + j); }
 };
-struct loop1_src_next {
-    const double *set;
-    double alpha, beta;
-    __device__ __forceinline__ double operator()(int64_t j) const
+template <typename T> struct loop1_src_next {
+    const T *set;
+    T alpha, beta;
+    __device__ __forceinline__ T operator()(int64_t j) const
     {
-        double r, w, s;
+        T r, w, s;
         record_get(set, j, r, w, s);
         return fma(-alpha, fma(beta, s, w), r);
     }
 };
 
-/* sum_k a_k r'_(col k) over `len` entries of local row l, in entry order from 0, LOOP1_BATCH
- * gathers in flight. */
-template <typename S>
-static __device__ __forceinline__ double loop1_row(const double *sval, const int *scol, int rb,
-                                                   int l, int len, const S &src)
+/* sum_k a_k v_(col k) over `len` entries of local row l, in entry order from 0 in T,
+ * LOOP1_BATCH gathers in flight. */
+template <typename T, typename S>
+static __device__ __forceinline__ T loop1_row(const T *sval, const int *scol, int rb, int l,
+                                              int len, const S &src)
 {
-    double acc = 0;
+    T acc = 0;
     for (int k = 0; k < len; k += LOOP1_BATCH) {
-        double a[LOOP1_BATCH], v[LOOP1_BATCH];
+        T a[LOOP1_BATCH], v[LOOP1_BATCH];
 #pragma unroll
         for (int u = 0; u < LOOP1_BATCH; u++)
             if (k + u < len) {
@@ -241,17 +268,22 @@ static __device__ __forceinline__ void partials_sum2(const double *part, int G, 
     a = lsum_warp(a), b = lsum_warp(b);
 }
 
-/* The shared-memory arrays of one block of the single-reduction loop. */
-struct loop1_smem {
-    double *xs, *ps, *rs, *ws, *ss, *sval;
+/* The shared-memory arrays of one block of the single-reduction loop: x first (the widest
+ * type, so every array is aligned), then p, r, w, s, the entries' values, their columns, the
+ * lengths. */
+template <typename T, typename X> struct loop1_smem {
+    X *xs;
+    T *ps, *rs, *ws, *ss, *sval;
     int *scol, *lens;
 };
 
-static __device__ __forceinline__ loop1_smem loop1_carve(double *base, int rb, int width)
+template <typename T, typename X>
+static __device__ __forceinline__ loop1_smem<T, X> loop1_carve(void *base, int rb, int width)
 {
-    loop1_smem m;
-    m.xs = base, m.ps = m.xs + rb, m.rs = m.ps + rb, m.ws = m.rs + rb, m.ss = m.ws + rb;
-    m.sval = m.ss + rb;
+    loop1_smem<T, X> m;
+    m.xs = static_cast<X *>(base);
+    m.ps = reinterpret_cast<T *>(m.xs + rb);
+    m.rs = m.ps + rb, m.ws = m.rs + rb, m.ss = m.ws + rb, m.sval = m.ss + rb;
     m.scol = reinterpret_cast<int *>(m.sval + (size_t)rb * width);
     m.lens = m.scol + rb * width;
     return m;
@@ -259,9 +291,9 @@ static __device__ __forceinline__ loop1_smem loop1_carve(double *base, int rb, i
 
 /* Copy this block's rows (entries, x) into shared memory through the functor's entries. A
  * thread touches only its own rows: no barrier needed. */
-template <typename F>
-static __device__ __forceinline__ void loop1_load(const F &f, const loop1_smem &m,
-                                                  const double *x, int64_t first, int own, int rb)
+template <typename F, typename T, typename X>
+static __device__ __forceinline__ void loop1_load(const F &f, const loop1_smem<T, X> &m,
+                                                  const X *x, int64_t first, int own, int rb)
 {
     for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
         const int64_t i = first + l;
@@ -275,36 +307,76 @@ static __device__ __forceinline__ void loop1_load(const F &f, const loop1_smem &
     }
 }
 
-/* A start or restart: w = A r, delta = w.r, records (r, w, 0), p = s = 0; one barrier. */
-static __device__ void loop1_prime(const loop1_smem &m, const mpcgi_cg_loop &c, mpcgi_cg_state &s,
-                                   int64_t first, int own, int rb, double (*sh)[32],
-                                   cg::grid_group &grid)
+/*
+ * A start or resume (primed = 0; the host has put r, rr and beta): w = A r, delta = w.r, and
+ * the own rows' p and s the first iteration turns into its direction p = r + beta p and s = w +
+ * beta s. beta = 0 (a start, a restart): p = s = 0, so it takes p = r, s = w. beta != 0 (a
+ * resume that keeps the direction): p = p_k, the last direction, from p[0], and s = A p_k by a
+ * second row sum. The first iteration's p.s is summed here beside delta, from the very values
+ * that iteration forms (primed = 2: it takes this pq; with beta = 0 it has delta's bits).
+ * Records (r, w, s) to set 0, par = 0; one barrier.
+ */
+template <typename T, typename X>
+static __device__ __noinline__ void loop1_prime(const loop1_smem<T, X> &m, const mpcgi_cg_loop &c,
+                                   mpcgi_cg_state &s, int64_t first, int own, int rb,
+                                   double (*sh)[32], cg::grid_group &grid)
 {
     const int G = gridDim.x;
-    const loop1_src_r src{c.r};
+    const T *r = static_cast<const T *>(c.r), *pk = static_cast<const T *>(c.p[0]);
+    const bool keep = s.beta != 0; /* the same decision in every block */
+    const T beta = (T)s.beta;
     double g = 0, d = 0;
     for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
-        const double r = __ldg(c.r + first + l);
-        const double w = loop1_row(m.sval, m.scol, rb, l, m.lens[l], src); /* w = A r */
-        d = fma(w, r, d);
-        record_put(c.rws, first + l, r, w, 0.0);
-        m.rs[l] = r, m.ws[l] = w, m.ps[l] = 0, m.ss[l] = 0;
+        const T ri = __ldg(r + first + l);
+        const T w = loop1_row(m.sval, m.scol, rb, l, m.lens[l], loop1_src_vec<T>{r}); /* A r */
+        T p = 0, sv = 0;
+        if (keep) {
+            p = __ldg(pk + first + l);
+            sv = loop1_row(m.sval, m.scol, rb, l, m.lens[l], loop1_src_vec<T>{pk}); /* A p_k */
+        }
+        d = fma((double)w, (double)ri, d);
+        g = fma((double)fma(beta, p, ri), (double)fma(beta, sv, w), g); /* the next p.s */
+        record_put(static_cast<T *>(c.rws), first + l, ri, w, sv);
+        m.rs[l] = ri, m.ws[l] = w, m.ps[l] = p, m.ss[l] = sv;
     }
     block_sum2(g, d, sh);
     if (threadIdx.x == 0) c.partial[blockIdx.x] = g, c.partial[G + blockIdx.x] = d;
     grid.sync();
     if (threadIdx.x < 32) {
         partials_sum2(c.partial, G, g, d);
-        if (threadIdx.x == 0) s.delta = d, s.primed = 1, s.par = 0;
+        if (threadIdx.x == 0) s.pq = g, s.delta = d, s.primed = 2, s.par = 0;
     }
     __syncthreads();
 }
 
-template <typename F>
+/* One iteration's own rows (see the top comment): p, s, x, r in shared memory, w = A r', the
+ * records to `out`; the terms of r.r (g) and w.r (d). */
+template <typename T, typename X>
+static __device__ __forceinline__ void loop1_rows(const loop1_smem<T, X> &m, int own, int rb,
+                                                  const loop1_src_next<T> &src, double alpha,
+                                                  T *out, int64_t first, double &g, double &d)
+{
+    const T ta = src.alpha, tb = src.beta;
+    const X xa = (X)alpha; /* unrounded for the fp64 iterate of a mixed solve */
+    for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
+        const T p = fma(tb, m.ps[l], m.rs[l]);   /* p = r + beta p */
+        const T sv = fma(tb, m.ss[l], m.ws[l]);  /* s = w + beta s */
+        const T r = fma(-ta, sv, m.rs[l]);       /* r -= alpha s (= src(first + l)) */
+        m.xs[l] = fma(xa, (X)p, m.xs[l]);        /* x += alpha p */
+        const T w = loop1_row(m.sval, m.scol, rb, l, m.lens[l], src); /* w = A r */
+        g = fma((double)r, (double)r, g);
+        d = fma((double)w, (double)r, d);
+        record_put(out, first + l, r, w, sv);
+        m.ps[l] = p, m.rs[l] = r, m.ws[l] = w, m.ss[l] = sv;
+    }
+}
+
+template <typename F, typename X>
 static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
     cg_loop1_kernel(const __grid_constant__ F f, const int64_t n,
                     const __grid_constant__ mpcgi_cg_loop c, int rb, int width)
 {
+    using T = typename F::value_type;
     extern __shared__ double smem[]; /* own rows: x, p, r, w, s, then the entries, the lengths */
     __shared__ double sh[2][32];
     __shared__ mpcgi_cg_state s; /* this block's copy of the state */
@@ -312,46 +384,37 @@ static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
     if (threadIdx.x == 0) s = *c.st;
     __syncthreads();
     if (s.stop) return; /* the same decision in every block */
-    const loop1_smem m = loop1_carve(smem, rb, width);
+    const loop1_smem<T, X> m = loop1_carve<T, X>(smem, rb, width);
     const int G = gridDim.x;
     const int64_t first = (int64_t)blockIdx.x * rb;
     const int own = (int)max((int64_t)0, min((int64_t)rb, n - first)); /* rows of this block */
-    double *x = s.x;
+    X *x = mpcgi_cg_state_x<X>(&s);
+    T *const rws = static_cast<T *>(c.rws), *const r = static_cast<T *>(c.r);
+    T *const p0 = static_cast<T *>(c.p[0]);
     loop1_load(f, m, x, first, own, rb);
     int ph = 0; /* the partial set of the next sums */
     if (!s.primed) {
         loop1_prime(m, c, s, first, own, rb, sh, grid);
         ph = 1;
     } else {
-        const double *in = c.rws + 4 * n * s.par;
         for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
-            record_get(in, first + l, m.rs[l], m.ws[l], m.ss[l]);
-            m.ps[l] = c.p[0][first + l];
+            record_get(rws + 4 * n * s.par, first + l, m.rs[l], m.ws[l], m.ss[l]);
+            m.ps[l] = p0[first + l];
         }
     }
     for (int64_t it = 0; it < c.iters; it++) {
         const double beta = s.beta, gamma = s.rr;
-        const double pq = beta == 0 ? s.delta : s.delta - beta * gamma / s.alpha; /* p.A p */
+        const double pq = s.primed == 2 ? s.pq                        /* summed by the start */
+                          : beta == 0 ? s.delta : s.delta - beta * gamma / s.alpha; /* p.A p */
         const int stop = mpcgi_cg_curvature_stop(pq);
         if (stop) { /* x untouched, as in solver/cg.c */
             if (threadIdx.x == 0) s.pq = pq, s.stop = stop;
             break;
         }
         const double alpha = gamma / pq;
-        const loop1_src_next src{c.rws + 4 * n * s.par, alpha, beta};
-        double *out = c.rws + 4 * n * (s.par ^ 1);
+        const loop1_src_next<T> src{rws + 4 * n * s.par, (T)alpha, (T)beta};
         double g = 0, d = 0;
-        for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
-            const double p = fma(beta, m.ps[l], m.rs[l]);   /* p = r + beta p */
-            const double sv = fma(beta, m.ss[l], m.ws[l]);  /* s = w + beta s */
-            const double r = fma(-alpha, sv, m.rs[l]);      /* r -= alpha s (= src(first + l)) */
-            m.xs[l] = fma(alpha, p, m.xs[l]);               /* x += alpha p */
-            const double w = loop1_row(m.sval, m.scol, rb, l, m.lens[l], src); /* w = A r */
-            g = fma(r, r, g);
-            d = fma(w, r, d);
-            record_put(out, first + l, r, w, sv);
-            m.ps[l] = p, m.rs[l] = r, m.ws[l] = w, m.ss[l] = sv;
-        }
+        loop1_rows(m, own, rb, src, alpha, rws + 4 * n * (s.par ^ 1), first, g, d);
         block_sum2(g, d, sh);
         double *part = c.partial + 2 * G * ph;
         if (threadIdx.x == 0) part[blockIdx.x] = g, part[G + blockIdx.x] = d;
@@ -359,7 +422,7 @@ static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
         if (threadIdx.x < 32) {
             partials_sum2(part, G, g, d); /* gamma = r.r, delta = w.r */
             if (threadIdx.x == 0) {
-                s.pq = pq, s.alpha = alpha;
+                s.pq = pq, s.alpha = alpha, s.primed = 1;
                 mpcgi_cg_finish_update(&s, g);
                 s.delta = d, s.par ^= 1;
             }
@@ -369,86 +432,9 @@ static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
         if (s.stop) break;
     }
     for (int l = threadIdx.x; l < own; l += LOOP1_THREADS)
-        x[first + l] = m.xs[l], c.p[0][first + l] = m.ps[l], c.r[first + l] = m.rs[l];
+        x[first + l] = m.xs[l], p0[first + l] = m.ps[l], r[first + l] = m.rs[l];
     grid.sync(); /* every block has read *c.st before block 0 writes it */
     if (blockIdx.x == 0 && threadIdx.x == 0) *c.st = s;
-}
-
-/* ---------------------------------------------------------------- functors from descriptors */
-
-/* NT of the CSR row sums: the smallest power of two at least the mean row length, at most 32. */
-static int csr_nt(const mpcgi_rows *R)
-{
-    const int64_t mean = R->n > 0 ? (R->nnz + R->n - 1) / R->n : 1;
-    int nt = 1;
-    while (nt < 32 && nt < mean)
-        nt <<= 1;
-    return nt;
-}
-
-template <int NT> static mpcgi_csr_rows<NT> csr_functor(const mpcgi_rows *R)
-{
-    return mpcgi_csr_rows<NT>{R->n, R->row_ptr, R->col_idx, R->val};
-}
-
-template <int NT, int RR, bool C16>
-static mpcgi_adaptive_rows<NT, RR, C16> adaptive_functor(const mpcgi_rows *R)
-{
-    return mpcgi_adaptive_rows<NT, RR, C16>{*(const mpcgi_adaptive_launch *)R->layout, R->val};
-}
-
-/* v(functor) for the two-barrier loop's row sums of R (its instances: CSR with NT = 1 ... 32;
- * the adaptive uniform path's NT, R and column width). R is known to have one. */
-template <int RR, bool C16, typename V> static int adaptive_nt(const mpcgi_rows *R, int nt, V &&v)
-{
-    switch (nt) {
-    case 1: return v(adaptive_functor<1, RR, C16>(R));
-    case 2: return v(adaptive_functor<2, RR, C16>(R));
-    case 4: return v(adaptive_functor<4, RR, C16>(R));
-    case 8: return v(adaptive_functor<8, RR, C16>(R));
-    case 16: return v(adaptive_functor<16, RR, C16>(R));
-    default: return v(adaptive_functor<32, RR, C16>(R));
-    }
-}
-
-template <bool C16, typename V> static int adaptive_rr(const mpcgi_rows *R, V &&v)
-{
-    const mpcgi_adaptive_launch *L = (const mpcgi_adaptive_launch *)R->layout;
-    switch (L->rows_per_group) {
-    case 1: return adaptive_nt<1, C16>(R, L->nt, v);
-    case 2: return adaptive_nt<2, C16>(R, L->nt, v);
-    default: return adaptive_nt<4, C16>(R, L->nt, v);
-    }
-}
-
-template <typename V> static int with_rows_functor(const mpcgi_rows *R, V &&v)
-{
-    if (R->kind == MPCGI_ROWS_ADAPTIVE)
-        return R->col16 ? adaptive_rr<true>(R, v) : adaptive_rr<false>(R, v);
-    switch (csr_nt(R)) {
-    case 1: return v(csr_functor<1>(R));
-    case 2: return v(csr_functor<2>(R));
-    case 4: return v(csr_functor<4>(R));
-    case 8: return v(csr_functor<8>(R));
-    case 16: return v(csr_functor<16>(R));
-    default: return v(csr_functor<32>(R));
-    }
-}
-
-/* v(functor) for the single-reduction loop's entries (the row sums' NT and R do not matter). */
-template <typename V> static int with_entries_functor(const mpcgi_rows *R, V &&v)
-{
-    if (R->kind == MPCGI_ROWS_ADAPTIVE)
-        return R->col16 ? v(adaptive_functor<1, 1, true>(R)) : v(adaptive_functor<1, 1, false>(R));
-    return v(csr_functor<1>(R));
-}
-
-/* Whether the loops have a functor for R at all (a known kind, fp64 values, a layout). */
-static bool rows_usable(const mpcgi_rows *R)
-{
-    if (!R || !R->val || !R->row_ptr || R->n < 1) return false;
-    if (R->kind == MPCGI_ROWS_CSR) return R->col_idx != nullptr;
-    return R->kind == MPCGI_ROWS_ADAPTIVE && R->layout && (R->col_idx || R->col16);
 }
 
 /* The device's SM count, or 0 when it has no cooperative launch (or a query failed). */
@@ -463,12 +449,13 @@ static int coop_sms(int device)
     return coop ? sms : 0;
 }
 
-/* Dynamic shared memory of the single-reduction loop: rb rows of five vectors, a length and
- * `width` entries. */
-static size_t loop1_bytes(int rb, int width)
+/* Dynamic shared memory of the single-reduction loop in precision prec: rb rows of x, four
+ * vectors, a length and `width` entries (loop1_carve). fp32 records are half the fp64 ones. */
+static size_t loop1_bytes(int prec, int rb, int width)
 {
-    return (size_t)rb * (5 * sizeof(double) + sizeof(int) +
-                         (size_t)width * (sizeof(double) + sizeof(int)));
+    const size_t t = prec == MPCGI_LOOP_FP64 ? sizeof(double) : sizeof(float);
+    const size_t x = prec == MPCGI_LOOP_FP32 ? sizeof(float) : sizeof(double);
+    return (size_t)rb * (x + 4 * t + sizeof(int) + (size_t)width * (t + sizeof(int)));
 }
 
 /* ---------------------------------------------------------------- launchers */
@@ -488,18 +475,21 @@ const char *mpcgi_loop_why(int code)
     }
 }
 
-int mpcgi_cg_loop2_grid(const mpcgi_rows *R, int device, int blocks_per_sm, int most)
+int mpcgi_cg_loop2_grid(const mpcgi_rows *R, int prec, int device, int blocks_per_sm,
+                        int most)
 {
-    if (!rows_usable(R)) return -MPCGI_LOOP_NO_FUNCTOR;
+    if (!rows_usable(R, prec)) return -MPCGI_LOOP_NO_FUNCTOR;
     if (R->kind == MPCGI_ROWS_ADAPTIVE &&
         ((const mpcgi_adaptive_launch *)R->layout)->path != MPCGI_ADAPTIVE_UNIFORM)
         return -MPCGI_LOOP_NOT_UNIFORM;
     const int sms = coop_sms(device);
     int fit = 0;
     if (sms < 1) return -MPCGI_LOOP_NO_COOP;
-    const cudaError_t e = (cudaError_t)with_rows_functor(R, [&](auto f) {
-        return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &fit, cg_loop2_kernel<decltype(f)>, LOOP_THREADS, 0);
+    const cudaError_t e = (cudaError_t)with_prec(prec, [&](auto t, auto xt) {
+        return with_rows_functor<decltype(t)>(R, [&](auto f) {
+            return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &fit, cg_loop2_kernel<decltype(f), decltype(xt)>, LOOP_THREADS, 0);
+        });
     });
     if (e != cudaSuccess || fit < 1) {
         (void)cudaGetLastError();
@@ -510,23 +500,28 @@ int mpcgi_cg_loop2_grid(const mpcgi_rows *R, int device, int blocks_per_sm, int 
     return (int)(grid < most ? grid : most);
 }
 
-int mpcgi_cg_loop2(void *stream, const mpcgi_rows *R, int grid, const mpcgi_cg_loop *c)
+int mpcgi_cg_loop2(void *stream, const mpcgi_rows *R, int prec, int grid,
+                   const mpcgi_cg_loop *c)
 {
     const int64_t n = R->n;
-    return with_rows_functor(R, [&](auto f) {
-        mpcgi_cg_loop cc = *c;
-        int64_t nn = n;
-        void *args[] = {&f, &nn, &cc};
-        return (int)cudaLaunchCooperativeKernel((const void *)cg_loop2_kernel<decltype(f)>, grid,
-                                                LOOP_THREADS, args, 0, (cudaStream_t)stream);
+    return with_prec(prec, [&](auto t, auto xt) {
+        return with_rows_functor<decltype(t)>(R, [&](auto f) {
+            mpcgi_cg_loop cc = *c;
+            int64_t nn = n;
+            void *args[] = {&f, &nn, &cc};
+            return (int)cudaLaunchCooperativeKernel(
+                (const void *)cg_loop2_kernel<decltype(f), decltype(xt)>, grid, LOOP_THREADS,
+                args, 0, (cudaStream_t)stream);
+        });
     });
 }
 
-int mpcgi_cg_loop1_grid(const mpcgi_rows *R, int device, int any_chain, int *rb, int *width)
+int mpcgi_cg_loop1_grid(const mpcgi_rows *R, int prec, int device, int any_chain, int *rb,
+                        int *width)
 {
     int optin = 0, fit = 0;
     *rb = 0, *width = 0;
-    if (!rows_usable(R)) return -MPCGI_LOOP_NO_FUNCTOR;
+    if (!rows_usable(R, prec)) return -MPCGI_LOOP_NO_FUNCTOR;
     if (R->kind == MPCGI_ROWS_ADAPTIVE &&
         ((const mpcgi_adaptive_launch *)R->layout)->path == MPCGI_ADAPTIVE_TILES)
         return -MPCGI_LOOP_NO_FUNCTOR;
@@ -543,16 +538,19 @@ int mpcgi_cg_loop1_grid(const mpcgi_rows *R, int device, int any_chain, int *rb,
     if (!any_chain && (int64_t)((r + LOOP1_THREADS - 1) / LOOP1_THREADS) * wd > LOOP1_MAX_CHAIN)
         return -MPCGI_LOOP_CHAIN;
     /* the static shared memory (the state, the warp sums) comes on top of the dynamic */
-    const size_t bytes = loop1_bytes(r, wd);
+    const size_t bytes = loop1_bytes(prec, r, wd);
     if (bytes + 1024 > (size_t)optin) return -MPCGI_LOOP_NO_FIT;
-    const cudaError_t e = (cudaError_t)with_entries_functor(R, [&](auto f) {
-        const void *k = (const void *)cg_loop1_kernel<decltype(f)>;
-        cudaError_t s = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)bytes);
-        if (s == cudaSuccess)
-            s = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, cg_loop1_kernel<decltype(f)>,
-                                                              LOOP1_THREADS, bytes);
-        return (int)s;
+    const cudaError_t e = (cudaError_t)with_prec(prec, [&](auto t, auto xt) {
+        return with_entries_functor<decltype(t)>(R, [&](auto f) {
+            const auto kernel = cg_loop1_kernel<decltype(f), decltype(xt)>;
+            cudaError_t s = cudaFuncSetAttribute((const void *)kernel,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)bytes);
+            if (s == cudaSuccess)
+                s = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, LOOP1_THREADS,
+                                                                  bytes);
+            return (int)s;
+        });
     });
     if (e != cudaSuccess || fit < 1) {
         (void)cudaGetLastError();
@@ -562,18 +560,20 @@ int mpcgi_cg_loop1_grid(const mpcgi_rows *R, int device, int any_chain, int *rb,
     return sms;
 }
 
-int mpcgi_cg_loop1(void *stream, const mpcgi_rows *R, int grid, int rb, int width,
+int mpcgi_cg_loop1(void *stream, const mpcgi_rows *R, int prec, int grid, int rb, int width,
                    const mpcgi_cg_loop *c)
 {
     const int64_t n = R->n;
-    return with_entries_functor(R, [&](auto f) {
-        mpcgi_cg_loop cc = *c;
-        int64_t nn = n;
-        int r = rb, w = width;
-        void *args[] = {&f, &nn, &cc, &r, &w};
-        return (int)cudaLaunchCooperativeKernel((const void *)cg_loop1_kernel<decltype(f)>, grid,
-                                                LOOP1_THREADS, args, loop1_bytes(rb, width),
-                                                (cudaStream_t)stream);
+    return with_prec(prec, [&](auto t, auto xt) {
+        return with_entries_functor<decltype(t)>(R, [&](auto f) {
+            mpcgi_cg_loop cc = *c;
+            int64_t nn = n;
+            int r = rb, w = width;
+            void *args[] = {&f, &nn, &cc, &r, &w};
+            return (int)cudaLaunchCooperativeKernel(
+                (const void *)cg_loop1_kernel<decltype(f), decltype(xt)>, grid, LOOP1_THREADS,
+                args, loop1_bytes(prec, rb, width), (cudaStream_t)stream);
+        });
     });
 }
 

@@ -20,7 +20,17 @@ extern "C" {
  *   - the two-barrier loop: the direction formed inside the SpMV, two grid barriers an iteration;
  *   - the single-reduction loop (Chronopoulos-Gear): one SpMV w = A r and one barrier an
  *     iteration, the rows' entries and vectors kept in shared memory.
+ * Each runs in one of three precisions (`prec`), with the arithmetic of core/cg_kernels.cu's
+ * kernels of that precision: sums in double, scalars in double, alpha and beta rounded to float
+ * where they multiply an fp32 vector, x += alpha (double)p with alpha unrounded in a mixed solve.
  */
+
+/* The loops' precision: the vectors' and the matrix values' type, and the iterate's. */
+enum {
+    MPCGI_LOOP_FP64 = 0, /* double vectors and values (rows->val), the iterate st->x */
+    MPCGI_LOOP_FP32 = 1, /* float vectors and values (rows->val32), the iterate st->x32 */
+    MPCGI_LOOP_MIXED = 2 /* float vectors and values (rows->val32: hi), the fp64 iterate st->x */
+};
 
 /* Why a loop cannot run (the grid queries below return one of these, negated, or the grid). */
 enum {
@@ -35,18 +45,22 @@ enum {
 /* One line for a MPCGI_LOOP_* code ("the rows do not fit in shared memory"). */
 const char *mpcgi_loop_why(int code);
 
-/* Blocks of the two-barrier loop on `device` (blocks_per_sm per SM at most, at most `most`),
- * or -MPCGI_LOOP_* when it cannot run. */
-int mpcgi_cg_loop2_grid(const mpcgi_rows *rows, int device, int blocks_per_sm, int most);
+/* Blocks of the two-barrier loop on `device` in precision prec (MPCGI_LOOP_FP64 ...;
+ * blocks_per_sm per SM at most, at most `most`), or -MPCGI_LOOP_* when it cannot run. */
+int mpcgi_cg_loop2_grid(const mpcgi_rows *rows, int prec, int device, int blocks_per_sm,
+                        int most);
 /* c->partial: at least 2 grid doubles. Returns the launch's cudaError_t. */
-int mpcgi_cg_loop2(void *stream, const mpcgi_rows *rows, int grid, const mpcgi_cg_loop *c);
+int mpcgi_cg_loop2(void *stream, const mpcgi_rows *rows, int prec, int grid,
+                   const mpcgi_cg_loop *c);
 
-/* Blocks of the single-reduction loop (one per SM), its rows per block *rb and entries per row
- * *width, or -MPCGI_LOOP_*. any_chain: no bound on the entries a thread sums (the loop was
- * asked for by name). */
-int mpcgi_cg_loop1_grid(const mpcgi_rows *rows, int device, int any_chain, int *rb, int *width);
-/* c->rws: 8 n doubles; c->partial: 4 grid doubles. Returns the launch's cudaError_t. */
-int mpcgi_cg_loop1(void *stream, const mpcgi_rows *rows, int grid, int rb, int width,
+/* Blocks of the single-reduction loop in precision prec (one per SM), its rows per block *rb
+ * and entries per row *width, or -MPCGI_LOOP_*. any_chain: no bound on the entries a thread
+ * sums (the loop was asked for by name). */
+int mpcgi_cg_loop1_grid(const mpcgi_rows *rows, int prec, int device, int any_chain, int *rb,
+                        int *width);
+/* c->rws: 8 n values of the vectors' type; c->partial: 4 grid doubles. Returns the launch's
+ * cudaError_t. */
+int mpcgi_cg_loop1(void *stream, const mpcgi_rows *rows, int prec, int grid, int rb, int width,
                    const mpcgi_cg_loop *c);
 
 #ifdef __cplusplus

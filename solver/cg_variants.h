@@ -56,8 +56,12 @@ extern const mpcgi_cg_variant mpcgi_cg_host, mpcgi_cg_launched, mpcgi_cg_graph,
 mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s);
 
 /* The resume of launched and graph (solver/cg_fused.c): p = r + beta p in s->p with V, the
- * state restarted from p (beta = 0, par = 0: p[0] = s->p for the persistent loops). */
+ * state restarted from p (beta = 0, par = 0). */
 mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold);
+/* The resume of the persistent loops (solver/cg_fused.c): the state only (rr, the threshold,
+ * beta, running, primed = 0), par and p left alone, so the loop forms r + beta p_k itself from
+ * the direction of its last iteration (core/cg_kernels.h, mpcgi_cg_loop). */
+mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, double rr, double beta, double threshold);
 
 /* Release the chosen variant's setup state (accepts a solver without one). */
 void mpcgi_cg_variant_teardown(mpcg_solver *s);
