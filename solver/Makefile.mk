@@ -5,7 +5,7 @@ libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c solver/cg_mix
 # a CPU-only build
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += solver/cg_fused.c solver/cg_fused.h solver/cg_loops.c \
-	solver/cg_persistent.cu solver/cg_persistent.h
+	solver/cg_persistent.cu solver/cg_persistent.h solver/cg_rows_dispatch.cuh
 MPCG_CU_FILES += solver/cg_persistent.cu
 else
 libmpcgi_la_SOURCES += solver/cg_fused_stub.c
