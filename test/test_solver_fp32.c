@@ -1,5 +1,6 @@
 /* test/test_solver_fp32.c: precision fp32: its vector table, solves to 1e-5 on the bundled
- * matrices, honest stagnation at 1e-10, and every GPU variant against the CPU fp32 solve */
+ * matrices, honest stagnation at 1e-10, every GPU variant (the persistent loops too) against the
+ * CPU fp32 solve, and the persistent loops bit for bit from run to run */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <float.h>
 
@@ -45,10 +46,10 @@ static void test_vec_f32(void)
     CHECK(mpcgi_vec_ops_for(MPCG_DEVICE_CPU, MPCG_PRECISION_MIXED) == NULL);
 }
 
-/* One fp32 solve of A x = b on ctx to tol (cg.variant `variant`, NULL: auto), x poisoned with
- * NaN first. */
-static mpcg_info solve32(mpcg_context *ctx, mpcg_matrix *A, const char *variant, double tol,
-                         const double *b, double *x)
+/* One solve of A x = b in precision prec on ctx to tol (cg.variant `variant`, NULL: auto), x
+ * poisoned with NaN first. */
+static mpcg_info solve_in(mpcg_context *ctx, mpcg_matrix *A, mpcg_precision prec,
+                          const char *variant, double tol, const double *b, double *x)
 {
     mpcg_solver *S = NULL;
     mpcg_info info;
@@ -56,7 +57,7 @@ static mpcg_info solve32(mpcg_context *ctx, mpcg_matrix *A, const char *variant,
     for (int64_t i = 0; i < mpcg_matrix_n(A); i++) x[i] = NAN;
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
     if (!S) return info;
-    CHECK_OK(ctx, mpcg_solver_set_precision(S, MPCG_PRECISION_FP32));
+    CHECK_OK(ctx, mpcg_solver_set_precision(S, prec));
     CHECK_OK(ctx, mpcg_solver_set_tol(S, tol));
     if (variant) CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.variant", variant));
     CHECK_OK(ctx, mpcg_solve(S, b, x, &info));
@@ -64,19 +65,68 @@ static mpcg_info solve32(mpcg_context *ctx, mpcg_matrix *A, const char *variant,
     return info;
 }
 
-/* Every GPU variant in fp32 against the CPU's fp32 solve: close iteration counts, the same
- * honest end; the persistent loops refuse fp32 with a message. */
+static mpcg_info solve32(mpcg_context *ctx, mpcg_matrix *A, const char *variant, double tol,
+                         const double *b, double *x)
+{
+    return solve_in(ctx, A, MPCG_PRECISION_FP32, variant, tol, b, x);
+}
+
+/* A mixed solve (the default reliable updates: resumes with beta != 0) in the persistent loops
+ * ends as the launched kernels' does, honestly (converged: fp64 true residual <= tol). */
+static void check_mixed_loops(const char *name, mpcg_matrix *G, double tol, const double *b,
+                              double *x)
+{
+    static const char *const loops[] = {"persistent-single", "persistent-two-barrier"};
+    mpcg_info li = solve_in(gpu, G, MPCG_PRECISION_MIXED, "launched", tol, b, x);
+    for (int l = 0; l < 2; l++) {
+        mpcg_info gi = solve_in(gpu, G, MPCG_PRECISION_MIXED, loops[l], tol, b, x);
+        printf("  %s mixed %s: %s, %lld iterations, %lld updates (launched: %s, %lld, %lld)\n",
+               name, loops[l], mpcg_reason_string(gi.reason), (long long)gi.iterations,
+               (long long)gi.residual_replacements, mpcg_reason_string(li.reason),
+               (long long)li.iterations, (long long)li.residual_replacements);
+        CHECK(strcmp(gi.variant, loops[l]) == 0 && gi.reason == li.reason);
+        CHECK(gi.reason != MPCG_CONVERGED_RTOL || gi.true_relres <= tol);
+        CHECK(gi.reason != MPCG_CONVERGED_RTOL ||
+              test_iterations_close(name, gi.iterations, li.iterations));
+    }
+}
+
+/* The same fp32 persistent solve twice gives the same x to the bit and the same count (the
+ * loops add in a fixed order). A loop that cannot run here (no rows, no fit) is skipped. */
+static void check_deterministic(const char *name, mpcg_matrix *G, const char *variant,
+                                double tol, const double *b, double *x)
+{
+    int64_t n = mpcg_matrix_n(G);
+    double *x2 = NULL;
+    CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, sizeof *x2, &x2));
+    if (!x2) return;
+    mpcg_info a = solve32(gpu, G, variant, tol, b, x);
+    memcpy(x2, x, (size_t)n * sizeof *x);
+    mpcg_info c = solve32(gpu, G, variant, tol, b, x);
+    CHECK(strcmp(a.variant, variant) == 0 && strcmp(c.variant, variant) == 0);
+    if (a.iterations != c.iterations || memcmp(x, x2, (size_t)n * sizeof *x) != 0)
+        printf("  %s fp32 %s: two runs differ (%lld, %lld iterations)\n", name, variant,
+               (long long)a.iterations, (long long)c.iterations);
+    CHECK(a.iterations == c.iterations && a.reason == c.reason);
+    CHECK(memcmp(x, x2, (size_t)n * sizeof *x) == 0);
+    mpcgi_host_free(x2);
+}
+
+/* Every variant on the GPU in fp32 (auto too) against the CPU's fp32 solve: close iteration
+ * counts, the same honest end; the persistent loops twice, bit for bit. */
 static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, double tol,
                         const mpcg_info *ci)
 {
-    static const char *const variants[] = {"host", "launched", "graph", NULL};
+    static const char *const variants[] = {"host", "launched", "graph", "persistent-single",
+                                           "persistent-two-barrier", NULL};
+    enum { NV = sizeof variants / sizeof variants[0] };
     int64_t n = mpcg_matrix_n(A);
     double *x = NULL, scale;
     CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, sizeof *x, &x));
     mpcg_matrix *G = NULL;
     CHECK_OK(gpu, mpcg_matrix_create_csr(gpu, n, A->csr.row_ptr, A->csr.col_idx, A->csr.val, &G));
     if (!x || !G) return;
-    for (int v = 0; v < 4; v++) {
+    for (int v = 0; v < NV; v++) {
         mpcg_info gi = solve32(gpu, G, variants[v], tol, b, x);
         double rel = test_relres(&A->csr, b, x, &scale);
         if (!test_iterations_close(name, gi.iterations, ci->iterations) || gi.reason != ci->reason)
@@ -95,16 +145,11 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
         CHECK(ci->reason != MPCG_CONVERGED_RTOL || gi.reason != MPCG_CONVERGED_RTOL ||
               test_iterations_close(name, gi.iterations, ci->iterations));
         CHECK(test_close(gi.true_relres, rel, 1e-6, 1e-14));
-        CHECK(strncmp(gi.variant, "persistent", 10) != 0);
+        CHECK(!variants[v] || strcmp(gi.variant, variants[v]) == 0);
     }
-    mpcg_solver *S = NULL;
-    CHECK_OK(gpu, mpcg_solver_create(gpu, G, &S));
-    CHECK_OK(gpu, mpcg_solver_set_precision(S, MPCG_PRECISION_FP32));
-    CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", "persistent-single"));
-    CHECK_STATUS(gpu, mpcg_solver_setup(S), MPCG_ERR_NOT_SUPPORTED);
-    CHECK(strstr(mpcg_last_error(gpu), "fp64 only"));
-    mpcg_clear_error(gpu);
-    mpcg_solver_destroy(S);
+    check_deterministic(name, G, "persistent-single", tol, b, x);
+    check_deterministic(name, G, "persistent-two-barrier", tol, b, x);
+    if (tol < 1e-8) check_mixed_loops(name, G, tol, b, x);
     mpcg_matrix_destroy(G);
     mpcgi_host_free(x);
 }
