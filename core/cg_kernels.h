@@ -76,7 +76,9 @@ typedef struct mpcgi_cg_state {
  * beta, stop = 0 and primed = 0 and leaves par and the vectors p alone. The two-barrier loop
  * then forms r + beta p[par] itself; the single-reduction loop starts again from r (primed = 0:
  * w = A r and, where beta != 0, s_k = A p_k of p_k in p[0], and the first p.q summed exactly).
- * beta = 0 is a restart, p = r, in both.
+ * beta = 0 is a restart, p = r, in both. The kernels above leave the same state, so a loop may
+ * take over from them: a mixed solve's fp64 head runs them (par stays 0, p_k in p[0] as the
+ * kernel that stopped left it), and the head's end resumes the loop in fp32 the same way.
  */
 typedef struct mpcgi_cg_loop {
     void *p[2];

@@ -76,7 +76,7 @@ static mpcg_status iteration(mpcg_solver *s)
 }
 
 /* launched: `iters` iterations one by one */
-static mpcg_status launched_enqueue(mpcg_solver *s, int64_t iters)
+mpcg_status mpcgi_cg_launched_enqueue(mpcg_solver *s, int64_t iters)
 {
     for (; iters > 0; iters--) MPCG_CHECK(s->ctx, iteration(s));
     return MPCG_SUCCESS;
@@ -90,7 +90,7 @@ static mpcg_status graph_enqueue(mpcg_solver *s, int64_t iters)
     for (; f->graph && (int)s->work == f->graph_work && iters >= f->graph_iters;
          iters -= f->graph_iters)
         MPCG_CUDA(s->ctx, cudaGraphLaunch(f->graph, stream));
-    return launched_enqueue(s, iters);
+    return mpcgi_cg_launched_enqueue(s, iters);
 }
 
 /* ---------------------------------------------------------------- the device state */
@@ -303,7 +303,7 @@ const mpcgi_cg_variant mpcgi_cg_launched = {
     .wanted = mpcgi_cg_gpu_wanted,
     .setup = mpcgi_cg_fused_setup,
     .run = mpcgi_cg_run_fused,
-    .enqueue = launched_enqueue,
+    .enqueue = mpcgi_cg_launched_enqueue,
     .resume = mpcgi_cg_fused_resume,
     .vector_bytes = launched_vector_bytes,
     .teardown = mpcgi_cg_fused_teardown,
@@ -332,7 +332,7 @@ static mpcg_status capture(mpcg_solver *s)
     int64_t K = mpcgi_solver_check_interval(s), iters = K > 0 && K <= K_MAX ? K : GRAPH_ITERS;
     MPCG_CHECK(ctx, warm_up(s));
     MPCG_CUDA(ctx, cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    mpcg_status st = launched_enqueue(s, iters);
+    mpcg_status st = mpcgi_cg_launched_enqueue(s, iters);
     cudaError_t e = cudaStreamEndCapture(stream, &graph); /* always leave capture mode */
     if (st == MPCG_SUCCESS) st = MPCGI_CUDA_STATUS(ctx, e);
     if (st == MPCG_SUCCESS)

@@ -65,11 +65,12 @@ static int two_barrier_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 
 /* The device state, then 9 n values of the vectors' type (double, or float in fp32 and mixed
  * solves): the single-reduction loop's two record sets of 4 n, the two-barrier loop's second
- * direction buffer. */
+ * direction buffer. The loop's precision is that of s->work at setup (a mixed solve's fp32). */
 static mpcg_status loop_setup(mpcg_solver *s)
 {
     int64_t n = s->A->csr.n;
     size_t e = s->work == MPCG_PRECISION_FP64 ? sizeof(double) : sizeof(float);
+    s->loop.prec = loop_prec(s);
     MPCG_CHECK(s->ctx, mpcgi_cg_fused_setup(s));
     MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, (size_t)n * 9 * e, &s->fused->rws));
     s->fused->p2 = (char *)s->fused->rws + (size_t)n * 8 * e;
@@ -83,19 +84,29 @@ static mpcgi_cg_loop loop_args(const mpcg_solver *s, int64_t iters)
                            .partial = f->partial, .iters = iters};
 }
 
-/* One cooperative launch runs the window (solver/cg_persistent.cu). */
+/*
+ * One cooperative launch runs the window (solver/cg_persistent.cu). While the iteration runs in
+ * another precision than the loop's (a mixed solve's fp64 head: s->work is FP64, the loop and
+ * its rows are fp32), the window runs the launched kernels instead, as the graph's enqueue does.
+ * They leave what the loops' resume expects (core/cg_kernels.h, mpcgi_cg_loop): par = 0 (as
+ * state_put set it; no kernel changes it) and p_k, the direction of the last iteration, in s->p
+ * = p[0], which the head's end demotes to fp32 in place beside r; the host's resume then sets rr,
+ * beta (kept direction) and primed = 0, and the loop forms r + beta p_k itself.
+ */
 static mpcg_status single_enqueue(mpcg_solver *s, int64_t iters)
 {
+    if (loop_prec(s) != s->loop.prec) return mpcgi_cg_launched_enqueue(s, iters);
     mpcgi_cg_loop c = loop_args(s, iters);
-    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop1(mpcgi_device_stream(s->ctx), &s->loop.rows, loop_prec(s),
+    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop1(mpcgi_device_stream(s->ctx), &s->loop.rows, s->loop.prec,
                                        s->loop.grid, s->loop.rb, s->loop.width, &c));
     return MPCG_SUCCESS;
 }
 
 static mpcg_status two_barrier_enqueue(mpcg_solver *s, int64_t iters)
 {
+    if (loop_prec(s) != s->loop.prec) return mpcgi_cg_launched_enqueue(s, iters); /* the head */
     mpcgi_cg_loop c = loop_args(s, iters);
-    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop2(mpcgi_device_stream(s->ctx), &s->loop.rows, loop_prec(s),
+    MPCG_LAUNCH(s->ctx, mpcgi_cg_loop2(mpcgi_device_stream(s->ctx), &s->loop.rows, s->loop.prec,
                                        s->loop.grid, &c));
     return MPCG_SUCCESS;
 }

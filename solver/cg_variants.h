@@ -55,6 +55,11 @@ extern const mpcgi_cg_variant mpcgi_cg_host, mpcgi_cg_launched, mpcgi_cg_graph,
  * asked for by name that cannot run: MPCG_ERR_NOT_SUPPORTED naming it and why (no fallback). */
 mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s);
 
+/* The launched variant's enqueue (solver/cg_fused.c): `iters` iterations of the fused kernels
+ * in s->work. The graph and the persistent loops run it where s->work is not the precision
+ * their own iterations were prepared in (a mixed solve's fp64 head). */
+mpcg_status mpcgi_cg_launched_enqueue(mpcg_solver *s, int64_t iters);
+
 /* The resume of launched and graph (solver/cg_fused.c): p = r + beta p in s->p with V, the
  * state restarted from p (beta = 0, par = 0). */
 mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold);

@@ -59,6 +59,8 @@ struct mpcg_solver {
     struct {                 /* the persistent loops (solver/cg_loops.c), measured by wanted */
         mpcgi_rows rows;     /* the plan's row functor */
         int grid, rb, width; /* blocks; single-reduction: rows per block, entries per row */
+        int prec;            /* the MPCGI_LOOP_* precision set up (a mixed solve's fp64 head,
+                                in another, runs launched kernels) */
     } loop;
 };
 
