@@ -408,6 +408,11 @@ static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
                           : beta == 0 ? s.delta : s.delta - beta * gamma / s.alpha; /* p.A p */
         const int stop = mpcgi_cg_curvature_stop(pq);
         if (stop) { /* x untouched, as in solver/cg.c */
+            /* every thread has read s (stop after the last barrier, primed, pq, ...) before
+             * thread 0 writes it; the decision is the same in the whole block, so all reach the
+             * barrier. Without it a write-after-read hazard for racecheck, hit where the fp32
+             * recurrence of a mixed solve ends in p.A p <= 0 (then the fp64 finish) */
+            __syncthreads();
             if (threadIdx.x == 0) s.pq = pq, s.stop = stop;
             break;
         }
