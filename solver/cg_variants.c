@@ -47,11 +47,29 @@ static const mpcgi_cg_variant *const variants[] = {
     &mpcgi_cg_persistent_two_barrier};
 
 /*
+ * Whether auto may take the single-reduction loop: not in a mixed solve. Its recurrences for p.A p
+ * and A p drift further in fp32 than CG's own, and a solve to fp64 accuracy runs its fp32
+ * iterations through every reliable update: an emulation of both in fp32 on the bundled matrices
+ * (bench/experiments/cg_recurrences_fp32.c: tol 1e-10, the fp64 head) took 529 - 649 iterations
+ * against 444 on bcsstk05, 294 against 256 on Trefethen_500, and once broke down into the fp64
+ * finish. The two-barrier loop has the launched kernels' recurrences. cg.variant=persistent-single
+ * still runs it.
+ */
+static int single_for_auto(mpcg_solver *s, char *why, size_t size)
+{
+    if (s->precision == MPCG_PRECISION_MIXED) {
+        snprintf(why, size, "auto keeps it from mixed solves (its recurrences drift in fp32)");
+        return 0;
+    }
+    return mpcgi_cg_persistent_single.wanted(s, 0, why, size);
+}
+
+/*
  * The auto rule (docs/solver.md): on a CPU context the host loop; on a GPU, systems above
  * cg.small_n run launched kernels (bandwidth-bound: with PDL as fast as a graph), smaller ones
  * (latency-bound) a persistent loop over the plan's rows where it can run: the single-reduction
- * loop where the rows fit in shared memory and its chain rule passes, else the two-barrier loop,
- * else a CUDA graph. Writes the choice's reason.
+ * loop where the rows fit in shared memory and its chain rule passes (not in a mixed solve,
+ * single_for_auto), else the two-barrier loop, else a CUDA graph. Writes the choice's reason.
  */
 static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t size)
 {
@@ -67,7 +85,7 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
         snprintf(why, size, "auto: n = %lld > cg.small_n = %lld: launched kernels", n, small);
         return &mpcgi_cg_launched;
     }
-    if (mpcgi_cg_persistent_single.wanted(s, 0, no1, sizeof no1)) {
+    if (single_for_auto(s, no1, sizeof no1)) {
         snprintf(why, size, "auto: n = %lld <= cg.small_n and the rows fit the single-reduction "
                  "loop", n);
         return &mpcgi_cg_persistent_single;
