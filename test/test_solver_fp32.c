@@ -71,8 +71,10 @@ static mpcg_info solve32(mpcg_context *ctx, mpcg_matrix *A, const char *variant,
     return solve_in(ctx, A, MPCG_PRECISION_FP32, variant, tol, b, x);
 }
 
-/* A mixed solve (the default reliable updates: resumes with beta != 0) in the persistent loops
- * ends as the launched kernels' does, honestly (converged: fp64 true residual <= tol). */
+/* A mixed solve (the default reliable updates: resumes with beta != 0; the fp64 head runs the
+ * launched kernels, then the loop takes over with the direction kept) in the persistent loops
+ * ends as the launched kernels' does, honestly (converged: fp64 true residual <= tol), in a
+ * count close to theirs (test_iterations_close_loop: the loops add in another order). */
 static void check_mixed_loops(const char *name, mpcg_matrix *G, double tol, const double *b,
                               double *x)
 {
@@ -86,8 +88,10 @@ static void check_mixed_loops(const char *name, mpcg_matrix *G, double tol, cons
                (long long)li.iterations, (long long)li.residual_replacements);
         CHECK(strcmp(gi.variant, loops[l]) == 0 && gi.reason == li.reason);
         CHECK(gi.reason != MPCG_CONVERGED_RTOL || gi.true_relres <= tol);
+        /* the head is the launched kernels' in every variant: the same iterations to the bit */
+        CHECK(gi.mixed_head_iterations == li.mixed_head_iterations);
         CHECK(gi.reason != MPCG_CONVERGED_RTOL ||
-              test_iterations_close(name, gi.iterations, li.iterations));
+              test_iterations_close_loop(loops[l], gi.iterations, li.iterations));
     }
 }
 
@@ -129,9 +133,17 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
     for (int v = 0; v < NV; v++) {
         mpcg_info gi = solve32(gpu, G, variants[v], tol, b, x);
         double rel = test_relres(&A->csr, b, x, &scale);
-        if (!test_iterations_close(name, gi.iterations, ci->iterations) || gi.reason != ci->reason)
-            printf("  %s fp32 %s: %lld iterations (CPU %lld), %s\n", name,
-                   variants[v] ? variants[v] : "auto", (long long)gi.iterations,
+        /* counts are compared where both converged: the persistent loops add in another order
+         * than the kernels (the single-reduction loop has other recurrences too), and a
+         * stagnant end's count says where fp32 stopped, not how fast it converged (tol 1e-10:
+         * nos4 132 on the CPU, the GPU's may be 136 and right) */
+        const int counted = ci->reason == MPCG_CONVERGED_RTOL && gi.reason == MPCG_CONVERGED_RTOL;
+        const int near = strncmp(gi.variant, "persistent", 10) == 0
+                              ? test_iterations_close_order(gi.iterations, ci->iterations)
+                              : test_iterations_close(name, gi.iterations, ci->iterations);
+        if ((counted && !near) || gi.reason != ci->reason)
+            printf("  %s fp32 %s (%s): %lld iterations (CPU %lld), %s\n", name,
+                   variants[v] ? variants[v] : "auto", gi.variant, (long long)gi.iterations,
                    (long long)ci->iterations, mpcg_reason_string(gi.reason));
         /* the same end, except where the CPU's fp32 answer lies within a factor 2 of tol: there
          * another summation order may end either way (H200: nos4 at 1e-5, CPU 9.2e-6 converged,
@@ -142,8 +154,7 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
               (border && (gi.reason == MPCG_CONVERGED_RTOL ||
                           gi.reason == MPCG_DIVERGED_STAGNATION)));
         CHECK(gi.reason != MPCG_CONVERGED_RTOL || gi.true_relres <= tol);
-        CHECK(ci->reason != MPCG_CONVERGED_RTOL || gi.reason != MPCG_CONVERGED_RTOL ||
-              test_iterations_close(name, gi.iterations, ci->iterations));
+        CHECK(!counted || near);
         CHECK(test_close(gi.true_relres, rel, 1e-6, 1e-14));
         CHECK(!variants[v] || strcmp(gi.variant, variants[v]) == 0);
     }

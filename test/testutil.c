@@ -128,3 +128,16 @@ int test_iterations_close(const char *name, int64_t gpu_it, int64_t cpu_it)
     int64_t d = gpu_it - cpu_it;
     return (d < 0 ? -d : d) <= slack;
 }
+
+int test_iterations_close_order(int64_t it, int64_t ref_it)
+{
+    int64_t d = it - ref_it, slack = (ref_it + 9) / 10;
+    return (d < 0 ? -d : d) <= (slack > 1 ? slack : 1);
+}
+
+int test_iterations_close_loop(const char *variant, int64_t it, int64_t ref_it)
+{
+    if (strcmp(variant, "persistent-single") != 0) return test_iterations_close_order(it, ref_it);
+    /* fewer by the order's slack at most, more by up to ref_it */
+    return it <= 2 * ref_it && (it >= ref_it || test_iterations_close_order(it, ref_it));
+}
