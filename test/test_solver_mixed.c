@@ -452,7 +452,7 @@ static void gpu_head(mpcg_matrix *A, mpcg_matrix *G, const double *b, double *x2
     CHECK(again.converged && rel <= 1e-10 && strcmp(again.variant, variant) == 0);
     CHECK(llabs(again.mixed_head_iterations - m->mixed_head_iterations) <= 1);
     CHECK(strcmp(variant, "graph") == 0
-              ? test_iterations_close("poisson3d:24 head", again.iterations, m->iterations)
+              ? test_iterations_close_order(again.iterations, m->iterations)
               : test_iterations_close_loop(variant, again.iterations, m->iterations));
     mpcg_solver_destroy(S);
 }
@@ -575,8 +575,10 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
              * kappa eps32 about 1) another summation order can take another outer step (H200:
              * 565 GPU against 649 CPU iterations); the GPU variants agree among themselves */
             CHECK(gpu_count_ok(&gi, s, host_it));
+            /* the GPU's fp32 dots add in another order than the CPU's: the reliable count
+             * moves with the rounding noise (H200: nos4 97 and 118 against 99 and 115) */
             CHECK(loop || (s == 1 ? llabs(gi.iterations - ci[s].iterations) <= ci[s].iterations / 5
-                                  : test_iterations_close(name, gi.iterations, ci[s].iterations)));
+                                  : test_iterations_close_order(gi.iterations, ci[s].iterations)));
             CHECK(gi.reason != MPCG_CONVERGED_RTOL || gi.true_relres <= tol);
             /* hi + lo hold about 48 bits: the rounding bound of check_mixed */
             CHECK(fabs(rel - gi.true_relres) <= 1e-6 * rel + 16 * DBL_EPSILON * scale);
