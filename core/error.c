@@ -68,6 +68,7 @@ const char *mpcg_reason_name(mpcg_reason r)
     case MPCG_DIVERGED_INDEFINITE_MATRIX: return "MPCG_DIVERGED_INDEFINITE_MATRIX";
     case MPCG_DIVERGED_NAN: return "MPCG_DIVERGED_NAN";
     case MPCG_DIVERGED_STAGNATION: return "MPCG_DIVERGED_STAGNATION";
+    case MPCG_DIVERGED_INDEFINITE_PC: return "MPCG_DIVERGED_INDEFINITE_PC";
     }
     return "MPCG_REASON_UNKNOWN";
 }
@@ -85,6 +86,8 @@ const char *mpcg_reason_string(mpcg_reason r)
     case MPCG_DIVERGED_NAN: return "diverged: NaN or Inf in the iteration";
     case MPCG_DIVERGED_STAGNATION:
         return "diverged: true residual stagnates above tol (loss of accuracy)";
+    case MPCG_DIVERGED_INDEFINITE_PC:
+        return "diverged: r^T M^-1 r <= 0, the preconditioner is not positive definite";
     }
     return "unknown reason";
 }

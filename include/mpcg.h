@@ -83,6 +83,16 @@ typedef enum mpcg_precision {
  *  value outside the enum. Never NULL. */
 MPCG_API const char *mpcg_precision_name(mpcg_precision p);
 
+/** The preconditioner M of a PCG solve (mpcg_solver_set_precond; docs/preconditioners.md). */
+typedef enum mpcg_precond {
+    MPCG_PRECOND_NONE = 0,     /**< plain CG */
+    MPCG_PRECOND_JACOBI = 1,   /**< M = diag(A), fused into the GPU iteration */
+    MPCG_PRECOND_BJACOBI = 2,  /**< M = the diagonal blocks of A (option precond.block_size;
+                                    0: node blocks detected from the pattern), inverted at setup */
+    MPCG_PRECOND_CHEBYSHEV = 3 /**< a Chebyshev polynomial in D^-1 A of degree precond.degree,
+                                    its lambda_max estimated at setup */
+} mpcg_precond;
+
 /** Where a context computes. */
 typedef enum mpcg_device_kind { MPCG_DEVICE_CPU = 0, MPCG_DEVICE_CUDA = 1 } mpcg_device_kind;
 
@@ -98,8 +108,10 @@ typedef enum mpcg_reason {
     MPCG_DIVERGED_BREAKDOWN = -5,          /**< p^T A p = 0 with p != 0 (A singular on p) */
     MPCG_DIVERGED_INDEFINITE_MATRIX = -8,  /**< p^T A p < 0: A is not positive definite */
     MPCG_DIVERGED_NAN = -9,                /**< a NaN or Inf appeared in the iteration */
-    MPCG_DIVERGED_STAGNATION = -10         /**< the true residual stays above tol while the
+    MPCG_DIVERGED_STAGNATION = -10,        /**< the true residual stays above tol while the
                                                 recurrence residual says converged */
+    MPCG_DIVERGED_INDEFINITE_PC = -11      /**< r^T M^-1 r <= 0: the preconditioner is not
+                                                positive definite */
 } mpcg_reason;
 
 /** "MPCG_CONVERGED_RTOL" etc. Never NULL. */
