@@ -47,6 +47,17 @@ const char *mpcg_status_string(mpcg_status s)
     return status_table[s].text;
 }
 
+const char *mpcg_precond_name(mpcg_precond p)
+{
+    switch (p) {
+    case MPCG_PRECOND_NONE: return "none";
+    case MPCG_PRECOND_JACOBI: return "jacobi";
+    case MPCG_PRECOND_BJACOBI: return "bjacobi";
+    case MPCG_PRECOND_CHEBYSHEV: return "chebyshev";
+    }
+    return "unknown";
+}
+
 const char *mpcg_precision_name(mpcg_precision p)
 {
     switch (p) {

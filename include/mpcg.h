@@ -93,6 +93,10 @@ typedef enum mpcg_precond {
                                     its lambda_max estimated at setup */
 } mpcg_precond;
 
+/** "none", "jacobi", "bjacobi" or "chebyshev" (the CLI and JSON word); "unknown" outside the
+ *  enum. Never NULL. */
+MPCG_API const char *mpcg_precond_name(mpcg_precond p);
+
 /** Where a context computes. */
 typedef enum mpcg_device_kind { MPCG_DEVICE_CPU = 0, MPCG_DEVICE_CUDA = 1 } mpcg_device_kind;
 
@@ -193,6 +197,12 @@ typedef struct mpcg_info {
                                      hi/lo halves (a value beyond fp32's range, ...); "" if not */
     int64_t mixed_head_iterations; /**< mixed: the first iterations, run in fp64 until the
                                         residual fell to tol 10^D (option mixed.fp64_head) */
+    char precond[16];          /**< the preconditioner: "none", "jacobi", "bjacobi", "chebyshev" */
+    char precond_describe[200]; /**< what it built ("bjacobi, 1806 blocks of up to 3 rows
+                                     (detected node blocks)"); "" without one */
+    double precond_setup_time_s; /**< its setup (part of setup_time_s) */
+    int64_t precond_spmvs;     /**< products with A in its applies in this solve (in spmvs too;
+                                    chebyshev's setup estimate is in precond_describe) */
 } mpcg_info;
 
 /** Description of an option key (mpcg_option_get), for listings such as --help-options. */
@@ -527,6 +537,15 @@ MPCG_API mpcg_status mpcg_solver_set_spmv(mpcg_solver *solver, const char *name)
  *  and x stay double arrays in all three; docs/precision.md). @return MPCG_SUCCESS;
  *  MPCG_ERR_INVALID_ARG for a value that is none of the three. */
 MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precision precision);
+
+/** Preconditioner of the solve, for the next setup (docs/preconditioners.md): MPCG_PRECOND_NONE
+ *  (the default: plain CG), _JACOBI, _BJACOBI (option precond.block_size) or _CHEBYSHEV
+ *  (precond.degree, precond.lmin_divisor). Built at setup from A's values and rebuilt after
+ *  mpcg_matrix_update_values; a diagonal entry <= 0 fails the setup with MPCG_ERR_INVALID_ARG
+ *  naming the row. fp64 solves only in this version (fp32 and mixed: MPCG_ERR_NOT_SUPPORTED at
+ *  setup); on a GPU a preconditioned solve runs the host variant over device vectors.
+ *  @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value outside the enum. */
+MPCG_API mpcg_status mpcg_solver_set_precond(mpcg_solver *solver, mpcg_precond precond);
 
 /** Relative tolerance: stop when ||b - A x|| <= tol ||b||. 0 < tol < 1. */
 MPCG_API mpcg_status mpcg_solver_set_tol(mpcg_solver *solver, double tol);

@@ -77,8 +77,7 @@ void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres)
         s->monitor(k + s->k_offset, relres, s->monitor_user);
 }
 
-/* Reason for p^T A p, or 0 if the iteration may go on. */
-static mpcg_reason curvature_reason(double pq)
+mpcg_reason mpcgi_cg_curvature_reason(double pq)
 {
     if (!isfinite(pq)) return MPCG_DIVERGED_NAN;
     if (pq < 0.0) return MPCG_DIVERGED_INDEFINITE_MATRIX;
@@ -201,7 +200,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         ap = mpcgi_cg_apply_precision(s);
         MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, ap, p, q));                  /* q = A p */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));                     /* pq = p.q */
-        if ((reason = curvature_reason(pq)) != MPCG_REASON_NONE) break;
+        if ((reason = mpcgi_cg_curvature_reason(pq)) != MPCG_REASON_NONE) break;
         alpha = rr / pq;
         if (x == a->x) MPCG_CHECK(ctx, V->axpy_wide(ctx, n, alpha, p, a->x)); /* x += alpha p */
         else MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));           /* fp32: xw += alpha p */

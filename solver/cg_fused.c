@@ -284,6 +284,11 @@ int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
 int mpcgi_cg_gpu_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
     (void)asked;
+    if (s->on_device && s->precond != MPCG_PRECOND_NONE) {
+        snprintf(why, size, "the fused GPU variants run without a preconditioner (a "
+                 "preconditioned solve runs the host loop)");
+        return 0;
+    }
     if (s->on_device) return 1;
     snprintf(why, size, "it needs a GPU context, and context %s runs on the CPU",
              s->ctx->device_name);

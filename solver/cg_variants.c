@@ -16,6 +16,12 @@ static int host_wanted(mpcg_solver *s, int asked, char *why, size_t size)
     return 1; /* over the context's vector kernels: the CPU's, or the GPU's */
 }
 
+/* CG, or PCG with a preconditioner (solver/pcg.c) */
+static mpcg_status host_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
+{
+    return s->pc ? mpcgi_pcg_run(s, a, info) : mpcgi_cg_run(s, a, info);
+}
+
 static mpcg_status host_setup(mpcg_solver *s)
 {
     (void)s;
@@ -34,7 +40,7 @@ const mpcgi_cg_variant mpcgi_cg_host = {
     .name = "host",
     .wanted = host_wanted,
     .setup = host_setup,
-    .run = mpcgi_cg_run,
+    .run = host_run,
     .vector_bytes = host_vector_bytes,
     .teardown = host_teardown,
 };
@@ -79,6 +85,11 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
     char no1[96], no2[96];
     if (!s->on_device) {
         snprintf(why, size, "auto: context %.40s runs on the CPU", ctx->device_name);
+        return &mpcgi_cg_host;
+    }
+    if (s->precond != MPCG_PRECOND_NONE) {
+        snprintf(why, size, "auto: preconditioned (%s): the host loop over device vectors",
+                 mpcg_precond_name(s->precond));
         return &mpcgi_cg_host;
     }
     if (n > small) {

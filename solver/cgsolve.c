@@ -58,6 +58,17 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
     mpcg_status st;
     if (o->precision_set && (st = mpcg_solver_set_precision(S, o->precision)) != MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "--precision");
+    if (o->precond_set && (st = mpcg_solver_set_precond(S, o->precond)) != MPCG_SUCCESS)
+        return cgsolve_fail(ctx, o, st, "--precond");
+    if (o->precond_kv[0]) {
+        char kv[48];
+        snprintf(kv, sizeof kv, "%s", o->precond_kv);
+        *strchr(kv, '=') = '\0';
+        if ((st = mpcg_solver_set_option(S, kv, kv + strlen(kv) + 1)) != MPCG_SUCCESS) {
+            int rc = cgsolve_fail(ctx, o, st, "--precond");
+            return st == MPCG_ERR_INVALID_ARG ? EXIT_USAGE : rc;
+        }
+    }
     for (int i = 0; i < o->nset; i++) {
         char kv[512];
         snprintf(kv, sizeof kv, "%s", o->set[i]);
@@ -80,7 +91,7 @@ static int check_options_early(const options *o)
     mpcg_matrix *A = NULL;
     mpcg_solver *S = NULL;
     int rc = -1;
-    if (!o->nset && !o->precision_set) return -1;
+    if (!o->nset && !o->precision_set && !o->precond_set) return -1;
     if (mpcg_context_create("cpu", &ctx) == MPCG_SUCCESS &&
         mpcg_matrix_generate(ctx, "poisson2d:1", &A) == MPCG_SUCCESS &&
         mpcg_solver_create(ctx, A, &S) == MPCG_SUCCESS)

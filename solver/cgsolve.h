@@ -35,6 +35,9 @@ typedef struct options {
     size_t device_memory_limit; /* its value in bytes (0: no limit) */
     int precision_set;          /* --precision given */
     mpcg_precision precision;   /* its value (passed to mpcg_solver_set_precision) */
+    int precond_set;            /* --precond given */
+    mpcg_precond precond;       /* its type (mpcg_solver_set_precond) */
+    char precond_kv[48];        /* its parameter as KEY=VALUE ("precond.degree=4"), or "" */
     int threads;                /* --threads: OpenMP threads of the CPU path; 0: not given */
     int nset;                   /* -O key=value, applied in order with mpcg_solver_set_option */
     const char *set[CGSOLVE_MAX_SET];

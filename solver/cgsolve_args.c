@@ -47,6 +47,11 @@ static const char usage_rest[] =
     "                        replaced by the fp64 true residual (hi + lo values) as it\n"
     "                        falls: fp64's answer; fp64 to the end if fp32 stops improving\n"
     "                        (-O mixed.strategy=reliable|refinement; docs/precision.md)\n"
+    "  --precond=M           none (default: plain CG), jacobi, bjacobi[:B] (diagonal blocks\n"
+    "                        of B rows, inverted at setup with LAPACKE; without B node\n"
+    "                        blocks detected from the pattern) or chebyshev[:D] (degree D\n"
+    "                        polynomial in D^-1 A, default 3); fp64 only; on a GPU it runs\n"
+    "                        the host loop (docs/preconditioners.md)\n"
     "  --device=D            auto (default: first GPU, else the CPU), cpu, cuda, cuda:N\n"
     "  --threads=N           OpenMP threads of the CPU path, N >= 1 (default: OMP_NUM_THREADS,\n"
     "                        else one per core)\n"
@@ -229,7 +234,7 @@ static int help_options(void)
 static int value_option(int c, const char *arg, options *o);
 
 enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON, O_MON,
-       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT };
+       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND };
 
 static const struct option longs[] = {
     {"generate", required_argument, 0, O_GEN},   {"rhs-file", required_argument, 0, 'b'},
@@ -237,6 +242,7 @@ static const struct option longs[] = {
     {"x0", required_argument, 0, O_X0},          {"tol", required_argument, 0, O_TOL},
     {"maxit", required_argument, 0, O_MAXIT},    {"spmv", required_argument, 0, O_SPMV},
     {"precision", required_argument, 0, O_PREC}, {"device", required_argument, 0, O_DEV},
+    {"precond", required_argument, 0, O_PRECOND},
     {"output", required_argument, 0, 'o'},       {"json", required_argument, 0, O_JSON},
     {"monitor", optional_argument, 0, O_MON},    {"quiet", no_argument, 0, 'q'},
     {"verbose", no_argument, 0, 'v'},            {"list-backends", no_argument, 0, O_LIST},
@@ -258,9 +264,9 @@ static int check_combination(const options *o)
     if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor))
         return usage_error("%s", "--info solves nothing: it takes no -b, --rhs, --x0, -o or "
                                  "--monitor");
-    if (o->info && (o->nset || o->precision_set))
-        return usage_error("%s", "--info describes A with the default options: it takes no -O "
-                                 "or --precision");
+    if (o->info && (o->nset || o->precision_set || o->precond_set))
+        return usage_error("%s", "--info describes A with the default options: it takes no -O, "
+                                 "--precision or --precond");
     return -1;
 }
 
@@ -295,6 +301,32 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
     return check_combination(o);
 }
 
+/* --precond=none|jacobi|bjacobi[:B]|chebyshev[:D]: the type, and B or D as the option
+ * precond.block_size or precond.degree (the library checks its range). */
+static int precond_option(const char *arg, options *o)
+{
+    static const struct { const char *word, *key; mpcg_precond type; } kinds[] = {
+        {"none", NULL, MPCG_PRECOND_NONE}, {"jacobi", NULL, MPCG_PRECOND_JACOBI},
+        {"bjacobi", "precond.block_size", MPCG_PRECOND_BJACOBI},
+        {"chebyshev", "precond.degree", MPCG_PRECOND_CHEBYSHEV}};
+    const char *colon = strchr(arg, ':');
+    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (strlen(kinds[i].word) != len || strncmp(arg, kinds[i].word, len) != 0) continue;
+        if (colon && (!kinds[i].key || !colon[1] || strlen(colon + 1) > 12 ||
+                      strspn(colon + 1, "0123456789") != strlen(colon + 1)))
+            break;
+        o->precond = kinds[i].type;
+        o->precond_set = 1;
+        o->precond_kv[0] = '\0';
+        if (colon)
+            snprintf(o->precond_kv, sizeof o->precond_kv, "%s=%s", kinds[i].key, colon + 1);
+        return -1;
+    }
+    return usage_error("--precond=%s: expected none, jacobi, bjacobi[:B] or chebyshev[:D] (B, D "
+                       "whole numbers)", arg);
+}
+
 /* --precision, --device, --spmv, --generate, -O and --threads. */
 static int choice_option(int c, const char *arg, options *o)
 {
@@ -308,6 +340,8 @@ static int choice_option(int c, const char *arg, options *o)
         else return usage_error("--precision=%s: expected fp64, fp32 or mixed", arg);
         o->precision_set = 1;
         return -1;
+    case O_PRECOND:
+        return precond_option(arg, o);
     case O_DEV:
         if (!valid_device(arg))
             return usage_error("--device=%s: expected auto, cpu, cuda or cuda:N (N in [0, 1023])",

@@ -38,6 +38,9 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
            mpcg_precision_name(info->precision));
     if (info->mixed_strategy[0]) fprintf(f, " (%s)", info->mixed_strategy);
     fprintf(f, ", tol %.3g\n", o->tol);
+    if (info->precond_describe[0])
+        fprintf(f, "precond     %s (setup %.6f s)\n", info->precond_describe,
+                info->precond_setup_time_s);
     if (info->storage_fallback[0])
         fprintf(f, "storage     fp64 values, not the hi/lo halves: %s\n", info->storage_fallback);
     if (o->verbose) /* empty where the library does not say (it chooses at setup) */
@@ -127,6 +130,13 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     cgsolve_json_str(f, info->variant);
     fprintf(f, ", \"variant_reason\": ");
     cgsolve_json_str(f, info->variant_reason);
+    fprintf(f, ",\n             \"precond\": ");
+    cgsolve_json_str(f, info->precond[0] ? info->precond : "none");
+    fprintf(f, ", \"precond_describe\": ");
+    if (info->precond_describe[0]) cgsolve_json_str(f, info->precond_describe);
+    else fputs("null", f);
+    fprintf(f, ", \"precond_setup_s\": ");
+    cgsolve_json_num(f, info->precond_setup_time_s);
     fprintf(f, "},\n");
     fprintf(f, "  \"result\": {\"converged\": %s, \"reason\": ", info->converged ? "true" : "false");
     cgsolve_json_str(f, mpcg_reason_name(info->reason));
@@ -141,6 +151,7 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     if (info->mixed_strategy[0]) cgsolve_json_str(f, info->mixed_strategy);
     else fputs("null", f);
     fprintf(f, ", \"mixed_head_iterations\": %lld", (long long)info->mixed_head_iterations);
+    fprintf(f, ", \"precond_spmvs\": %lld", (long long)info->precond_spmvs);
     fprintf(f, ", \"precision_fallback\": %s, \"fallback_iteration\": ",
             info->precision_fallback ? "true" : "false");
     if (info->precision_fallback) fprintf(f, "%lld", (long long)info->fallback_iteration);

@@ -43,6 +43,17 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
                                    "precision mixed: the first iterations run in fp64 until the "
                                    "residual is below tol * 10^D ||b||, so fp32's rounding lies "
                                    "below tol (0: none; docs/precision.md)"},
+    [MPCGI_OPT_PRECOND_BLOCK_SIZE] = {"precond.block_size", MPCGI_OPTION_INT, 0, 0, 64, 0, 0,
+                                      NULL,
+                                      "precond bjacobi: rows per diagonal block; 0: node blocks "
+                                      "detected from the pattern (docs/preconditioners.md)"},
+    [MPCGI_OPT_PRECOND_DEGREE] = {"precond.degree", MPCGI_OPTION_INT, 3, 1, 32, 0, 0, NULL,
+                                  "precond chebyshev: degree of the polynomial in D^-1 A (degree "
+                                  "- 1 SpMVs an apply)"},
+    [MPCGI_OPT_PRECOND_LMIN_DIVISOR] = {"precond.lmin_divisor", MPCGI_OPTION_INT, 30, 2, 1000000,
+                                        0, 0, NULL,
+                                        "precond chebyshev: lambda_min = lambda_max / this "
+                                        "(lambda_max estimated at setup)"},
 };
 
 const mpcgi_option_table mpcgi_cg_options = {cg_keys, MPCGI_OPT_CG_COUNT};

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/matrix.h"
 #include "core/timer.h"
+#include "precond/precond.h"
 #include "solver/cg_variants.h"
 #include "solver/options.h"
 #include "solver/solver.h"
@@ -52,9 +53,11 @@ static void teardown(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     mpcgi_cg_variant_teardown(s);
+    mpcgi_precond_destroy(ctx, s->pc);
+    s->pc = NULL;
     mpcgi_spmv_plan_destroy(ctx, s->plan);
     s->plan = NULL;
-    void *vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev, &s->xw};
+    void *vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev, &s->xw, &s->z, &s->pc_work};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
         void **v = vecs[i];
         if (s->on_device) mpcgi_device_free(ctx, *v);
@@ -94,6 +97,18 @@ mpcg_status mpcg_solver_set_precision(mpcg_solver *s, mpcg_precision precision)
                 MPCG_ERR_INVALID_ARG, "precision %d is not fp64 (0), fp32 (1) or mixed (2)",
                 (int)precision);
     s->precision = precision;
+    s->setup_done = 0;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_set_precond(mpcg_solver *s, mpcg_precond precond)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx, (unsigned)precond <= (unsigned)MPCG_PRECOND_CHEBYSHEV,
+                MPCG_ERR_INVALID_ARG,
+                "precond %d is not none (0), jacobi (1), bjacobi (2) or chebyshev (3)",
+                (int)precond);
+    s->precond = precond;
     s->setup_done = 0;
     return MPCG_SUCCESS;
 }
@@ -200,6 +215,34 @@ static mpcg_status alloc_work(mpcg_solver *s)
     return MPCG_SUCCESS;
 }
 
+/* The preconditioner's parameters from the precond.* options. */
+static mpcgi_precond_params precond_params(const mpcg_solver *s)
+{
+    const mpcgi_option_key *k = mpcgi_cg_options.keys;
+    return (mpcgi_precond_params){
+        .type = s->precond,
+        .block_size = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_BLOCK_SIZE]),
+        .degree = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_DEGREE]),
+        .lmin_ratio =
+            1.0 / (double)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_LMIN_DIVISOR])};
+}
+
+/* M from A's values, z and the apply's workspace (fp64 solves only in this version). */
+static mpcg_status precond_setup(mpcg_solver *s)
+{
+    mpcg_context *ctx = s->ctx;
+    int64_t n = s->A->csr.n;
+    if (s->precond == MPCG_PRECOND_NONE) return MPCG_SUCCESS;
+    MPCG_ENSURE(ctx, s->precision == MPCG_PRECISION_FP64, MPCG_ERR_NOT_SUPPORTED,
+                "precond %s with precision %s: preconditioners run in fp64 solves only in this "
+                "version", mpcg_precond_name(s->precond), mpcg_precision_name(s->precision));
+    MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->z));
+    MPCG_CHECK(ctx, alloc_vec(s, 2 * (size_t)n * sizeof(double), (void **)&s->pc_work));
+    mpcgi_precond_params p = precond_params(s);
+    s->pc_spmvs = 0;
+    return mpcgi_precond_create(ctx, &s->A->csr, &p, mpcgi_pcg_spmv, s, &s->pc);
+}
+
 mpcg_status mpcg_solver_setup(mpcg_solver *s)
 {
     SOLVER_ENSURE(s);
@@ -219,6 +262,7 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, plan_precisions(s->precision),
                                              &s->opts, &s->plan));
     MPCG_TRY(ctx, st, alloc_work(s));
+    MPCG_TRY(ctx, st, precond_setup(s));
     MPCG_TRY(ctx, st, mpcgi_cg_variant_setup(s)); /* choose, then its device state, graph... */
     s->values_version = s->A->values_version;
     s->setup_done = 1;
@@ -249,6 +293,11 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
     snprintf(info->variant, sizeof info->variant, "%s", s->variant->name);
     snprintf(info->variant_reason, sizeof info->variant_reason, "%s", s->variant_reason);
     info->fallback_iteration = -1;
+    snprintf(info->precond, sizeof info->precond, "%s", mpcg_precond_name(s->precond));
+    if (s->pc) {
+        snprintf(info->precond_describe, sizeof info->precond_describe, "%s", s->pc->describe);
+        info->precond_setup_time_s = s->pc->setup_time_s;
+    }
     if (s->precision == MPCG_PRECISION_MIXED) {
         long w = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_STRATEGY]);
         const char *why = mpcgi_spmv_mixed_fallback(s->plan);
@@ -271,6 +320,8 @@ static mpcg_status prepare(mpcg_solver *s)
     if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
     if (s->values_version != s->A->values_version) {
         MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
+        if (s->pc) /* M from the new values, blocks kept */
+            MPCG_CHECK(ctx, mpcgi_precond_refresh(ctx, s->pc, &s->A->csr, mpcgi_pcg_spmv, s));
         if (s->variant->refresh) MPCG_CHECK(ctx, s->variant->refresh(s)); /* e.g. the graph */
         s->values_version = s->A->values_version;
     }
@@ -293,6 +344,7 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
                        .x_is_zero = s->guess == MPCG_GUESS_ZERO,
                        .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
     s->true_residuals = 0;
+    s->pc_spmvs = 0; /* the applies' products in this solve (the setup's: pc->setup_spmvs) */
     if (a.x_is_zero) MPCG_CHECK(ctx, s->V64->zero(ctx, n, x));
     if (a.x_is_zero && s->xw) MPCG_CHECK(ctx, s->V->zero(ctx, n, s->xw));
     const mpcg_precision work = s->work;
@@ -307,7 +359,8 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
                        : info->precision_fallback ? info->fallback_iteration
                                                   : info->iterations;
     fp32_its -= info->mixed_head_iterations;
-    info->spmvs = info->iterations + s->true_residuals;
+    info->precond_spmvs = s->pc_spmvs;
+    info->spmvs = info->iterations + s->true_residuals + info->precond_spmvs;
     info->spmvs_fp64 = info->spmvs - fp32_its;
     return MPCG_SUCCESS;
 }

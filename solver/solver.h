@@ -21,6 +21,7 @@ struct mpcg_solver {
     /* options */
     char spmv_name[32];
     mpcg_precision precision;
+    mpcg_precond precond;    /* the preconditioner type (its parameters: the precond.* options) */
     double tol;
     int64_t maxit; /* < 0: the default max(100, 10 n) */
     mpcg_guess guess;
@@ -50,6 +51,9 @@ struct mpcg_solver {
     void *r, *p, *q;         /* work vectors of V's type where V computes (mixed: n doubles
                                 each, for the fp64 finish) */
     double *t;               /* fp64 true-residual scratch */
+    struct mpcgi_precond *pc; /* M of a preconditioned solve (precond/precond.h), or NULL */
+    double *z, *pc_work;     /* z = M^-1 r (n doubles) and the apply's workspace (2 n) */
+    int64_t pc_spmvs;        /* products with A in the running solve's applies */
     void *xw;                /* fp32: the working iterate (fp64 and mixed: NULL, x itself) */
     double *b_dev, *x_dev;   /* device copies of b and x (device solves only) */
     void *dot_ws;
@@ -107,6 +111,12 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, do
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
                             mpcg_reason reason, mpcgi_cg_track *tr, mpcg_info *info);
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres);
+/* The reason for p^T A p, or NONE if the iteration may go on. */
+mpcg_reason mpcgi_cg_curvature_reason(double pq);
+/* The preconditioned CG (solver/pcg.c): the host loop with z = M^-1 r (s->pc). */
+mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
+/* A's product for the preconditioner (its setup and applies; counted in s->pc_spmvs). */
+mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, const double *x, double *y);
 /* p = r + beta p with V, or p = r for beta = 0. */
 mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta);
 /* The recurrence residual's stop threshold max(tol, eps) ||b||, eps of the iteration's
