@@ -1,0 +1,184 @@
+/* test/test_solver_pcg.c: preconditioned CG: every preconditioner reaches tol on the bundled SPD
+ * matrices with an honest true residual, Jacobi PCG against an independent PCG written here,
+ * the rejections (a diagonal <= 0, fp32/mixed), new values refreshing M, and the GPU's counts
+ * against the CPU's */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/device.h"
+#include "core/matrix.h"
+#include "core/rng.h"
+#include "test/testutil.h"
+
+static mpcg_context *cpu, *gpu;
+
+static const mpcg_precond kinds[] = {MPCG_PRECOND_NONE, MPCG_PRECOND_JACOBI,
+                                     MPCG_PRECOND_BJACOBI, MPCG_PRECOND_CHEBYSHEV};
+
+/* One solve of A x = b, x poisoned first; *st: the solve's status (bjacobi without LAPACKE). */
+static mpcg_info solve(mpcg_context *ctx, mpcg_matrix *A, mpcg_precond pc, const char *opt,
+                       const double *b, double *x, mpcg_status *st)
+{
+    mpcg_solver *S = NULL;
+    mpcg_info info;
+    memset(&info, 0xff, sizeof info);
+    for (int64_t i = 0; i < mpcg_matrix_n(A); i++) x[i] = NAN;
+    *st = MPCG_ERR_INVALID_STATE;
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    if (!S) return info;
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, pc));
+    CHECK_OK(ctx, mpcg_solver_set_tol(S, 1e-8));
+    if (opt) {
+        char kv[64];
+        snprintf(kv, sizeof kv, "%s", opt);
+        char *eq = strchr(kv, '=');
+        *eq = '\0';
+        CHECK_OK(ctx, mpcg_solver_set_option(S, kv, eq + 1));
+    }
+    *st = mpcg_solve(S, b, x, &info);
+    mpcg_solver_destroy(S);
+    return info;
+}
+
+/* An independent Jacobi PCG on the CSR (plain loops, sequential sums): its iteration count. */
+static int64_t reference_jacobi(const mpcgi_csr *A, const double *b, double tol)
+{
+    int64_t n = A->n, k = 0;
+    double *v = calloc((size_t)(5 * n), sizeof *v);
+    double *x = v, *r = v + n, *z = v + 2 * n, *p = v + 3 * n, *q = v + 4 * n;
+    double rz = 0.0, rr = 0.0, bb = 0.0;
+    if (!v) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        double d = 0.0;
+        for (int64_t j = A->row_ptr[i]; j < A->row_ptr[i + 1]; j++)
+            if (A->col_idx[j] == i) d = A->val[j];
+        r[i] = b[i], z[i] = r[i] / d, p[i] = z[i];
+        rz += r[i] * z[i], rr += r[i] * r[i], bb += b[i] * b[i];
+    }
+    while (sqrt(rr) > tol * sqrt(bb) && k < 10 * n) {
+        double pq = 0.0, rz_new = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            q[i] = 0.0;
+            for (int64_t j = A->row_ptr[i]; j < A->row_ptr[i + 1]; j++)
+                q[i] += A->val[j] * p[A->col_idx[j]];
+            pq += p[i] * q[i];
+        }
+        double alpha = rz / pq;
+        rr = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            x[i] += alpha * p[i], r[i] -= alpha * q[i];
+            double d = 0.0;
+            for (int64_t j = A->row_ptr[i]; j < A->row_ptr[i + 1]; j++)
+                if (A->col_idx[j] == i) d = A->val[j];
+            z[i] = r[i] / d;
+            rz_new += r[i] * z[i], rr += r[i] * r[i];
+        }
+        for (int64_t i = 0; i < n; i++) p[i] = z[i] + rz_new / rz * p[i];
+        rz = rz_new;
+        k++;
+    }
+    free(v);
+    return k;
+}
+
+/* Every preconditioner on one matrix with b random: converged, true residual <= tol; Jacobi's
+ * count against the reference; the GPU's counts within 1% (at least 1) of the CPU's. */
+static void check_file(const char *name, const char *path, void *user)
+{
+    (void)user;
+    mpcg_matrix *A = NULL, *G = NULL;
+    CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, path, &A));
+    if (!A) return;
+    int64_t n = mpcg_matrix_n(A);
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x), scale;
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed ^ (uint64_t)n);
+    for (int64_t i = 0; b && i < n; i++) b[i] = 2.0 * mpcgi_rng_uniform(&g) - 1.0;
+    if (gpu) CHECK_OK(gpu, mpcg_matrix_create_csr(gpu, n, A->csr.row_ptr, A->csr.col_idx,
+                                                  A->csr.val, &G));
+    for (int k = 0; b && x && k < 4; k++) {
+        mpcg_status st;
+        mpcg_info in = solve(cpu, A, kinds[k], NULL, b, x, &st);
+        if (st == MPCG_ERR_NOT_SUPPORTED && kinds[k] == MPCG_PRECOND_BJACOBI) {
+            printf("  %s bjacobi: %s\n", name, mpcg_last_error(cpu));
+            continue; /* a build without LAPACKE says so */
+        }
+        double rel = test_relres(&A->csr, b, x, &scale);
+        printf("  %s %s: %s, %lld iterations, %lld spmvs (%lld in the applies), true residual "
+               "%.3e; %s\n", name, mpcg_precond_name(kinds[k]), mpcg_reason_string(in.reason),
+               (long long)in.iterations, (long long)in.spmvs, (long long)in.precond_spmvs,
+               in.true_relres, in.precond_describe);
+        CHECK(st == MPCG_SUCCESS && in.converged && test_residual_ok(&A->csr, b, x, 1e-8));
+        CHECK(fabs(rel - in.true_relres) <= 1e-6 * rel + 16 * DBL_EPSILON * scale);
+        CHECK(strcmp(in.precond, mpcg_precond_name(kinds[k])) == 0);
+        CHECK((kinds[k] == MPCG_PRECOND_NONE) == (in.precond_describe[0] == 0));
+        CHECK(kinds[k] == MPCG_PRECOND_CHEBYSHEV ? in.precond_spmvs > 0 : in.precond_spmvs == 0);
+        if (kinds[k] == MPCG_PRECOND_JACOBI) {
+            int64_t ref = reference_jacobi(&A->csr, b, 1e-8);
+            printf("    reference Jacobi PCG: %lld iterations\n", (long long)ref);
+            CHECK(test_iterations_close_order(in.iterations, ref));
+        }
+        if (!G) continue;
+        mpcg_info gi = solve(gpu, G, kinds[k], NULL, b, x, &st);
+        printf("  %s %s GPU (%s): %lld iterations\n", name, mpcg_precond_name(kinds[k]),
+               gi.variant, (long long)gi.iterations);
+        CHECK(st == MPCG_SUCCESS && gi.converged && test_residual_ok(&A->csr, b, x, 1e-8));
+        int64_t d = llabs(gi.iterations - in.iterations);
+        CHECK(d <= 1 + in.iterations / 100 || test_iterations_close(name, gi.iterations,
+                                                                       in.iterations));
+    }
+    mpcg_matrix_destroy(G);
+    free(b), free(x);
+    mpcg_matrix_destroy(A);
+}
+
+/* A diagonal entry <= 0 fails the setup naming the row; fp32 and mixed are refused; new values
+ * rebuild M (2 A: x halves, the same count). */
+static void test_rejections_and_refresh(void)
+{
+    static const int64_t rp[] = {0, 2, 4, 5};
+    static const int32_t ci[] = {0, 1, 0, 1, 2};
+    double val[] = {4.0, 1.0, 1.0, -3.0, 2.0}, b[3] = {1, 2, 3}, x[3], x2[3];
+    mpcg_matrix *A = NULL;
+    mpcg_solver *S = NULL;
+    mpcg_info in, in2;
+    CHECK_OK(cpu, mpcg_matrix_create_csr(cpu, 3, rp, ci, val, &A));
+    CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
+    if (!S) return;
+    CHECK_STATUS(cpu, mpcg_solver_set_precond(S, (mpcg_precond)7), MPCG_ERR_INVALID_ARG);
+    CHECK_OK(cpu, mpcg_solver_set_precond(S, MPCG_PRECOND_JACOBI));
+    CHECK_STATUS(cpu, mpcg_solve(S, b, x, &in), MPCG_ERR_INVALID_ARG);
+    CHECK(strstr(mpcg_last_error(cpu), "row 2") != NULL);
+    printf("  negative diagonal: %s\n", mpcg_last_error(cpu));
+    val[3] = 3.0;
+    CHECK_OK(cpu, mpcg_matrix_update_values(A, val));
+    CHECK_OK(cpu, mpcg_solver_set_precision(S, MPCG_PRECISION_FP32));
+    CHECK_STATUS(cpu, mpcg_solve(S, b, x, &in), MPCG_ERR_NOT_SUPPORTED);
+    CHECK_OK(cpu, mpcg_solver_set_precision(S, MPCG_PRECISION_FP64));
+    CHECK_OK(cpu, mpcg_solve(S, b, x, &in));
+    for (int i = 0; i < 5; i++) val[i] *= 2.0;
+    CHECK_OK(cpu, mpcg_matrix_update_values(A, val));
+    CHECK_OK(cpu, mpcg_solve(S, b, x2, &in2));
+    CHECK(in.converged && in2.converged && in.iterations == in2.iterations);
+    for (int i = 0; i < 3; i++) CHECK(fabs(x2[i] - 0.5 * x[i]) <= 1e-12 * fabs(x[i]));
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+}
+
+int main(void)
+{
+    test_init_seed("test_solver_pcg");
+    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
+    if (!cpu) return test_finish("test_solver_pcg");
+    if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
+    else printf("test_solver_pcg: no usable GPU, the GPU comparisons are skipped\n");
+    test_rejections_and_refresh();
+    CHECK(test_each_mtx(check_file, NULL) == 0);
+    mpcg_context_destroy(gpu);
+    mpcg_context_destroy(cpu);
+    return test_finish("test_solver_pcg");
+}
