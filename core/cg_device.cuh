@@ -45,4 +45,25 @@ static __device__ __forceinline__ void mpcgi_cg_finish_update(mpcgi_cg_state *st
     else if (k >= st->kmax) st->stop = MPCGI_CG_STOP_MAX_ITER;
 }
 
+/* The end of a Jacobi PCG update (core/cg_kernels.h): rz_new = r.z steers, rr_new = r.r stops. */
+static __device__ __forceinline__ void mpcgi_pcg_finish_update(mpcgi_cg_state *st, double rz_new,
+                                                               double rr_new)
+{
+    const int64_t k = st->k + 1;
+    st->k = k;
+    st->rr_new = rr_new;
+    if (!isfinite(rr_new) || !isfinite(rz_new)) {
+        st->stop = MPCGI_CG_STOP_NAN;
+        return;
+    }
+    if (rz_new <= 0.0) {
+        st->stop = MPCGI_CG_STOP_INDEFINITE_PC;
+        return;
+    }
+    st->beta = rz_new / st->rr;
+    st->rr = rz_new;
+    if (sqrt(rr_new) <= st->threshold) st->stop = MPCGI_CG_STOP_CONVERGED;
+    else if (k >= st->kmax) st->stop = MPCGI_CG_STOP_MAX_ITER;
+}
+
 #endif /* MPCG_CORE_CG_DEVICE_CUH */

@@ -45,6 +45,97 @@ static __device__ bool grid_sum(double acc, double *partial, unsigned *arrived, 
     return true;
 }
 
+/* grid_sum of two values per thread (a and b), partials [0, grid) and [grid, 2 grid). */
+static __device__ bool grid_sum2(double a, double b, double *partial, unsigned *arrived,
+                                 double *ta, double *tb)
+{
+    __shared__ double s[THREADS], t[THREADS];
+    __shared__ bool last;
+    s[threadIdx.x] = a;
+    t[threadIdx.x] = b;
+    mpcgi_block_sum(s);
+    mpcgi_block_sum(t);
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = s[0];
+        partial[gridDim.x + blockIdx.x] = t[0];
+        __threadfence();
+        last = atomicAdd(arrived, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return false;
+    __threadfence();
+    double x = 0.0, y = 0.0;
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += THREADS)
+        x += __ldcg(&partial[i]), y += __ldcg(&partial[gridDim.x + i]);
+    __syncthreads(); /* every thread has read s[0] and t[0] above before they are reused */
+    s[threadIdx.x] = x;
+    t[threadIdx.x] = y;
+    mpcgi_block_sum(s);
+    mpcgi_block_sum(t);
+    if (threadIdx.x == 0) {
+        *ta = s[0];
+        *tb = t[0];
+        *arrived = 0;
+    }
+    return true;
+}
+
+/* Jacobi PCG's restart: z = dinv r, p = z, rr = r.z, rr_new = r.r (core/cg_kernels.h). */
+static __global__ void __launch_bounds__(THREADS, 8)
+    pcg_restart_kernel(int64_t n, const double *__restrict__ r, const double *__restrict__ dinv,
+                       double *__restrict__ z, double *__restrict__ p, mpcgi_cg_state *st,
+                       double *partial)
+{
+    mpcgi_pdl_start();
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    double rz = 0.0, rr = 0.0;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
+        const double ri = r[i], zi = dinv[i] * ri;
+        z[i] = zi;
+        p[i] = zi;
+        rz += ri * zi;
+        rr += ri * ri;
+    }
+    double trz, trr;
+    if (grid_sum2(rz, rr, partial, &st->arrived, &trz, &trr) && threadIdx.x == 0) {
+        st->rr = trz;
+        st->rr_new = trr;
+        if (!isfinite(trz) || !isfinite(trr)) st->stop = MPCGI_CG_STOP_NAN;
+        else if (trz <= 0.0) st->stop = MPCGI_CG_STOP_INDEFINITE_PC;
+    }
+}
+
+/* Jacobi PCG's update: z -= alpha dinv q with r.z and r.r from r_i = z_i / dinv_i; x pending
+ * for mpcgi_cg_update_p(z, p), as update_xr_kernel<double, false>. */
+static __global__ void __launch_bounds__(THREADS, 8)
+    pcg_update_z_kernel(int64_t n, const double *__restrict__ q, const double *__restrict__ dinv,
+                        double *__restrict__ z, mpcgi_cg_state *st, double *partial)
+{
+    mpcgi_pdl_start();
+    if (blockIdx.x == 0 && threadIdx.x == 0) st->xpend = 0;
+    if (st->stop) return;
+    const double pq = st->pq;
+    const int bad = mpcgi_cg_curvature_stop(pq);
+    if (bad) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) st->stop = bad;
+        return;
+    }
+    const double alpha = st->rr / pq;
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    double rz = 0.0, rr = 0.0;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
+        const double di = dinv[i], zi = z[i] - alpha * (di * q[i]), ri = zi / di;
+        z[i] = zi;
+        rz += ri * zi;
+        rr += ri * ri;
+    }
+    double trz, trr;
+    if (grid_sum2(rz, rr, partial, &st->arrived, &trz, &trr) && threadIdx.x == 0) {
+        st->alpha = alpha, st->xpend = 1;
+        mpcgi_pcg_finish_update(st, trz, trr);
+    }
+}
+
 /* st->pq = p.q (16 B per fp64 row, 8 per fp32 row; products and sums in double) */
 template <typename T>
 static __global__ void __launch_bounds__(THREADS, 8)
@@ -150,6 +241,20 @@ int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
 {
     return (int)mpcgi_launch(update_p_kernel<double, double>, mpcgi_grid_for(n, MAX_GRID), THREADS,
                              stream, n, r, p, st);
+}
+
+int mpcgi_pcg_jacobi_restart(void *stream, int64_t n, const double *r, const double *dinv,
+                             double *z, double *p, mpcgi_cg_state *st, double *partial)
+{
+    return (int)mpcgi_launch(pcg_restart_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS / 2), THREADS,
+                             stream, n, r, dinv, z, p, st, partial);
+}
+
+int mpcgi_pcg_jacobi_update_z(void *stream, int64_t n, const double *q, const double *dinv,
+                              double *z, mpcgi_cg_state *st, double *partial)
+{
+    return (int)mpcgi_launch(pcg_update_z_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS / 2),
+                             THREADS, stream, n, q, dinv, z, st, partial);
 }
 
 int mpcgi_cg_dot_pq_f32(void *stream, int64_t n, const float *p, const float *q,

@@ -28,7 +28,8 @@ enum {
     MPCGI_CG_STOP_MAX_ITER = 2,   /* k reached kmax */
     MPCGI_CG_STOP_NAN = 3,        /* p.q or r.r not finite */
     MPCGI_CG_STOP_INDEFINITE = 4, /* p.q < 0 */
-    MPCGI_CG_STOP_BREAKDOWN = 5   /* p.q = 0 */
+    MPCGI_CG_STOP_BREAKDOWN = 5,  /* p.q = 0 */
+    MPCGI_CG_STOP_INDEFINITE_PC = 6 /* r.z <= 0: the preconditioner is not positive definite */
 };
 
 /* The device scalars of one solve (one device block, mirrored in pinned host memory). */
@@ -117,6 +118,23 @@ int mpcgi_cg_update_r(void *stream, int64_t n, const double *q, double *r, mpcgi
  * B when x is not pending). */
 int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
                       const mpcgi_cg_state *st);
+
+/*
+ * Jacobi PCG, fused (fp64): the state's rr holds r.z (alpha = rr / pq, beta = r.z_new / r.z) and
+ * rr_new holds r.r (the stop test and the monitor stay on the unpreconditioned residual). The
+ * iteration keeps z = D^-1 r instead of r: z -= alpha dinv q, with r_i = z_i / dinv_i formed in
+ * registers for both sums, so the p update reads z where CG's reads r and an iteration costs 8 B
+ * a row more than CG's (dinv read once).
+ *   restart: z = dinv r, p = z, rr = r.z, rr_new = r.r (a start, or after a true residual; r.z
+ *     <= 0 stops with MPCGI_CG_STOP_INDEFINITE_PC): 40 B per row;
+ *   update_z: the curvature test, alpha, z and both sums, alpha and xpend = 1 left for
+ *     mpcgi_cg_update_p(z, p) to add alpha p to x: 32 B per row.
+ * partial: 2 MPCGI_CG_BLOCKS / 2 doubles (two sums a block, half the blocks).
+ */
+int mpcgi_pcg_jacobi_restart(void *stream, int64_t n, const double *r, const double *dinv,
+                             double *z, double *p, mpcgi_cg_state *st, double *partial);
+int mpcgi_pcg_jacobi_update_z(void *stream, int64_t n, const double *q, const double *dinv,
+                              double *z, mpcgi_cg_state *st, double *partial);
 
 /* The same kernels on fp32 vectors (an fp32 solve: x in st->x32): the scalars stay double
  * (alpha and beta rounded to float where they multiply a vector) and the sums are accumulated

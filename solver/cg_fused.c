@@ -10,6 +10,7 @@
 #include "core/device_cuda.h"
 #include "core/error.h"
 #include "core/matrix.h"
+#include "precond/precond.h"
 #include "solver/cg_fused.h"
 #include "solver/cg_variants.h"
 #include "solver/options.h"
@@ -63,15 +64,18 @@ static mpcg_status iteration(mpcg_solver *s)
     void *stream = mpcgi_device_stream(ctx);
     int64_t n = s->A->csr.n;
     if (s->work != MPCG_PRECISION_FP64) return iteration_f32(s, stream, n);
-    double *p = s->p, *q = s->q, *r = s->r;
+    double *p = s->p, *q = s->q, *r = s->pc ? s->z : s->r; /* Jacobi PCG keeps z in r's place */
     if (f->fused_dot) {
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
     } else {
         MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, p, q)); /* q = A p */
         MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq(stream, n, p, q, f->st, f->partial));     /* pq = p.q */
     }
-    MPCG_LAUNCH(ctx, mpcgi_cg_update_r(stream, n, q, r, f->st, f->partial)); /* r, rr */
-    MPCG_LAUNCH(ctx, mpcgi_cg_update_p(stream, n, r, p, f->st)); /* x += a p, p = r + b p */
+    if (s->pc) /* z -= alpha dinv q, r.z, r.r */
+        MPCG_LAUNCH(ctx, mpcgi_pcg_jacobi_update_z(stream, n, q, s->pc->d_dinv, r, f->st,
+                                                   f->partial));
+    else MPCG_LAUNCH(ctx, mpcgi_cg_update_r(stream, n, q, r, f->st, f->partial)); /* r, rr */
+    MPCG_LAUNCH(ctx, mpcgi_cg_update_p(stream, n, r, p, f->st)); /* x += a p, p = r (z) + b p */
     return MPCG_SUCCESS;
 }
 
@@ -125,11 +129,23 @@ mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, double rr, double beta, double 
     return state_send(s);
 }
 
+/* Jacobi PCG after the state went to the device: z = dinv r, p = z and r.z, r.r there. */
+static mpcg_status pcg_restart(mpcg_solver *s)
+{
+    struct mpcgi_cg_fused *f = s->fused;
+    if (!s->pc) return MPCG_SUCCESS;
+    MPCG_LAUNCH(s->ctx, mpcgi_pcg_jacobi_restart(mpcgi_device_stream(s->ctx), s->A->csr.n, s->r,
+                                                 s->pc->d_dinv, s->z, s->p, f->st, f->partial));
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold)
 {
-    MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, beta)); /* p = r + beta p: the next direction */
+    if (!s->pc) /* p = r + beta p: the next direction (Jacobi PCG: p = z, pcg_restart) */
+        MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, beta));
     s->fused->mirror->par = 0;
-    return mpcgi_cg_loop_resume(s, rr, 0.0, threshold); /* the kernels take p as it is */
+    MPCG_CHECK(s->ctx, mpcgi_cg_loop_resume(s, rr, 0.0, threshold)); /* p as it is */
+    return pcg_restart(s);
 }
 
 /* Wait for the queued iterations and read the state: the one round trip of a window. */
@@ -150,6 +166,7 @@ static mpcg_reason stop_reason(int stop)
     case MPCGI_CG_STOP_NAN: return MPCG_DIVERGED_NAN;
     case MPCGI_CG_STOP_INDEFINITE: return MPCG_DIVERGED_INDEFINITE_MATRIX;
     case MPCGI_CG_STOP_BREAKDOWN: return MPCG_DIVERGED_BREAKDOWN;
+    case MPCGI_CG_STOP_INDEFINITE_PC: return MPCG_DIVERGED_INDEFINITE_PC;
     default: return MPCG_REASON_NONE;
     }
 }
@@ -216,13 +233,14 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
 
     MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p = r */
     MPCG_CHECK(ctx, state_put(s, a, rr, tr.threshold));            /* scalars to device */
+    if (reason == MPCG_REASON_NONE) MPCG_CHECK(ctx, pcg_restart(s)); /* PCG: z, p = z, r.z */
     window_note(&w, 0, rr);
     while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
         MPCG_CHECK(ctx, s->variant->enqueue(s, window_size(s, &w, k, a->maxit))); /* no wait */
         MPCG_CHECK(ctx, state_get(s));                                /* wait; read k, rr, stop */
         if (h->k > k) mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm);
         k = h->k;
-        rr = h->rr;
+        rr = s->pc ? h->rr_new : h->rr; /* Jacobi PCG: rr holds r.z */
         if (h->stop == MPCGI_CG_RUNNING) {
             window_grow(&w, k, rr, h->threshold);
         } else if (h->stop != MPCGI_CG_STOP_CONVERGED) {
@@ -284,9 +302,9 @@ int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
 int mpcgi_cg_gpu_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
     (void)asked;
-    if (s->on_device && s->precond != MPCG_PRECOND_NONE) {
-        snprintf(why, size, "the fused GPU variants run without a preconditioner (a "
-                 "preconditioned solve runs the host loop)");
+    if (s->on_device && s->precond != MPCG_PRECOND_NONE && s->precond != MPCG_PRECOND_JACOBI) {
+        snprintf(why, size, "the fused GPU variants fold in Jacobi only (precond %s runs the "
+                 "host loop)", mpcg_precond_name(s->precond));
         return 0;
     }
     if (s->on_device) return 1;
@@ -300,7 +318,8 @@ int mpcgi_cg_gpu_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 static double launched_vector_bytes(const mpcg_solver *s)
 {
     if (s->work != MPCG_PRECISION_FP64) return s->precision == MPCG_PRECISION_MIXED ? 56.0 : 48.0;
-    return mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0;
+    /* Jacobi PCG: dinv read in the z update, 8 B more */
+    return (mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0) + (s->pc ? 8.0 : 0.0);
 }
 
 const mpcgi_cg_variant mpcgi_cg_launched = {

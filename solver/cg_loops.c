@@ -28,6 +28,10 @@ static int loop_prec(const mpcg_solver *s)
 static int rows_of(mpcg_solver *s, char *why, size_t size)
 {
     if (!mpcgi_cg_gpu_wanted(s, 0, why, size)) return 0;
+    if (s->precond != MPCG_PRECOND_NONE) {
+        snprintf(why, size, "the persistent loops run without a preconditioner");
+        return 0;
+    }
     if (mpcgi_spmv_rows(s->plan, s->work, &s->loop.rows) == MPCG_SUCCESS) return 1;
     snprintf(why, size, "backend %s exports no %s rows for this plan (spmv/rows.h)",
              s->plan->ops->name, mpcg_precision_name(s->work));

@@ -87,10 +87,17 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
         snprintf(why, size, "auto: context %.40s runs on the CPU", ctx->device_name);
         return &mpcgi_cg_host;
     }
-    if (s->precond != MPCG_PRECOND_NONE) {
+    if (s->precond != MPCG_PRECOND_NONE && s->precond != MPCG_PRECOND_JACOBI) {
         snprintf(why, size, "auto: preconditioned (%s): the host loop over device vectors",
                  mpcg_precond_name(s->precond));
         return &mpcgi_cg_host;
+    }
+    if (s->precond == MPCG_PRECOND_JACOBI) {
+        snprintf(why, size, "auto: Jacobi PCG, fused: %s",
+                 n > small ? "launched kernels (n > cg.small_n)"
+                           : "a CUDA graph (n <= cg.small_n; the persistent loops have no "
+                             "preconditioner)");
+        return n > small ? &mpcgi_cg_launched : &mpcgi_cg_graph;
     }
     if (n > small) {
         snprintf(why, size, "auto: n = %lld > cg.small_n = %lld: launched kernels", n, small);
