@@ -10,12 +10,17 @@
 #include "core/vec.h"
 #include "mpcg.h"
 
+/* The largest bjacobi block: its inverse is dense (nb^2 values per block, nb per row) and the
+ * device apply gives each row one thread that sums nb products. */
+#define MPCGI_PRECOND_MAX_BLOCK 64
+
 /* What the solver asks for (mpcg_solver_set_precond and the precond.* options). */
 typedef struct mpcgi_precond_params {
     mpcg_precond type;
-    int block_size;   /* bjacobi: rows per block; 0: detected from the pattern (node blocks) */
+    int block_size;   /* bjacobi: rows per block, [1, MPCGI_PRECOND_MAX_BLOCK]; 0: detected from
+                         the pattern (node blocks of at most MPCGI_PRECOND_MAX_BLOCK rows) */
     int degree;       /* chebyshev: the polynomial's degree (>= 1) */
-    double lmin_ratio; /* chebyshev: lambda_min = lmax * lmin_ratio */
+    double lmin_ratio; /* chebyshev: lambda_min = lmax * lmin_ratio, in (0, 1) */
 } mpcgi_precond_params;
 
 /* The products with A a preconditioner needs (chebyshev): y = A x where V computes. */
@@ -42,25 +47,33 @@ typedef struct mpcgi_precond {
     /* chebyshev on the Jacobi-scaled matrix D^-1 A: its eigenvalue bounds and the products the
      * setup spent estimating lmax */
     double lmin, lmax;
-    int64_t setup_spmvs;
+    int64_t setup_spmvs;  /* of the last create or refresh */
+    int lanczos_steps;    /* the steps the estimate ran (fewer than 10 where the Krylov space
+                             of its start vector was exhausted) */
     int64_t apply_spmvs;  /* products with A per apply (chebyshev: degree - 1; others 0) */
     double setup_time_s;
-    char describe[200];   /* one line for the reports: "bjacobi, 1806 blocks of 3 (detected)" */
+    char describe[200];   /* one line for the reports: "bjacobi, 1806 blocks of up to 3 rows
+                             (detected node blocks)" */
 } mpcgi_precond;
 
 /* Build M from A on the host (checks: a diagonal entry <= 0 or missing fails jacobi, bjacobi and
  * chebyshev with MPCG_ERR_INVALID_ARG naming the row; on a GPU context the arrays are copied to
- * the device). spmv/user: A's product where ctx computes, for chebyshev's lmax estimate. */
+ * the device). spmv/user: A's product where ctx computes, for chebyshev's lmax estimate (the
+ * others may pass NULL). MPCG_PRECOND_NONE gives M = I (apply copies). Parameters out of range
+ * fail with MPCG_ERR_INVALID_ARG; bjacobi without LAPACKE with MPCG_ERR_NOT_SUPPORTED. *out is
+ * NULL on failure. */
 mpcg_status mpcgi_precond_create(mpcg_context *ctx, const mpcgi_csr *A,
                                  const mpcgi_precond_params *p, mpcgi_precond_spmv_fn spmv,
                                  void *user, mpcgi_precond **out);
-/* New values of A (same pattern): the numeric setup again, blocks and sizes kept. */
+/* New values of A (same pattern): the numeric setup again, blocks and sizes kept. On failure
+ * pc keeps its arrays but must not be applied before a refresh that succeeds. */
 mpcg_status mpcgi_precond_refresh(mpcg_context *ctx, mpcgi_precond *pc, const mpcgi_csr *A,
                                   mpcgi_precond_spmv_fn spmv, void *user);
 void mpcgi_precond_destroy(mpcg_context *ctx, mpcgi_precond *pc);
 
 /* z = M^-1 r where ctx computes (host arrays on the CPU, device arrays on a GPU), fp64 vectors;
- * V the fp64 vector table of that place, work: 2 n doubles there (chebyshev). */
+ * z must not alias r. V the fp64 vector table of that place (none, chebyshev), work: 2 n doubles
+ * there (chebyshev of degree >= 2; the others may pass NULL), spmv/user as at create. */
 mpcg_status mpcgi_precond_apply(mpcg_context *ctx, const mpcgi_precond *pc,
                                 const mpcgi_vec_ops *V, mpcgi_precond_spmv_fn spmv, void *user,
                                 const double *r, double *z, double *work);

@@ -53,6 +53,10 @@ test_test_options_SOURCES = test/test_options.c
 test_test_options_LDADD = $(TEST_LDADD)
 test_test_io_generate_SOURCES = test/test_io_generate.c
 test_test_io_generate_LDADD = $(TEST_LDADD)
+# the preconditioners on the CPU; their GPU comparisons skip without a GPU
+MPCG_C_TESTS += test/test_precond
+test_test_precond_SOURCES = test/test_precond.c
+test_test_precond_LDADD = $(TEST_LDADD)
 # the describe calls of the public API (cgsolve --info)
 MPCG_C_TESTS += test/test_describe
 test_test_describe_SOURCES = test/test_describe.c

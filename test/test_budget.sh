@@ -5,9 +5,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_srcdir:=.}"
 cd "$top_srcdir" || exit 1
-# the library's sources: core, io, spmv, solver without the cgsolve command (which is a client)
+# the library's sources: core, io, spmv, precond, solver without the cgsolve command (which is a
+# client)
 files=`ls core/*.[ch] core/*.cu core/*.cuh io/*.[ch] spmv/*.[ch] spmv/*.cu spmv/*.cuh \
-    solver/*.[ch] solver/*.cu 2>/dev/null | grep -v '^solver/cgsolve'`
+    precond/*.[ch] precond/*.cu solver/*.[ch] solver/*.cu 2>/dev/null | grep -v '^solver/cgsolve'`
 fail=0
 
 # 1. getenv: only solver/options.c (MPCG_OPTIONS)

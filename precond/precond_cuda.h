@@ -1,0 +1,34 @@
+/* precond/precond_cuda.h: launchers of the preconditioner's device kernels (plain C, no CUDA
+ * types) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_PRECOND_PRECOND_CUDA_H
+#define MPCG_PRECOND_PRECOND_CUDA_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Kernels of precond/precond_kernels.cu. Arrays are device arrays; `stream` is the context's
+ * cudaStream_t. Each launcher queues its kernel, never synchronises, and returns
+ * cudaGetLastError() (callers wrap it in MPCG_LAUNCH).
+ */
+
+/* y = alpha dinv .* x, y may be x (reads 2 n values, writes n) */
+int mpcgi_precond_scale_f64(void *stream, int64_t n, double alpha, const double *dinv,
+                            const double *x, double *y);
+
+/* z[block b] = binv_b r[block b] for the blocks [bstart[b], bstart[b + 1]) of at most
+ * max_block rows, binv_b row-major at binv + boff[b]; z must not alias r (reads nb^2 + nb
+ * values, writes nb per block of nb rows) */
+int mpcgi_precond_blocks_f64(void *stream, int64_t n, int64_t nblocks, const int64_t *bstart,
+                             const int64_t *boff, const double *binv, const double *r,
+                             double *z);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPCG_PRECOND_PRECOND_CUDA_H */

@@ -1,0 +1,577 @@
+/* test/test_precond.c: the preconditioners (jacobi, bjacobi, chebyshev) against independent
+ * references on hand-made, bundled and generated SPD matrices; their rejections; the GPU applies
+ * against the host's (skipped without a GPU) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "config.h"
+#include "core/alloc.h"
+#include "core/device.h"
+#include "core/matrix.h"
+#include "precond/precond_impl.h"
+#include "spmv/spmv.h"
+#include "test/testutil.h"
+
+static mpcg_context *cpu, *gpu;
+
+/* bjacobi needs LAPACKE; without it its create fails (test_hand) and its checks are skipped */
+#ifdef MPCG_HAVE_LAPACKE
+#define HAVE_LAPACKE 1
+#else
+#define HAVE_LAPACKE 0
+#endif
+
+/* ---------------------------------------------------------------- helpers */
+
+/* The preconditioner's SpMV callback: user is an fp64 SpMV plan of the same context. */
+static mpcg_status plan_spmv(mpcg_context *ctx, void *user, const double *x, double *y)
+{
+    return mpcgi_spmv_apply(ctx, user, MPCG_PRECISION_FP64, x, y);
+}
+
+static mpcgi_spmv_plan *make_plan(mpcg_context *ctx, mpcgi_csr *A)
+{
+    const struct mpcgi_spmv_ops *ops = NULL;
+    mpcgi_spmv_plan *plan = NULL;
+    CHECK_OK(ctx, mpcgi_spmv_lookup(ctx, "auto", &ops));
+    if (ops) CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, ops, A, MPCG_CAP_FP64, NULL, &plan));
+    return plan;
+}
+
+static mpcgi_precond_params params(mpcg_precond type, int block_size, int degree)
+{
+    return (mpcgi_precond_params){type, block_size, degree, 0.1};
+}
+
+static double *vec(int64_t n)
+{
+    double *v = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *v, &v));
+    return v;
+}
+
+static void random_vec(mpcgi_rng *g, int64_t n, double *v)
+{
+    for (int64_t i = 0; i < n; i++) v[i] = 2 * mpcgi_rng_uniform(g) - 1;
+}
+
+/* y = A x, in the test's own loop */
+static void csr_mv(const mpcgi_csr *A, const double *x, double *y)
+{
+    for (int64_t i = 0; i < A->n; i++) {
+        double s = 0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            s += A->val[k] * x[A->col_idx[k]];
+        y[i] = s;
+    }
+}
+
+static double diag_of(const mpcgi_csr *A, int64_t i)
+{
+    for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+        if (A->col_idx[k] == i) return A->val[k];
+    return NAN;
+}
+
+static double max_abs(int64_t n, const double *x)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+/* ||x - y||_inf <= tol ||y||_inf, NaN failing */
+static int vec_close(int64_t n, const double *x, const double *y, double tol)
+{
+    double d = 0;
+    for (int64_t i = 0; i < n; i++) d = isnan(x[i]) ? INFINITY : fmax(d, fabs(x[i] - y[i]));
+    return d <= tol * max_abs(n, y);
+}
+
+static double dot(int64_t n, const double *x, const double *y)
+{
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
+    return s;
+}
+
+/* Create a preconditioner on the CPU and apply it to r (work allocated here). */
+static mpcgi_precond *cpu_apply(mpcgi_csr *A, mpcgi_spmv_plan *plan, mpcgi_precond_params p,
+                                const double *r, double *z)
+{
+    mpcgi_precond *pc = NULL;
+    double *work = vec(2 * A->n + 1);
+    CHECK_OK(cpu, mpcgi_precond_create(cpu, A, &p, plan_spmv, plan, &pc));
+    if (pc)
+        CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, &mpcgi_vec_host, plan_spmv, plan, r, z, work));
+    mpcgi_host_free(work);
+    return pc;
+}
+
+/* ---------------------------------------------------------------- hand-checked */
+
+static void test_tridiag(void)
+{
+    const double a2[] = {2, 2}, b2[] = {1}, a3[] = {2, 2, 2}, b3[] = {-1, -1}, a1[] = {5};
+    CHECK(test_close(mpcgi_tridiag_lmax(2, a2, b2), 3, 1e-14, 0));
+    CHECK(test_close(mpcgi_tridiag_lmax(3, a3, b3), 2 + sqrt(2.0), 1e-14, 0));
+    CHECK(test_close(mpcgi_tridiag_lmax(1, a1, NULL), 5, 1e-14, 0));
+}
+
+/* diag(4, 2) with a 1 off the diagonal: M^-1 of each kind by hand */
+static void test_hand(void)
+{
+    const int64_t rp[] = {0, 2, 4};
+    const int32_t col[] = {0, 1, 0, 1};
+    const double val[] = {4, 1, 1, 2}, r[] = {1, 3};
+    mpcgi_csr A = {.n = 2, .nnz = 4, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
+                   .val = (double *)val};
+    double z[2] = {NAN, NAN};
+    mpcgi_precond *pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_NONE, 0, 0), r, z);
+    CHECK(pc && z[0] == 1 && z[1] == 3 && pc->apply_spmvs == 0 && !strcmp(pc->describe, "none"));
+    mpcgi_precond_destroy(cpu, pc);
+
+    pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_JACOBI, 0, 0), r, z);
+    CHECK(pc && z[0] == 0.25 && z[1] == 1.5 && pc->apply_spmvs == 0);
+    mpcgi_precond_destroy(cpu, pc);
+    if (!HAVE_LAPACKE) {
+        mpcgi_precond_params p = params(MPCG_PRECOND_BJACOBI, 2, 0);
+        pc = NULL;
+        CHECK_STATUS(cpu, mpcgi_precond_create(cpu, &A, &p, NULL, NULL, &pc),
+                     MPCG_ERR_NOT_SUPPORTED);
+        CHECK(!pc && strstr(mpcg_last_error(cpu), "this build has no LAPACKE"));
+        mpcg_clear_error(cpu);
+        return;
+    }
+    /* the whole matrix is one block: A^-1 = [[2, -1], [-1, 4]] / 7 */
+    pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_BJACOBI, 2, 0), r, z);
+    CHECK(pc && test_close(z[0], -1.0 / 7, 1e-15, 0) && test_close(z[1], 11.0 / 7, 1e-15, 0));
+    CHECK(pc && pc->nblocks == 1 && pc->block_max == 2 && !pc->detected && !pc->diag_blocks);
+    if (pc) printf("  hand: %s\n", pc->describe);
+    mpcgi_precond_destroy(cpu, pc);
+}
+
+/* A zero, a negative and a missing diagonal entry in row 2 (1-based); bad parameters */
+static void test_rejections(void)
+{
+    const int64_t rp[] = {0, 2, 4, 5}, rp_missing[] = {0, 2, 3, 4};
+    const int32_t col[] = {0, 1, 0, 1, 2}, col_missing[] = {0, 1, 0, 2};
+    double val[] = {4, 1, 1, 0, 3};
+    mpcgi_csr A = {.n = 3, .nnz = 5, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
+                   .val = val};
+    mpcgi_csr M = {.n = 3, .nnz = 4, .row_ptr = (int64_t *)rp_missing,
+                   .col_idx = (int32_t *)col_missing, .val = val};
+    const struct {
+        mpcg_precond type;
+        const char *name;
+    } kinds[] = {{MPCG_PRECOND_JACOBI, "jacobi"}, {MPCG_PRECOND_BJACOBI, "bjacobi"},
+                 {MPCG_PRECOND_CHEBYSHEV, "chebyshev"}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        mpcgi_precond_params p = params(kinds[k].type, 0, 2);
+        mpcgi_precond *pc = NULL;
+        char want[128];
+        if (!HAVE_LAPACKE && kinds[k].type == MPCG_PRECOND_BJACOBI) continue;
+        const double bad[] = {0, -2};
+        for (int b = 0; b < 2; b++) {
+            val[3] = bad[b];
+            CHECK_STATUS(cpu, mpcgi_precond_create(cpu, &A, &p, plan_spmv, NULL, &pc),
+                         MPCG_ERR_INVALID_ARG);
+            snprintf(want, sizeof want, "precond %s: row 2: diagonal entry %g <= 0 (A is not SPD)",
+                     kinds[k].name, bad[b]);
+            CHECK(!pc && strstr(mpcg_last_error(cpu), want));
+            mpcg_clear_error(cpu);
+        }
+        CHECK_STATUS(cpu, mpcgi_precond_create(cpu, &M, &p, plan_spmv, NULL, &pc),
+                     MPCG_ERR_INVALID_ARG);
+        CHECK(!pc && strstr(mpcg_last_error(cpu), "row 2: no diagonal entry"));
+        mpcg_clear_error(cpu);
+    }
+    val[3] = 2;
+    const mpcgi_precond_params bad[] = {
+        params(MPCG_PRECOND_BJACOBI, MPCGI_PRECOND_MAX_BLOCK + 1, 0),
+        params(MPCG_PRECOND_BJACOBI, -1, 0), params(MPCG_PRECOND_CHEBYSHEV, 0, 0),
+        {MPCG_PRECOND_CHEBYSHEV, 0, 2, 1.0}, {MPCG_PRECOND_CHEBYSHEV, 0, 2, 0.0},
+        {(mpcg_precond)7, 0, 0, 0}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        mpcgi_precond *pc = NULL;
+        CHECK_STATUS(cpu, mpcgi_precond_create(cpu, &A, &bad[k], plan_spmv, NULL, &pc),
+                     MPCG_ERR_INVALID_ARG);
+        CHECK(!pc);
+        mpcg_clear_error(cpu);
+    }
+    mpcgi_precond_params p = params(MPCG_PRECOND_CHEBYSHEV, 0, 2);
+    mpcgi_precond *pc = NULL;
+    CHECK_STATUS(cpu, mpcgi_precond_create(cpu, &A, &p, NULL, NULL, &pc), MPCG_ERR_INVALID_ARG);
+    CHECK(!pc && strstr(mpcg_last_error(cpu), "no SpMV callback"));
+    mpcg_clear_error(cpu);
+}
+
+/* ---------------------------------------------------------------- block-Jacobi */
+
+/* A_bb z_b == r_b for every block b of pc (that is not a diagonal fallback), multiplied back
+ * with A's own entries inside the block */
+static void check_blocks(const char *name, const mpcgi_csr *A, const mpcgi_precond *pc,
+                         const double *r, const double *z)
+{
+    int bad = 0;
+    CHECK(pc->bstart[0] == 0 && pc->bstart[pc->nblocks] == A->n);
+    for (int64_t b = 0; b < pc->nblocks; b++) {
+        const int64_t s = pc->bstart[b], e = pc->bstart[b + 1];
+        CHECK(e > s && e - s <= pc->block_max);
+        for (int64_t i = s; i < e; i++) {
+            double y = 0, scale = fabs(r[i]);
+            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+                if (A->col_idx[k] >= s && A->col_idx[k] < e) {
+                    y += A->val[k] * z[A->col_idx[k]];
+                    scale = fmax(scale, fabs(A->val[k] * z[A->col_idx[k]]));
+                }
+            bad += !(fabs(y - r[i]) <= 1e-10 * scale);
+        }
+    }
+    if (bad) fprintf(stderr, "%s: %s: %d rows with A_bb z_b != r_b\n", name, pc->describe, bad);
+    CHECK(bad == 0);
+}
+
+/* 7 nodes of 3 dofs in a chain: the rows of a node share their columns (those of the node and
+ * its neighbours), so the detected blocks are the nodes */
+static void test_detect_nodes(void)
+{
+    enum { NODES = 7, DOF = 3, N = NODES * DOF, MAXNZ = N * 3 * DOF };
+    int32_t ri[MAXNZ], ci[MAXNZ];
+    double v[MAXNZ];
+    int64_t nz = 0;
+    for (int I = 0; I < NODES; I++)
+        for (int J = I - 1; J <= I + 1; J++)
+            for (int a = 0; J >= 0 && J < NODES && a < DOF; a++)
+                for (int b = 0; b < DOF; b++) {
+                    ri[nz] = I * DOF + a, ci[nz] = J * DOF + b;
+                    v[nz++] = I != J ? -1.0 : a == b ? 10.0 : 0.5;
+                }
+    mpcgi_csr A;
+    CHECK_OK(cpu, mpcgi_csr_from_coo(cpu, N, nz, ri, ci, v, &A));
+    double r[N], z[N];
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed + 3);
+    random_vec(&g, N, r);
+    mpcgi_precond *pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_BJACOBI, 0, 0), r, z);
+    CHECK(pc && pc->detected && pc->nblocks == NODES && pc->block_max == DOF);
+    for (int64_t b = 0; pc && b <= pc->nblocks; b++) CHECK(pc->bstart[b] == DOF * b);
+    CHECK(pc && !strcmp(pc->describe, "bjacobi, 7 blocks of up to 3 rows (detected node blocks)"));
+    if (pc) check_blocks("3-dof chain", &A, pc, r, z);
+    mpcgi_precond_destroy(cpu, pc);
+    mpcgi_csr_free(&A);
+}
+
+/* A dense 100 x 100 matrix: one pattern, cut into blocks of 64 and 36 rows */
+static void test_detect_cap(void)
+{
+    enum { N = 100 };
+    static int32_t ri[N * N], ci[N * N];
+    static double v[N * N], r[N], z[N];
+    for (int i = 0; i < N * N; i++) ri[i] = i / N, ci[i] = i % N, v[i] = ri[i] == ci[i] ? 200 : 1;
+    mpcgi_csr A;
+    CHECK_OK(cpu, mpcgi_csr_from_coo(cpu, N, N * N, ri, ci, v, &A));
+    for (int i = 0; i < N; i++) r[i] = 1 + i % 3;
+    mpcgi_precond *pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_BJACOBI, 0, 0), r, z);
+    CHECK(pc && pc->nblocks == 2 && pc->bstart[1] == MPCGI_PRECOND_MAX_BLOCK);
+    CHECK(pc && pc->block_max == MPCGI_PRECOND_MAX_BLOCK && pc->boff[2] == 64 * 64 + 36 * 36);
+    if (pc) check_blocks("dense 100", &A, pc, r, z);
+    mpcgi_precond_destroy(cpu, pc);
+    mpcgi_csr_free(&A);
+}
+
+/* [[1, 2], [2, 1]] is not SPD (its diagonal is): that block falls back to its diagonal */
+static void test_not_spd_block(void)
+{
+    const int64_t rp[] = {0, 2, 4, 6, 8};
+    const int32_t col[] = {0, 1, 0, 1, 2, 3, 2, 3};
+    const double val[] = {1, 2, 2, 1, 4, 1, 1, 3}, r[] = {1, 2, 3, 4};
+    mpcgi_csr A = {.n = 4, .nnz = 8, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
+                   .val = (double *)val};
+    for (int B = 0; B <= 2; B += 2) { /* detected: the same two blocks */
+        double z[4] = {NAN, NAN, NAN, NAN};
+        mpcgi_precond *pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_BJACOBI, B, 0), r, z);
+        CHECK(pc && pc->nblocks == 2 && pc->diag_blocks == 1 && pc->first_diag_block == 0);
+        CHECK(pc && strstr(pc->describe, "1 not SPD, their diagonal used (first: rows 1-2)"));
+        /* block 0: r / diag; block 1: [[4, 1], [1, 3]]^-1 [3, 4] = [5, 13] / 11 */
+        CHECK(z[0] == 1 && z[1] == 2);
+        CHECK(test_close(z[2], 5.0 / 11, 1e-15, 0) && test_close(z[3], 13.0 / 11, 1e-15, 0));
+        if (pc) printf("  not SPD: %s\n", pc->describe);
+        mpcgi_precond_destroy(cpu, pc);
+    }
+}
+
+/* ---------------------------------------------------------------- chebyshev references */
+
+/* lambda_max of D^-1 A (that of D^-1/2 A D^-1/2): 200 power iterations from a random vector,
+ * the last Rayleigh quotient (a lower bound that the iterations bring close) */
+static double power_lmax(const mpcgi_csr *A, mpcgi_rng *g)
+{
+    const int64_t n = A->n;
+    double *x = vec(n), *y = vec(n), *s = vec(n), lam = 0;
+    for (int64_t i = 0; i < n; i++) s[i] = 1 / sqrt(diag_of(A, i));
+    random_vec(g, n, x);
+    for (int it = 0; it < 200; it++) {
+        double nx = sqrt(dot(n, x, x));
+        for (int64_t i = 0; i < n; i++) x[i] *= s[i] / nx;
+        csr_mv(A, x, y);
+        for (int64_t i = 0; i < n; i++) y[i] *= s[i], x[i] /= s[i];
+        lam = dot(n, x, y) / dot(n, x, x);
+        memcpy(x, y, (size_t)n * sizeof *x);
+    }
+    mpcgi_host_free(x), mpcgi_host_free(y), mpcgi_host_free(s);
+    return lam;
+}
+
+/* Saad's Alg. 12.1 as printed (the residual updated by A d, not formed from x) preconditioned
+ * by D, from x = 0, `degree` steps: the reference for z = p(D^-1 A) D^-1 r */
+static void cheb_reference(const mpcgi_csr *A, double lmin, double lmax, int degree,
+                           const double *b, double *x)
+{
+    const int64_t n = A->n;
+    const double theta = (lmax + lmin) / 2, delta = (lmax - lmin) / 2, sigma1 = theta / delta;
+    double *res = vec(n), *d = vec(n), *Ad = vec(n), rho = 1 / sigma1;
+    for (int64_t i = 0; i < n; i++) res[i] = b[i], d[i] = b[i] / diag_of(A, i) / theta, x[i] = 0;
+    for (int k = 0; k < degree; k++) {
+        for (int64_t i = 0; i < n; i++) x[i] += d[i];
+        if (k == degree - 1) break;
+        csr_mv(A, d, Ad);
+        const double rho1 = 1 / (2 * sigma1 - rho);
+        for (int64_t i = 0; i < n; i++) {
+            res[i] -= Ad[i];
+            d[i] = rho1 * rho * d[i] + 2 * rho1 / delta * res[i] / diag_of(A, i);
+        }
+        rho = rho1;
+    }
+    mpcgi_host_free(res), mpcgi_host_free(d), mpcgi_host_free(Ad);
+}
+
+/* ---------------------------------------------------------------- GPU against the host */
+
+/* The same preconditioner on cuda:0 with device vectors (z poisoned with NaN) against the host's
+ * z_host, to 1e-12; then a refresh with the same values gives the same z again */
+static void gpu_compare(const char *name, mpcgi_csr *A, mpcgi_precond_params p, const double *r,
+                        const double *z_host, const mpcgi_precond *host)
+{
+    const int64_t n = A->n;
+    const size_t bytes = (size_t)n * sizeof(double);
+    const mpcgi_vec_ops *V = mpcgi_vec_ops_for(MPCG_DEVICE_CUDA, MPCG_PRECISION_FP64);
+    mpcgi_spmv_plan *plan = make_plan(gpu, A);
+    mpcgi_precond *pc = NULL;
+    double *d_r = NULL, *d_z = NULL, *d_w = NULL, *z = vec(n);
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d_r));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d_z));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, 2 * bytes, &d_w));
+    CHECK_OK(gpu, mpcgi_precond_create(gpu, A, &p, plan_spmv, plan, &pc));
+    if (!pc || !plan || !d_r || !d_z || !d_w) goto done;
+    CHECK(pc->on_device && pc->nblocks == host->nblocks && pc->diag_blocks == host->diag_blocks);
+    CHECK(test_close(pc->lmax, host->lmax, 1e-12, 0) && pc->setup_spmvs == host->setup_spmvs);
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_r, r, bytes, MPCGI_H2D));
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t i = 0; i < n; i++) z[i] = NAN;
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, d_z, z, bytes, MPCGI_H2D));
+        CHECK_OK(gpu, mpcgi_precond_apply(gpu, pc, V, plan_spmv, plan, d_r, d_z, d_w));
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, z, d_z, bytes, MPCGI_D2H));
+        if (!vec_close(n, z, z_host, 1e-12))
+            fprintf(stderr, "%s: %s: GPU z differs from the host's (pass %d)\n", name,
+                    pc->describe, pass);
+        CHECK(vec_close(n, z, z_host, 1e-12));
+        CHECK_OK(gpu, mpcgi_precond_refresh(gpu, pc, A, plan_spmv, plan));
+    }
+done:
+    mpcgi_precond_destroy(gpu, pc);
+    mpcgi_spmv_plan_destroy(gpu, plan);
+    mpcgi_device_free(gpu, d_r), mpcgi_device_free(gpu, d_z), mpcgi_device_free(gpu, d_w);
+    mpcgi_host_free(z);
+}
+
+/* ---------------------------------------------------------------- each matrix */
+
+static void check_jacobi_bjacobi(const char *name, mpcgi_csr *A, const double *r, double *z)
+{
+    mpcgi_precond *pc = cpu_apply(A, NULL, params(MPCG_PRECOND_JACOBI, 0, 0), r, z);
+    int ok = pc != NULL;
+    for (int64_t i = 0; i < A->n; i++) ok &= test_close(z[i], r[i] / diag_of(A, i), 3e-16, 0);
+    CHECK(ok);
+    if (pc && gpu) gpu_compare(name, A, pc->params, r, z, pc);
+    mpcgi_precond_destroy(cpu, pc);
+    for (int B = 4; HAVE_LAPACKE && B >= 0; B -= 4) {
+        pc = cpu_apply(A, NULL, params(MPCG_PRECOND_BJACOBI, B, 0), r, z);
+        CHECK(pc && pc->diag_blocks == 0 && pc->first_diag_block == -1);
+        if (pc) check_blocks(name, A, pc, r, z);
+        if (pc) printf("  %s: %s\n", name, pc->describe);
+        if (pc && gpu) gpu_compare(name, A, pc->params, r, z, pc);
+        mpcgi_precond_destroy(cpu, pc);
+    }
+}
+
+/* x^T M^-1 y == y^T M^-1 x and r^T M^-1 r > 0 (M^-1 is SPD) */
+static void check_spd(const char *name, mpcgi_precond *pc, mpcgi_spmv_plan *plan,
+                      const double *r, const double *z, mpcgi_rng *g)
+{
+    const int64_t n = pc->n;
+    double *y = vec(n), *zy = vec(n), *work = vec(2 * n);
+    random_vec(g, n, y);
+    CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, &mpcgi_vec_host, plan_spmv, plan, y, zy, work));
+    const double ryz = dot(n, r, zy), yrz = dot(n, y, z);
+    const double scale = sqrt(dot(n, r, r) * dot(n, zy, zy) + dot(n, y, y) * dot(n, z, z));
+    if (!(fabs(ryz - yrz) <= 1e-10 * scale) || !(dot(n, r, z) > 0))
+        fprintf(stderr, "%s: %s: r^T M^-1 y %.17g, y^T M^-1 r %.17g, r^T M^-1 r %g\n", name,
+                pc->describe, ryz, yrz, dot(n, r, z));
+    CHECK(fabs(ryz - yrz) <= 1e-10 * scale && dot(n, r, z) > 0);
+    mpcgi_host_free(y), mpcgi_host_free(zy), mpcgi_host_free(work);
+}
+
+static void check_chebyshev(const char *name, mpcgi_csr *A, const double *r, double *z,
+                            mpcgi_rng *g)
+{
+    mpcgi_spmv_plan *plan = make_plan(cpu, A);
+    double *ref = vec(A->n);
+    const double lam = power_lmax(A, g);
+    const int degrees[] = {1, 2, 3, 5};
+    for (size_t k = 0; plan && k < sizeof degrees / sizeof degrees[0]; k++) {
+        const int deg = degrees[k];
+        mpcgi_precond *pc = cpu_apply(A, plan, params(MPCG_PRECOND_CHEBYSHEV, 0, deg), r, z);
+        if (!pc) continue;
+        if (!(pc->lmax >= lam && pc->lmax <= 1.5 * lam))
+            fprintf(stderr, "%s: lmax %.6g against %.6g by power iterations\n", name, pc->lmax,
+                    lam);
+        CHECK(pc->lmax >= lam && pc->lmax <= 1.5 * lam && pc->lmin == 0.1 * pc->lmax);
+        CHECK(pc->lanczos_steps == (A->n < 10 ? pc->lanczos_steps : 10));
+        CHECK(pc->setup_spmvs == pc->lanczos_steps && pc->apply_spmvs == deg - 1);
+        cheb_reference(A, pc->lmin, pc->lmax, deg, r, ref);
+        if (!vec_close(A->n, z, ref, 1e-10))
+            fprintf(stderr, "%s: %s: z differs from the reference\n", name, pc->describe);
+        CHECK(vec_close(A->n, z, ref, 1e-10));
+        check_spd(name, pc, plan, r, z, g);
+        int ok = 1; /* degree 1: Jacobi scaled by 1 / theta */
+        for (int64_t i = 0; deg == 1 && i < A->n; i++)
+            ok &= test_close(z[i], 2 / (pc->lmax + pc->lmin) * r[i] / diag_of(A, i), 1e-15, 0);
+        CHECK(ok);
+        if (deg == 3) printf("  %s: %s (power iterations: %.4g)\n", name, pc->describe, lam);
+        if (gpu) gpu_compare(name, A, pc->params, r, z, pc);
+        mpcgi_precond_destroy(cpu, pc);
+    }
+    mpcgi_spmv_plan_destroy(cpu, plan);
+    mpcgi_host_free(ref);
+}
+
+/* New values 3 A (the pattern kept): jacobi's z is a third, chebyshev's lmax that of the same
+ * D^-1 A, bjacobi's blocks are those of 3 A */
+static void check_refresh(const char *name, mpcgi_csr *A, const double *r, double *z)
+{
+    mpcgi_spmv_plan *plan = make_plan(cpu, A);
+    double *z3 = vec(A->n), *work = vec(2 * A->n), *val = vec(A->nnz);
+    memcpy(val, A->val, (size_t)A->nnz * sizeof *val);
+    const mpcg_precond types[] = {MPCG_PRECOND_JACOBI, MPCG_PRECOND_BJACOBI,
+                                  MPCG_PRECOND_CHEBYSHEV};
+    for (size_t t = 0; plan && t < sizeof types / sizeof types[0]; t++) {
+        if (!HAVE_LAPACKE && types[t] == MPCG_PRECOND_BJACOBI) continue;
+        mpcgi_precond *pc = cpu_apply(A, plan, params(types[t], 0, 3), r, z);
+        const double lmax = pc ? pc->lmax : NAN;
+        for (int64_t k = 0; k < A->nnz; k++) A->val[k] = 3 * val[k];
+        if (pc) CHECK_OK(cpu, mpcgi_precond_refresh(cpu, pc, A, plan_spmv, plan));
+        if (pc)
+            CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, &mpcgi_vec_host, plan_spmv, plan, r, z3,
+                                              work));
+        for (int64_t i = 0; pc && i < A->n; i++) z[i] /= 3;
+        CHECK(pc && vec_close(A->n, z3, z, 1e-10) && test_close(pc->lmax, lmax, 1e-10, 0));
+        if (pc && types[t] == MPCG_PRECOND_BJACOBI) check_blocks(name, A, pc, r, z3);
+        memcpy(A->val, val, (size_t)A->nnz * sizeof *val);
+        mpcgi_precond_destroy(cpu, pc);
+    }
+    mpcgi_spmv_plan_destroy(cpu, plan);
+    mpcgi_host_free(z3), mpcgi_host_free(work), mpcgi_host_free(val);
+}
+
+static void check_matrix(const char *name, mpcgi_csr *A)
+{
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed ^ (uint64_t)A->n);
+    double *r = vec(A->n), *z = vec(A->n);
+    random_vec(&g, A->n, r);
+    check_jacobi_bjacobi(name, A, r, z);
+    check_chebyshev(name, A, r, z, &g);
+    check_refresh(name, A, r, z);
+    mpcgi_host_free(r), mpcgi_host_free(z);
+}
+
+static void check_file(const char *name, const char *path, void *user)
+{
+    (void)user;
+    mpcg_matrix *M = NULL;
+    CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, path, &M));
+    if (M) check_matrix(name, &M->csr);
+    mpcg_matrix_destroy(M);
+}
+
+/* ---------------------------------------------------------------- robustness */
+
+/* Every allocation of each create failing in turn: the host allocation status, nothing half
+ * made, nothing leaked */
+static void test_alloc_sweep(mpcgi_csr *A)
+{
+    mpcgi_spmv_plan *plan = make_plan(cpu, A);
+    for (mpcg_precond t = MPCG_PRECOND_NONE; plan && t <= MPCG_PRECOND_CHEBYSHEV; t++) {
+        if (!HAVE_LAPACKE && t == MPCG_PRECOND_BJACOBI) continue;
+        mpcgi_precond_params p = params(t, 0, 3);
+        const int64_t live = mpcgi_alloc_live();
+        mpcg_status st = MPCG_ERR_HOST_ALLOC;
+        for (int64_t fail = 0; st != MPCG_SUCCESS && fail < 100; fail++) {
+            mpcgi_precond *pc = NULL;
+            mpcgi_alloc_fail_at(fail);
+            st = mpcgi_precond_create(cpu, A, &p, plan_spmv, plan, &pc);
+            mpcgi_alloc_fail_at(-1);
+            CHECK(st == MPCG_SUCCESS ? pc != NULL : st == MPCG_ERR_HOST_ALLOC && pc == NULL);
+            mpcgi_precond_destroy(cpu, pc);
+            CHECK(mpcgi_alloc_live() == live);
+            mpcg_clear_error(cpu);
+        }
+        CHECK(st == MPCG_SUCCESS);
+    }
+    mpcgi_spmv_plan_destroy(cpu, plan);
+}
+
+/* n = 0: every kind sets up and applies to nothing */
+static void test_empty(void)
+{
+    int64_t rp[] = {0};
+    mpcgi_csr A = {.n = 0, .nnz = 0, .row_ptr = rp};
+    mpcgi_spmv_plan *plan = make_plan(cpu, &A);
+    for (mpcg_precond t = MPCG_PRECOND_NONE; plan && t <= MPCG_PRECOND_CHEBYSHEV; t++) {
+        if (!HAVE_LAPACKE && t == MPCG_PRECOND_BJACOBI) continue;
+        mpcgi_precond_params p = params(t, 0, 3);
+        mpcgi_precond *pc = NULL;
+        CHECK_OK(cpu, mpcgi_precond_create(cpu, &A, &p, plan_spmv, plan, &pc));
+        if (pc)
+            CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, &mpcgi_vec_host, plan_spmv, plan, NULL,
+                                              NULL, NULL));
+        mpcgi_precond_destroy(cpu, pc);
+    }
+    mpcgi_spmv_plan_destroy(cpu, plan);
+}
+
+int main(void)
+{
+    test_init_seed("test_precond");
+    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
+    if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
+    else printf("test_precond: no usable GPU, the GPU comparisons are skipped\n");
+    if (!cpu) return test_finish("test_precond");
+    test_tridiag();
+    test_hand();
+    test_rejections();
+    if (HAVE_LAPACKE) {
+        test_detect_nodes();
+        test_detect_cap();
+        test_not_spd_block();
+    }
+    test_empty();
+    mpcg_matrix *M = NULL;
+    CHECK_OK(cpu, mpcg_matrix_generate(cpu, "poisson3d:8", &M));
+    if (M) check_matrix("poisson3d:8", &M->csr);
+    if (M) test_alloc_sweep(&M->csr);
+    mpcg_matrix_destroy(M);
+    CHECK(test_each_mtx(check_file, NULL) == 0);
+    mpcg_context_destroy(gpu);
+    mpcg_context_destroy(cpu);
+    return test_finish("test_precond");
+}
