@@ -383,6 +383,46 @@ done:
     mpcgi_host_free(z);
 }
 
+/* The block kernel alone, on blocks of 1 to 64 rows with random inverses, against the host
+ * apply: it runs without LAPACKE too (the GPU test machine has none) */
+static void gpu_blocks_kernel(void)
+{
+    mpcgi_precond pc = {.n = 0, .on_device = 1};
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed + 5);
+    int64_t start[200], off[200];
+    start[0] = off[0] = 0;
+    for (pc.nblocks = 0; pc.nblocks < 150; pc.nblocks++) {
+        const int64_t nb = 1 + (int64_t)mpcgi_rng_below(&g, MPCGI_PRECOND_MAX_BLOCK);
+        start[pc.nblocks + 1] = start[pc.nblocks] + nb;
+        off[pc.nblocks + 1] = off[pc.nblocks] + nb * nb;
+    }
+    pc.n = start[pc.nblocks], pc.bstart = start, pc.boff = off;
+    const size_t nv = (size_t)off[pc.nblocks], bytes = (size_t)pc.n * sizeof(double);
+    const size_t ib = (size_t)(pc.nblocks + 1) * sizeof(int64_t);
+    double *r = vec(pc.n), *z = vec(pc.n), *zg = vec(pc.n), *d_r = NULL, *d_z = NULL;
+    pc.binv = vec((int64_t)nv);
+    random_vec(&g, pc.n, r), random_vec(&g, (int64_t)nv, pc.binv);
+    mpcgi_bjacobi_apply_host(&pc, r, z);
+    for (int64_t i = 0; i < pc.n; i++) zg[i] = NAN;
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, ib, &pc.d_bstart));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, ib, &pc.d_boff));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, nv * sizeof(double), &pc.d_binv));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d_r));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d_z));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, pc.d_bstart, start, ib, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, pc.d_boff, off, ib, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, pc.d_binv, pc.binv, nv * sizeof(double), MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_r, r, bytes, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_z, zg, bytes, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_precond_device_blocks(gpu, &pc, d_r, d_z));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, zg, d_z, bytes, MPCGI_D2H));
+    CHECK(vec_close(pc.n, zg, z, 1e-12));
+    mpcgi_device_free(gpu, pc.d_bstart), mpcgi_device_free(gpu, pc.d_boff);
+    mpcgi_device_free(gpu, pc.d_binv), mpcgi_device_free(gpu, d_r), mpcgi_device_free(gpu, d_z);
+    mpcgi_host_free(r), mpcgi_host_free(z), mpcgi_host_free(zg), mpcgi_host_free(pc.binv);
+}
+
 /* ---------------------------------------------------------------- each matrix */
 
 static void check_jacobi_bjacobi(const char *name, mpcgi_csr *A, const double *r, double *z)
@@ -565,6 +605,7 @@ int main(void)
         test_not_spd_block();
     }
     test_empty();
+    if (gpu) gpu_blocks_kernel();
     mpcg_matrix *M = NULL;
     CHECK_OK(cpu, mpcg_matrix_generate(cpu, "poisson3d:8", &M));
     if (M) check_matrix("poisson3d:8", &M->csr);
