@@ -246,14 +246,14 @@ int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
 int mpcgi_pcg_jacobi_restart(void *stream, int64_t n, const double *r, const double *dinv,
                              double *z, double *p, mpcgi_cg_state *st, double *partial)
 {
-    return (int)mpcgi_launch(pcg_restart_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS / 2), THREADS,
+    return (int)mpcgi_launch(pcg_restart_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
                              stream, n, r, dinv, z, p, st, partial);
 }
 
 int mpcgi_pcg_jacobi_update_z(void *stream, int64_t n, const double *q, const double *dinv,
                               double *z, mpcgi_cg_state *st, double *partial)
 {
-    return (int)mpcgi_launch(pcg_update_z_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS / 2),
+    return (int)mpcgi_launch(pcg_update_z_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS),
                              THREADS, stream, n, q, dinv, z, st, partial);
 }
 

@@ -129,7 +129,7 @@ int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
  *     <= 0 stops with MPCGI_CG_STOP_INDEFINITE_PC): 40 B per row;
  *   update_z: the curvature test, alpha, z and both sums, alpha and xpend = 1 left for
  *     mpcgi_cg_update_p(z, p) to add alpha p to x: 32 B per row.
- * partial: 2 MPCGI_CG_BLOCKS / 2 doubles (two sums a block, half the blocks).
+ * partial: 2 MPCGI_CG_BLOCKS doubles (two sums a block, the CG kernels' grid).
  */
 int mpcgi_pcg_jacobi_restart(void *stream, int64_t n, const double *r, const double *dinv,
                              double *z, double *p, mpcgi_cg_state *st, double *partial);

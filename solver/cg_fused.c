@@ -266,7 +266,7 @@ mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     struct mpcgi_cg_fused *f;
-    size_t bytes = sizeof *f->st + MPCGI_CG_BLOCKS * sizeof(double);
+    size_t bytes = sizeof *f->st + 2 * MPCGI_CG_BLOCKS * sizeof(double); /* Jacobi PCG: 2 sums */
     MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, 1, sizeof *f, &f));
     s->fused = f; /* released by the variant's teardown, also on failure below */
     f->fused_dot = mpcgi_spmv_has_apply_dot(s->plan) && s->work == MPCG_PRECISION_FP64 &&

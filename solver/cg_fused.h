@@ -12,7 +12,7 @@
 /* Made by mpcgi_cg_fused_setup; the variants add their parts (the graph, the loops' records). */
 struct mpcgi_cg_fused {
     mpcgi_cg_state *st;     /* device state, followed by the partials */
-    double *partial;        /* MPCGI_CG_BLOCKS doubles on the device */
+    double *partial;        /* 2 MPCGI_CG_BLOCKS doubles on the device (Jacobi PCG: 2 sums) */
     mpcgi_cg_state *mirror; /* pinned host copy of *st as of the last check */
     int fused_dot;          /* the backend has apply_dot */
     cudaGraphExec_t graph;  /* graph: graph_iters iterations, or NULL */
