@@ -15,68 +15,74 @@
 static_assert(sizeof(mpcgi_cg_state) % sizeof(double) == 0, "the partials follow the state");
 
 /*
- * The grid-wide sum of every thread's acc, in a fixed order: each block stores its tree sum in
- * partial[blockIdx.x]; the block that arrives last (an integer counter, after a fence) adds the
- * partials in a fixed tree and resets the counter. Returns true in that block only, with the
- * total in *total in thread 0. Which block is last varies; the order of the sums does not.
+ * The grid-wide sums of every thread's N values acc[], in a fixed order: each block stores its
+ * tree sums in partial[j * gridDim.x + blockIdx.x]; the block that arrives last (an integer
+ * counter, after a fence) adds the partials in a fixed tree and resets the counter. Returns true
+ * in that block only, with the totals in total[] in thread 0. Which block is last varies; the
+ * order of the sums does not. partial: N * gridDim.x doubles.
  */
-static __device__ bool grid_sum(double acc, double *partial, unsigned *arrived, double *total)
+template <int N>
+static __device__ bool grid_sums(const double (&acc)[N], double *partial, unsigned *arrived,
+                                 double (&total)[N])
 {
-    __shared__ double s[THREADS];
+    __shared__ double s[N][THREADS];
     __shared__ bool last;
-    s[threadIdx.x] = acc;
-    mpcgi_block_sum(s);
+    for (int j = 0; j < N; j++) {
+        s[j][threadIdx.x] = acc[j];
+        mpcgi_block_sum(s[j]);
+    }
     if (threadIdx.x == 0) {
-        partial[blockIdx.x] = s[0];
-        __threadfence(); /* the partial is visible before the count says so */
+        for (int j = 0; j < N; j++) partial[j * gridDim.x + blockIdx.x] = s[j][0];
+        __threadfence(); /* the partials are visible before the count says so */
         last = atomicAdd(arrived, 1u) == gridDim.x - 1;
     }
     __syncthreads();
     if (!last) return false;
     __threadfence(); /* the other blocks' partials are read after their counts */
-    double a = 0.0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS) a += __ldcg(&partial[b]);
-    s[threadIdx.x] = a;
-    mpcgi_block_sum(s);
+    for (int j = 0; j < N; j++) {
+        double a = 0.0;
+        for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS)
+            a += __ldcg(&partial[j * gridDim.x + b]);
+        s[j][threadIdx.x] = a; /* thread 0 read s[j][0] before the barrier above */
+        mpcgi_block_sum(s[j]);
+    }
     if (threadIdx.x == 0) {
-        *total = s[0];
+        for (int j = 0; j < N; j++) total[j] = s[j][0];
         *arrived = 0; /* ready for the next reduction (kernels on the stream run in order) */
     }
     return true;
 }
 
-/* grid_sum of two values per thread (a and b), partials [0, grid) and [grid, 2 grid). */
-static __device__ bool grid_sum2(double a, double b, double *partial, unsigned *arrived,
-                                 double *ta, double *tb)
+/* One sum: grid_sums<1>. */
+static __device__ __forceinline__ bool grid_sum(double acc, double *partial, unsigned *arrived,
+                                                double *total)
 {
-    __shared__ double s[THREADS], t[THREADS];
-    __shared__ bool last;
-    s[threadIdx.x] = a;
-    t[threadIdx.x] = b;
-    mpcgi_block_sum(s);
-    mpcgi_block_sum(t);
-    if (threadIdx.x == 0) {
-        partial[blockIdx.x] = s[0];
-        partial[gridDim.x + blockIdx.x] = t[0];
-        __threadfence();
-        last = atomicAdd(arrived, 1u) == gridDim.x - 1;
+    const double a[1] = {acc};
+    double t[1];
+    const bool last = grid_sums<1>(a, partial, arrived, t);
+    if (last && threadIdx.x == 0) *total = t[0];
+    return last;
+}
+
+/*
+ * The start of an r (or z) update after q = A p and p.q: block 0 clears xpend first, whatever
+ * happens after (it arrives at the reduction before the block that sets it, so a stopped or
+ * skipped update leaves xpend = 0); nothing once stopped; the curvature test on p.q, every thread
+ * taking the same decision from the same scalar, so no thread touches a vector when one would
+ * stop (the one write of `stop` can only turn other blocks back earlier). Else alpha = rr / pq
+ * and true.
+ */
+static __device__ __forceinline__ bool update_begin(mpcgi_cg_state *st, double *alpha)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) st->xpend = 0;
+    if (st->stop) return false;
+    const double pq = st->pq;
+    const int bad = mpcgi_cg_curvature_stop(pq);
+    if (bad) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) st->stop = bad;
+        return false;
     }
-    __syncthreads();
-    if (!last) return false;
-    __threadfence();
-    double x = 0.0, y = 0.0;
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += THREADS)
-        x += __ldcg(&partial[i]), y += __ldcg(&partial[gridDim.x + i]);
-    __syncthreads(); /* every thread has read s[0] and t[0] above before they are reused */
-    s[threadIdx.x] = x;
-    t[threadIdx.x] = y;
-    mpcgi_block_sum(s);
-    mpcgi_block_sum(t);
-    if (threadIdx.x == 0) {
-        *ta = s[0];
-        *tb = t[0];
-        *arrived = 0;
-    }
+    *alpha = st->rr / pq;
     return true;
 }
 
@@ -96,12 +102,13 @@ static __global__ void __launch_bounds__(THREADS, 8)
         rz += ri * zi;
         rr += ri * ri;
     }
-    double trz, trr;
-    if (grid_sum2(rz, rr, partial, &st->arrived, &trz, &trr) && threadIdx.x == 0) {
-        st->rr = trz;
-        st->rr_new = trr;
-        if (!isfinite(trz) || !isfinite(trr)) st->stop = MPCGI_CG_STOP_NAN;
-        else if (trz <= 0.0) st->stop = MPCGI_CG_STOP_INDEFINITE_PC;
+    const double acc[2] = {rz, rr};
+    double t[2];
+    if (grid_sums<2>(acc, partial, &st->arrived, t) && threadIdx.x == 0) {
+        st->rr = t[0];
+        st->rr_new = t[1];
+        if (!isfinite(t[0]) || !isfinite(t[1])) st->stop = MPCGI_CG_STOP_NAN;
+        else if (t[0] <= 0.0) st->stop = MPCGI_CG_STOP_INDEFINITE_PC;
     }
 }
 
@@ -112,15 +119,8 @@ static __global__ void __launch_bounds__(THREADS, 8)
                         double *__restrict__ z, mpcgi_cg_state *st, double *partial)
 {
     mpcgi_pdl_start();
-    if (blockIdx.x == 0 && threadIdx.x == 0) st->xpend = 0;
-    if (st->stop) return;
-    const double pq = st->pq;
-    const int bad = mpcgi_cg_curvature_stop(pq);
-    if (bad) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) st->stop = bad;
-        return;
-    }
-    const double alpha = st->rr / pq;
+    double alpha;
+    if (!update_begin(st, &alpha)) return;
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double rz = 0.0, rr = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
@@ -129,10 +129,11 @@ static __global__ void __launch_bounds__(THREADS, 8)
         rz += ri * zi;
         rr += ri * ri;
     }
-    double trz, trr;
-    if (grid_sum2(rz, rr, partial, &st->arrived, &trz, &trr) && threadIdx.x == 0) {
+    const double acc[2] = {rz, rr};
+    double t[2];
+    if (grid_sums<2>(acc, partial, &st->arrived, t) && threadIdx.x == 0) {
         st->alpha = alpha, st->xpend = 1;
-        mpcgi_pcg_finish_update(st, trz, trr);
+        mpcgi_pcg_finish_update(st, t[0], t[1]);
     }
 }
 
@@ -153,27 +154,17 @@ static __global__ void __launch_bounds__(THREADS, 8)
 }
 
 /* With X: x += alpha p, r -= alpha q, rr_new = r.r (48 B per row); without: r and rr_new only
- * (24 B), alpha and xpend = 1 left in the state for update_p to add alpha p to x. Block 0
- * clears xpend first, whatever happens after: it arrives at the reduction before the block that
- * sets it, so a stopped or skipped update leaves xpend = 0. At most 32 registers, so that 8
- * blocks fit an SM and the MPCGI_CG_BLOCKS blocks run in one wave on an H100 (132 SMs). */
+ * (24 B), alpha and xpend = 1 left in the state for update_p to add alpha p to x (update_begin
+ * clears xpend). At most 32 registers, so that 8 blocks fit an SM and the MPCGI_CG_BLOCKS blocks
+ * run in one wave on an H100 (132 SMs). */
 template <typename T, bool X>
 static __global__ void __launch_bounds__(THREADS, 8)
     update_xr_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q,
                      T *__restrict__ r, mpcgi_cg_state *st, double *partial)
 {
     mpcgi_pdl_start();
-    if (blockIdx.x == 0 && threadIdx.x == 0) st->xpend = 0;
-    if (st->stop) return;
-    /* every thread takes the same decision from the same scalar, so no thread touches x when
-     * one would stop; the one write of `stop` below can only turn other blocks back earlier */
-    const double pq = st->pq;
-    const int bad = mpcgi_cg_curvature_stop(pq);
-    if (bad) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) st->stop = bad;
-        return;
-    }
-    const double alpha = st->rr / pq;
+    double alpha;
+    if (!update_begin(st, &alpha)) return;
     const T ta = (T)alpha; /* alpha itself for double */
     T *__restrict__ x = mpcgi_cg_state_x<T>(st);
     const int64_t stride = (int64_t)gridDim.x * THREADS;
