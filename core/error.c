@@ -54,6 +54,7 @@ const char *mpcg_precond_name(mpcg_precond p)
     case MPCG_PRECOND_JACOBI: return "jacobi";
     case MPCG_PRECOND_BJACOBI: return "bjacobi";
     case MPCG_PRECOND_CHEBYSHEV: return "chebyshev";
+    case MPCG_PRECOND_AUTO: return "auto";
     }
     return "unknown";
 }

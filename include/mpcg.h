@@ -89,12 +89,15 @@ typedef enum mpcg_precond {
     MPCG_PRECOND_JACOBI = 1,   /**< M = diag(A), fused into the GPU iteration */
     MPCG_PRECOND_BJACOBI = 2,  /**< M = the diagonal blocks of A (option precond.block_size;
                                     0: node blocks detected from the pattern), inverted at setup */
-    MPCG_PRECOND_CHEBYSHEV = 3 /**< a Chebyshev polynomial in D^-1 A of degree precond.degree,
+    MPCG_PRECOND_CHEBYSHEV = 3, /**< a Chebyshev polynomial in D^-1 A of degree precond.degree,
                                     its lambda_max estimated at setup */
+    MPCG_PRECOND_AUTO = 4       /**< chosen at setup: Jacobi, or none when A's diagonal is one
+                                    value (Jacobi would only scale the iteration); cgsolve's
+                                    default */
 } mpcg_precond;
 
-/** "none", "jacobi", "bjacobi" or "chebyshev" (the CLI and JSON word); "unknown" outside the
- *  enum. Never NULL. */
+/** "none", "jacobi", "bjacobi", "chebyshev" or "auto" (the CLI and JSON word); "unknown"
+ *  outside the enum. Never NULL. */
 MPCG_API const char *mpcg_precond_name(mpcg_precond p);
 
 /** Where a context computes. */
@@ -197,7 +200,8 @@ typedef struct mpcg_info {
                                      hi/lo halves (a value beyond fp32's range, ...); "" if not */
     int64_t mixed_head_iterations; /**< mixed: the first iterations, run in fp64 until the
                                         residual fell to tol 10^D (option mixed.fp64_head) */
-    char precond[16];          /**< the preconditioner: "none", "jacobi", "bjacobi", "chebyshev" */
+    char precond[16];          /**< the preconditioner used: "none", "jacobi", "bjacobi",
+                                    "chebyshev" (what MPCG_PRECOND_AUTO chose) */
     char precond_describe[200]; /**< what it built ("bjacobi, 1806 blocks of up to 3 rows
                                      (detected node blocks)"); "" without one */
     double precond_setup_time_s; /**< its setup (part of setup_time_s) */
@@ -539,11 +543,12 @@ MPCG_API mpcg_status mpcg_solver_set_spmv(mpcg_solver *solver, const char *name)
 MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precision precision);
 
 /** Preconditioner of the solve, for the next setup (docs/preconditioners.md): MPCG_PRECOND_NONE
- *  (the default: plain CG), _JACOBI, _BJACOBI (option precond.block_size) or _CHEBYSHEV
- *  (precond.degree, precond.lmin_divisor). Built at setup from A's values and rebuilt after
+ *  (the default: plain CG), _JACOBI, _BJACOBI (option precond.block_size), _CHEBYSHEV
+ *  (precond.degree, precond.lmin_divisor) or _AUTO (Jacobi unless A's diagonal is constant;
+ *  mpcg_info.precond names the one it chose). Built at setup from A's values and rebuilt after
  *  mpcg_matrix_update_values; a diagonal entry <= 0 fails the setup with MPCG_ERR_INVALID_ARG
- *  naming the row. fp64 solves only in this version (fp32 and mixed: MPCG_ERR_NOT_SUPPORTED at
- *  setup); on a GPU a preconditioned solve runs the host variant over device vectors.
+ *  naming the row. On a GPU, fp64 Jacobi is fused into the launched and graph variants; the
+ *  others, and every fp32 or mixed PCG, run the host variant over device vectors.
  *  @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value outside the enum. */
 MPCG_API mpcg_status mpcg_solver_set_precond(mpcg_solver *solver, mpcg_precond precond);
 

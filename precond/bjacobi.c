@@ -1,6 +1,7 @@
 /* precond/bjacobi.c: block-Jacobi: the blocks (fixed size or detected node blocks), the
  * inverses of the diagonal blocks (LAPACKE Cholesky), and the host apply */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,9 +27,28 @@ static int invert_spd(double *a, int nb)
         for (int i = j + 1; i < nb; i++) a[(size_t)i * nb + j] = a[(size_t)j * nb + i];
     return 0;
 }
+
+/* a := L, the Cholesky factor of the SPD block a = L L^T, row-major: L[i][j] at a[i nb + j] for
+ * j <= i, zeros above; the info of invert_spd. */
+static int factor_spd(double *a, int nb)
+{
+    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nb, a, nb);
+    if (info != 0) return (int)info;
+    for (int j = 0; j < nb; j++) /* column-major lower (i >= j at a[j nb + i]) to row-major */
+        for (int i = j + 1; i < nb; i++) {
+            a[(size_t)i * nb + j] = a[(size_t)j * nb + i];
+            a[(size_t)j * nb + i] = 0.0;
+        }
+    return 0;
+}
 #else
 #define HAVE_INVERSE 0
 static int invert_spd(double *a, int nb)
+{
+    (void)a, (void)nb;
+    return -1;
+}
+static int factor_spd(double *a, int nb)
 {
     (void)a, (void)nb;
     return -1;
@@ -97,18 +117,20 @@ static void dense_block(const mpcgi_csr *A, int64_t start, int nb, double *a)
         }
 }
 
-/* A block that is not SPD: M's block is its diagonal (positive: checked before). */
-static void diagonal_block(const mpcgi_csr *A, int64_t start, int nb, double *a)
+/* A block that is not SPD: M's block is its diagonal (positive: checked before), stored as its
+ * inverse or as its Cholesky factor (sqrt a_ii). */
+static void diagonal_block(const mpcgi_csr *A, int64_t start, int nb, int cholesky, double *a)
 {
     memset(a, 0, (size_t)nb * (size_t)nb * sizeof *a);
     for (int i = 0; i < nb; i++) {
-        const int64_t t = mpcgi_csr_find(A, start + i, (int32_t)(start + i));
-        a[(size_t)i * nb + (size_t)i] = 1.0 / A->val[t];
+        const double d = A->val[mpcgi_csr_find(A, start + i, (int32_t)(start + i))];
+        a[(size_t)i * nb + (size_t)i] = cholesky ? sqrt(d) : 1.0 / d;
     }
 }
 
 mpcg_status mpcgi_bjacobi_factor(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_precond *pc)
 {
+    const int cholesky = pc->params.block_apply == MPCGI_BLOCK_APPLY_CHOLESKY;
     pc->diag_blocks = 0;
     pc->first_diag_block = -1;
     /* One block after the other: LAPACK's thread safety depends on how the system's library was
@@ -119,12 +141,12 @@ mpcg_status mpcgi_bjacobi_factor(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_pr
         const int nb = (int)(pc->bstart[b + 1] - start);
         double *a = pc->binv + pc->boff[b];
         dense_block(A, start, nb, a);
-        const int info = invert_spd(a, nb);
+        const int info = cholesky ? factor_spd(a, nb) : invert_spd(a, nb);
         MPCG_ENSURE(ctx, info >= 0, MPCG_ERR_INTERNAL,
                     "precond bjacobi: LAPACKE_dpotrf/dpotri rejected argument %d of block %lld",
                     -info, (long long)b);
         if (info > 0) {
-            diagonal_block(A, start, nb, a);
+            diagonal_block(A, start, nb, cholesky, a);
             if (!pc->diag_blocks++) pc->first_diag_block = b;
         }
     }
@@ -143,8 +165,12 @@ void mpcgi_bjacobi_describe(const mpcgi_precond *pc, char *buf, size_t size)
     const long long last = nb ? pc->bstart[nb] - pc->bstart[nb - 1] : 0;
     const char *blocks = nb == 1 ? "block" : "blocks", *rows = pc->block_max == 1 ? "row" : "rows";
     char tail[128] = "";
+    int len = 0;
+    if (pc->params.block_apply == MPCGI_BLOCK_APPLY_CHOLESKY)
+        len = snprintf(tail, sizeof tail, ", Cholesky factors");
     if (pc->diag_blocks)
-        snprintf(tail, sizeof tail, "; %lld not SPD, their diagonal used (first: rows %lld-%lld)",
+        snprintf(tail + len, sizeof tail - (size_t)len,
+                 "; %lld not SPD, their diagonal used (first: rows %lld-%lld)",
                  (long long)pc->diag_blocks, (long long)pc->bstart[f] + 1,
                  (long long)pc->bstart[f + 1]);
     if (pc->detected)
@@ -157,14 +183,35 @@ void mpcgi_bjacobi_describe(const mpcgi_precond *pc, char *buf, size_t size)
                  pc->block_max, rows, last, tail);
 }
 
+/* z = L^-T L^-1 r for one block of nb rows (L row-major lower): forward, then backward
+ * substitution in z; the GPU kernel sums in the same order. */
+static void cholesky_solve(const double *L, int64_t nb, const double *r, double *z)
+{
+    for (int64_t i = 0; i < nb; i++) {
+        double s = r[i];
+        for (int64_t j = 0; j < i; j++) s -= L[i * nb + j] * z[j];
+        z[i] = s / L[i * nb + i];
+    }
+    for (int64_t i = nb - 1; i >= 0; i--) {
+        double s = z[i];
+        for (int64_t j = i + 1; j < nb; j++) s -= L[j * nb + i] * z[j];
+        z[i] = s / L[i * nb + i];
+    }
+}
+
 void mpcgi_bjacobi_apply_host(const mpcgi_precond *pc, const double *r, double *z)
 {
-    /* reads nb^2 + nb values and writes nb per block of nb rows */
+    const int cholesky = pc->params.block_apply == MPCGI_BLOCK_APPLY_CHOLESKY;
+    /* reads nb^2 + nb values and writes nb per block of nb rows (cholesky: half of the nb^2) */
 #pragma omp parallel for schedule(static) if (pc->n > 16384)
     for (int64_t b = 0; b < pc->nblocks; b++) {
         const int64_t start = pc->bstart[b];
         const int64_t nb = pc->bstart[b + 1] - start;
         const double *a = pc->binv + pc->boff[b];
+        if (cholesky) {
+            cholesky_solve(a, nb, r + start, z + start);
+            continue;
+        }
         for (int64_t i = 0; i < nb; i++) {
             double s = 0.0;
             for (int64_t j = 0; j < nb; j++) s += a[i * nb + j] * r[start + j];

@@ -12,15 +12,25 @@
 #include "core/timer.h"
 #include "precond/precond_impl.h"
 
-static const char *type_name(mpcg_precond t)
+mpcg_precond mpcgi_precond_resolve(const mpcgi_csr *A, mpcg_precond asked, char *why,
+                                   size_t size)
 {
-    switch (t) {
-    case MPCG_PRECOND_NONE: return "none";
-    case MPCG_PRECOND_JACOBI: return "jacobi";
-    case MPCG_PRECOND_BJACOBI: return "bjacobi";
-    case MPCG_PRECOND_CHEBYSHEV: return "chebyshev";
+    why[0] = '\0';
+    if (asked != MPCG_PRECOND_AUTO) return asked;
+    double d0 = NAN;
+    for (int64_t i = 0; i < A->n; i++) {
+        double d = NAN;
+        for (int64_t j = A->row_ptr[i]; j < A->row_ptr[i + 1]; j++)
+            if (A->col_idx[j] == i) d = A->val[j];
+        if (i == 0) d0 = d;
+        if (!(d == d0)) { /* differs, or missing / NaN: Jacobi's setup names such a row */
+            snprintf(why, size, "auto: jacobi (the diagonal of A varies)");
+            return MPCG_PRECOND_JACOBI;
+        }
     }
-    return "unknown";
+    snprintf(why, size, "auto: none (every diagonal entry of A is %g: Jacobi would only scale "
+             "CG's iterates)", d0);
+    return MPCG_PRECOND_NONE;
 }
 
 mpcg_status mpcgi_precond_diag(mpcg_context *ctx, const mpcgi_csr *A, const char *who,
@@ -65,7 +75,8 @@ static mpcg_status check_params(mpcg_context *ctx, const mpcgi_precond_params *p
                                 mpcgi_precond_spmv_fn spmv)
 {
     MPCG_ENSURE(ctx, p->type >= MPCG_PRECOND_NONE && p->type <= MPCG_PRECOND_CHEBYSHEV,
-                MPCG_ERR_INVALID_ARG, "precond: unknown type %d", (int)p->type);
+                MPCG_ERR_INVALID_ARG, "precond: unknown type %d (auto: mpcgi_precond_resolve "
+                "first)", (int)p->type);
     if (p->type == MPCG_PRECOND_BJACOBI)
         MPCG_ENSURE(ctx, p->block_size >= 0 && p->block_size <= MPCGI_PRECOND_MAX_BLOCK,
                     MPCG_ERR_INVALID_ARG,
@@ -109,7 +120,8 @@ static void describe(mpcgi_precond *pc)
     char *d = pc->describe;
     const size_t size = sizeof pc->describe;
     switch (pc->params.type) {
-    case MPCG_PRECOND_NONE: snprintf(d, size, "none"); break;
+    case MPCG_PRECOND_NONE:
+    case MPCG_PRECOND_AUTO: snprintf(d, size, "none"); break; /* check_params refuses auto */
     case MPCG_PRECOND_JACOBI: snprintf(d, size, "jacobi (1 / a_ii)"); break;
     case MPCG_PRECOND_BJACOBI: mpcgi_bjacobi_describe(pc, d, size); break;
     case MPCG_PRECOND_CHEBYSHEV:
@@ -125,10 +137,11 @@ static mpcg_status numeric(mpcg_context *ctx, mpcgi_precond *pc, const mpcgi_csr
                            mpcgi_precond_spmv_fn spmv, void *user)
 {
     const double t0 = mpcgi_wtime();
-    const char *who = type_name(pc->params.type);
+    const char *who = mpcg_precond_name(pc->params.type);
     const size_t n = (size_t)pc->n;
     switch (pc->params.type) {
-    case MPCG_PRECOND_NONE: break;
+    case MPCG_PRECOND_NONE:
+    case MPCG_PRECOND_AUTO: break;
     case MPCG_PRECOND_JACOBI:
     case MPCG_PRECOND_CHEBYSHEV:
         MPCG_CHECK(ctx, mpcgi_precond_diag(ctx, A, who, pc->dinv));
@@ -220,6 +233,7 @@ mpcg_status mpcgi_precond_apply(mpcg_context *ctx, const mpcgi_precond *pc,
                 "precond: r and z must not be NULL");
     switch (pc->params.type) {
     case MPCG_PRECOND_NONE:
+    case MPCG_PRECOND_AUTO:
         MPCG_ENSURE(ctx, V, MPCG_ERR_INVALID_ARG, "precond none: no vector table");
         MPCG_CHECK(ctx, V->copy(ctx, pc->n, r, z));
         break;

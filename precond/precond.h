@@ -21,7 +21,12 @@ typedef struct mpcgi_precond_params {
                          the pattern (node blocks of at most MPCGI_PRECOND_MAX_BLOCK rows) */
     int degree;       /* chebyshev: the polynomial's degree (>= 1) */
     double lmin_ratio; /* chebyshev: lambda_min = lmax * lmin_ratio, in (0, 1) */
+    int block_apply;  /* bjacobi: MPCGI_BLOCK_APPLY_INVERSE or _CHOLESKY */
 } mpcgi_precond_params;
+
+/* bjacobi's blocks: their explicit inverses (z_b = Ainv_b r_b, a dense product) or their
+ * Cholesky factors L_b (z_b = L_b^-T L_b^-1 r_b, two triangular solves). */
+enum { MPCGI_BLOCK_APPLY_INVERSE, MPCGI_BLOCK_APPLY_CHOLESKY };
 
 /* The products with A a preconditioner needs (chebyshev): y = A x where V computes. */
 typedef mpcg_status (*mpcgi_precond_spmv_fn)(mpcg_context *ctx, void *user, const double *x,
@@ -34,7 +39,8 @@ typedef struct mpcgi_precond {
     /* jacobi and chebyshev: 1 / a_ii (host; device copy) */
     double *dinv, *d_dinv;
     /* bjacobi: block b holds rows [bstart[b], bstart[b + 1]); its inverse (the explicit inverse
-     * of the Cholesky-factored block, row-major, nb x nb) at binv + boff[b] */
+     * of the Cholesky-factored block, row-major, nb x nb; block_apply cholesky: its factor L,
+     * zeros above the diagonal) at binv + boff[b] */
     int64_t nblocks;
     int64_t *bstart, *boff;
     double *binv;
@@ -55,6 +61,12 @@ typedef struct mpcgi_precond {
     char describe[200];   /* one line for the reports: "bjacobi, 1806 blocks of up to 3 rows
                              (detected node blocks)" */
 } mpcgi_precond;
+
+/* The preconditioner to build for `asked`: itself, or for MPCG_PRECOND_AUTO Jacobi, unless
+ * every diagonal entry of A is the same value (then none: D^-1 = I / d would scale CG's iterates
+ * and nothing else, and cost 8 B a row); why: the choice in words ("" when not auto). */
+mpcg_precond mpcgi_precond_resolve(const mpcgi_csr *A, mpcg_precond asked, char *why,
+                                   size_t size);
 
 /* Build M from A on the host (checks: a diagonal entry <= 0 or missing fails jacobi, bjacobi and
  * chebyshev with MPCG_ERR_INVALID_ARG naming the row; on a GPU context the arrays are copied to

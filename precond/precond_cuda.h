@@ -23,6 +23,9 @@ int mpcgi_precond_scale_f64(void *stream, int64_t n, double alpha, const double 
 /* z[block b] = binv_b r[block b] for the blocks [bstart[b], bstart[b + 1]) of at most
  * max_block rows, binv_b row-major at binv + boff[b]; z must not alias r (reads nb^2 + nb
  * values, writes nb per block of nb rows) */
+/* z = L^-T L^-1 r block by block (bjacobi's Cholesky factors; one thread a block) */
+int mpcgi_precond_cholesky_f64(void *stream, int64_t nblocks, const int64_t *bstart,
+                               const int64_t *boff, const double *fac, const double *r, double *z);
 int mpcgi_precond_blocks_f64(void *stream, int64_t n, int64_t nblocks, const int64_t *bstart,
                              const int64_t *boff, const double *binv, const double *r,
                              double *z);

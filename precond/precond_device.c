@@ -16,7 +16,11 @@ mpcg_status mpcgi_precond_device_scale(mpcg_context *ctx, int64_t n, double alph
 mpcg_status mpcgi_precond_device_blocks(mpcg_context *ctx, const mpcgi_precond *pc,
                                         const double *r, double *z)
 {
-    MPCG_LAUNCH(ctx, mpcgi_precond_blocks_f64(mpcgi_device_stream(ctx), pc->n, pc->nblocks,
-                                              pc->d_bstart, pc->d_boff, pc->d_binv, r, z));
+    if (pc->params.block_apply == MPCGI_BLOCK_APPLY_CHOLESKY)
+        MPCG_LAUNCH(ctx, mpcgi_precond_cholesky_f64(mpcgi_device_stream(ctx), pc->nblocks,
+                                                    pc->d_bstart, pc->d_boff, pc->d_binv, r, z));
+    else
+        MPCG_LAUNCH(ctx, mpcgi_precond_blocks_f64(mpcgi_device_stream(ctx), pc->n, pc->nblocks,
+                                                  pc->d_bstart, pc->d_boff, pc->d_binv, r, z));
     return MPCG_SUCCESS;
 }

@@ -302,9 +302,15 @@ int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
 int mpcgi_cg_gpu_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
     (void)asked;
-    if (s->on_device && s->precond != MPCG_PRECOND_NONE && s->precond != MPCG_PRECOND_JACOBI) {
+    if (s->on_device && s->pc_type != MPCG_PRECOND_NONE && s->pc_type != MPCG_PRECOND_JACOBI) {
         snprintf(why, size, "the fused GPU variants fold in Jacobi only (precond %s runs the "
-                 "host loop)", mpcg_precond_name(s->precond));
+                 "host loop)", mpcg_precond_name(s->pc_type));
+        return 0;
+    }
+    if (s->on_device && s->pc_type != MPCG_PRECOND_NONE && s->precision != MPCG_PRECISION_FP64) {
+        snprintf(why, size, "the fused Jacobi kernels are fp64 (precond %s with precision %s "
+                 "runs the host loop)", mpcg_precond_name(s->pc_type),
+                 mpcg_precision_name(s->precision));
         return 0;
     }
     if (s->on_device) return 1;

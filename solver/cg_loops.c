@@ -28,7 +28,7 @@ static int loop_prec(const mpcg_solver *s)
 static int rows_of(mpcg_solver *s, char *why, size_t size)
 {
     if (!mpcgi_cg_gpu_wanted(s, 0, why, size)) return 0;
-    if (s->precond != MPCG_PRECOND_NONE) {
+    if (s->pc_type != MPCG_PRECOND_NONE) {
         snprintf(why, size, "the persistent loops run without a preconditioner");
         return 0;
     }

@@ -87,12 +87,13 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
         snprintf(why, size, "auto: context %.40s runs on the CPU", ctx->device_name);
         return &mpcgi_cg_host;
     }
-    if (s->precond != MPCG_PRECOND_NONE && s->precond != MPCG_PRECOND_JACOBI) {
-        snprintf(why, size, "auto: preconditioned (%s): the host loop over device vectors",
-                 mpcg_precond_name(s->precond));
+    if (s->pc_type != MPCG_PRECOND_NONE &&
+        (s->pc_type != MPCG_PRECOND_JACOBI || s->precision != MPCG_PRECISION_FP64)) {
+        snprintf(why, size, "auto: preconditioned (%s, %s): the host loop over device vectors",
+                 mpcg_precond_name(s->pc_type), mpcg_precision_name(s->precision));
         return &mpcgi_cg_host;
     }
-    if (s->precond == MPCG_PRECOND_JACOBI) {
+    if (s->pc_type == MPCG_PRECOND_JACOBI) {
         snprintf(why, size, "auto: Jacobi PCG, fused: %s",
                  n > small ? "launched kernels (n > cg.small_n)"
                            : "a CUDA graph (n <= cg.small_n; the persistent loops have no "

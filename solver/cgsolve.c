@@ -58,7 +58,9 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
     mpcg_status st;
     if (o->precision_set && (st = mpcg_solver_set_precision(S, o->precision)) != MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "--precision");
-    if (o->precond_set && (st = mpcg_solver_set_precond(S, o->precond)) != MPCG_SUCCESS)
+    /* cgsolve's default is auto (the library's is none) */
+    if ((st = mpcg_solver_set_precond(S, o->precond_set ? o->precond : MPCG_PRECOND_AUTO)) !=
+        MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "--precond");
     if (o->precond_kv[0]) {
         char kv[48];

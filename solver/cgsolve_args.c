@@ -47,11 +47,14 @@ static const char usage_rest[] =
     "                        replaced by the fp64 true residual (hi + lo values) as it\n"
     "                        falls: fp64's answer; fp64 to the end if fp32 stops improving\n"
     "                        (-O mixed.strategy=reliable|refinement; docs/precision.md)\n"
-    "  --precond=M           none (default: plain CG), jacobi, bjacobi[:B] (diagonal blocks\n"
-    "                        of B rows, inverted at setup with LAPACKE; without B node\n"
-    "                        blocks detected from the pattern) or chebyshev[:D] (degree D\n"
-    "                        polynomial in D^-1 A, default 3); fp64 only; on a GPU it runs\n"
-    "                        the host loop (docs/preconditioners.md)\n"
+    "  --precond=M           auto (default: jacobi, or none when A's diagonal is constant),\n"
+    "                        none (plain CG), jacobi (fused into the GPU iteration in fp64),\n"
+    "                        bjacobi[:B] (diagonal blocks of B rows, inverted at setup with\n"
+    "                        LAPACKE; without B node blocks detected from the pattern) or\n"
+    "                        chebyshev[:D] (degree D polynomial in D^-1 A, default 3); a\n"
+    "                        diagonal entry <= 0 is an error naming the row; bjacobi,\n"
+    "                        chebyshev and fp32/mixed PCG run the host loop on a GPU\n"
+    "                        (docs/preconditioners.md)\n"
     "  --device=D            auto (default: first GPU, else the CPU), cpu, cuda, cuda:N\n"
     "  --threads=N           OpenMP threads of the CPU path, N >= 1 (default: OMP_NUM_THREADS,\n"
     "                        else one per core)\n"
@@ -301,14 +304,15 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
     return check_combination(o);
 }
 
-/* --precond=none|jacobi|bjacobi[:B]|chebyshev[:D]: the type, and B or D as the option
+/* --precond=auto|none|jacobi|bjacobi[:B]|chebyshev[:D]: the type, and B or D as the option
  * precond.block_size or precond.degree (the library checks its range). */
 static int precond_option(const char *arg, options *o)
 {
     static const struct { const char *word, *key; mpcg_precond type; } kinds[] = {
         {"none", NULL, MPCG_PRECOND_NONE}, {"jacobi", NULL, MPCG_PRECOND_JACOBI},
         {"bjacobi", "precond.block_size", MPCG_PRECOND_BJACOBI},
-        {"chebyshev", "precond.degree", MPCG_PRECOND_CHEBYSHEV}};
+        {"chebyshev", "precond.degree", MPCG_PRECOND_CHEBYSHEV},
+        {"auto", NULL, MPCG_PRECOND_AUTO}};
     const char *colon = strchr(arg, ':');
     size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
@@ -323,7 +327,7 @@ static int precond_option(const char *arg, options *o)
             snprintf(o->precond_kv, sizeof o->precond_kv, "%s=%s", kinds[i].key, colon + 1);
         return -1;
     }
-    return usage_error("--precond=%s: expected none, jacobi, bjacobi[:B] or chebyshev[:D] (B, D "
+    return usage_error("--precond=%s: expected auto, none, jacobi, bjacobi[:B] or chebyshev[:D] (B, D "
                        "whole numbers)", arg);
 }
 

@@ -38,7 +38,9 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
            mpcg_precision_name(info->precision));
     if (info->mixed_strategy[0]) fprintf(f, " (%s)", info->mixed_strategy);
     fprintf(f, ", tol %.3g\n", o->tol);
-    if (info->precond_describe[0])
+    if (info->precond_describe[0] && strcmp(info->precond, "none") == 0)
+        fprintf(f, "precond     %s\n", info->precond_describe); /* auto chose none */
+    else if (info->precond_describe[0])
         fprintf(f, "precond     %s (setup %.6f s)\n", info->precond_describe,
                 info->precond_setup_time_s);
     if (info->storage_fallback[0])

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "solver/options.h"
+#include "precond/precond.h"
 #include "solver/solver.h"
 #include "spmv/spmv.h"
 
@@ -14,6 +15,8 @@ static const char *const variant_words[] = {
     "auto", "host", "launched", "graph", "persistent-single", "persistent-two-barrier", NULL};
 
 static const char *const strategy_words[] = {"reliable", "refinement", NULL};
+
+static const char *const block_apply_words[] = {"inverse", "cholesky", NULL};
 
 static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
     [MPCGI_OPT_CG_VARIANT] = {"cg.variant", MPCGI_OPTION_WORD, 0, 0, 0, 0, 0, variant_words,
@@ -54,6 +57,11 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
                                         0, 0, NULL,
                                         "precond chebyshev: lambda_min = lambda_max / this "
                                         "(lambda_max estimated at setup)"},
+    [MPCGI_OPT_PRECOND_BLOCK_APPLY] = {"precond.block_apply", MPCGI_OPTION_WORD,
+                                       MPCGI_BLOCK_APPLY_INVERSE, 0, 0, 0, 0, block_apply_words,
+                                       "precond bjacobi: apply the blocks' explicit inverses (one "
+                                       "dense product a block) or their Cholesky factors (two "
+                                       "triangular solves); docs/preconditioners.md"},
 };
 
 const mpcgi_option_table mpcgi_cg_options = {cg_keys, MPCGI_OPT_CG_COUNT};

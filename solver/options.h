@@ -19,6 +19,7 @@ enum {
     MPCGI_OPT_PRECOND_BLOCK_SIZE, /* bjacobi: rows per block (0: node blocks detected) */
     MPCGI_OPT_PRECOND_DEGREE,    /* chebyshev: the polynomial's degree */
     MPCGI_OPT_PRECOND_LMIN_DIVISOR, /* chebyshev: lambda_min = lambda_max / this */
+    MPCGI_OPT_PRECOND_BLOCK_APPLY, /* word: inverse, cholesky (bjacobi's apply) */
     MPCGI_OPT_CG_COUNT
 };
 

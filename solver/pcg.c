@@ -8,7 +8,7 @@
 #include "solver/solver.h"
 
 /*
- * The Hestenes-Stiefel PCG (Saad, Alg. 9.1) over the vector table, in fp64: z = M^-1 r,
+ * The Hestenes-Stiefel PCG (Saad, Alg. 9.1) over the vector table: z = M^-1 r,
  * alpha = r.z / p.A p, beta = r.z_new / r.z, p = z + beta p. The stop test stays on the
  * unpreconditioned residual: the recurrence's ||r|| reaching max(tol, eps) ||b||, then the true
  * residual b - A x decides (mpcgi_cg_check, as in solver/cg.c); a replaced residual restarts
@@ -28,41 +28,63 @@ mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, const double *x, doubl
     return mpcgi_spmv_apply(ctx, s->plan, s->exact, x, y);
 }
 
-/* z = M^-1 r, rz = r.z; the reason when r.z says M is not SPD (NONE otherwise). */
-static mpcg_status precondition(mpcg_solver *s, double *rz, mpcg_reason *reason)
+/*
+ * z = M^-1 r in V's type and rz = r.z; the reason when r.z says M is not SPD (NONE otherwise).
+ * The preconditioner works in fp64: an fp32 iteration (fp32 solves, and mixed solves between
+ * their fp64 head and finish) promotes r to pc_r, applies M there and demotes z to zw, and takes
+ * r.z in fp64 (docs/preconditioners.md, "Precision").
+ */
+static mpcg_status precondition(mpcg_solver *s, void **zv, double *rz, mpcg_reason *reason)
 {
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
-    MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, s->V64, mpcgi_pcg_spmv, s, s->r, s->z,
-                                        s->pc_work));
-    MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, s->r, s->z, rz));
+    if (s->work == MPCG_PRECISION_FP64) {
+        MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, s->V64, mpcgi_pcg_spmv, s, s->r, s->z,
+                                            s->pc_work));
+        MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->r, s->z, rz));
+        *zv = s->z;
+    } else {
+        MPCG_CHECK(ctx, s->V->promote(ctx, n, s->r, s->pc_r));                 /* pc_r = r */
+        MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, s->V64, mpcgi_pcg_spmv, s, s->pc_r,
+                                            s->z, s->pc_work));
+        MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->pc_r, s->z, rz));
+        MPCG_CHECK(ctx, s->V->demote(ctx, n, s->z, s->zw));                    /* zw = z */
+        *zv = s->zw;
+    }
     *reason = !isfinite(*rz) ? MPCG_DIVERGED_NAN
               : *rz <= 0.0   ? MPCG_DIVERGED_INDEFINITE_PC
                              : MPCG_REASON_NONE;
     return MPCG_SUCCESS;
 }
 
+/* The loop of mpcgi_cg_run (solver/cg.c) with z in r's place in the direction; the same starts,
+ * checks and ends, so fp32 and mixed solves (head, reliable updates, fp64 finish) are the same
+ * solve with a preconditioner. A check that keeps the direction (the mixed reliable update:
+ * beta != 0) continues with beta = r.z_new / r.z of the replaced residual; one that restarts
+ * (beta = 0) continues from p = z. */
 mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
     mpcg_context *ctx = s->ctx;
-    const mpcgi_vec_ops *V = s->V;
+    const mpcgi_vec_ops *V;
     int64_t n = s->A->csr.n, k = 0;
-    double *r = s->r, *p = s->p, *q = s->q, *z = s->z, *x = a->x;
+    void *r = s->r, *p = s->p, *q = s->q, *x = a->xw, *z = NULL;
     double rr, rz = 0.0, rz_new, pq, alpha, beta;
     mpcgi_cg_track tr;
     mpcg_reason reason;
 
     MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr */
-    if (reason == MPCG_REASON_NONE) {
-        MPCG_CHECK(ctx, precondition(s, &rz, &reason));             /* z, rz */
-        MPCG_CHECK(ctx, V->copy(ctx, n, z, p));                     /* p = z */
+    if (reason == MPCG_REASON_NONE && !tr.fallback) {
+        MPCG_CHECK(ctx, precondition(s, &z, &rz, &reason));         /* z, rz */
+        if (reason == MPCG_REASON_NONE) MPCG_CHECK(ctx, s->V->copy(ctx, n, z, p)); /* p = z */
     }
-    while (reason == MPCG_REASON_NONE && k < a->maxit) {
-        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, p, q));     /* q = A p */
+    while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
+        V = s->V; /* a mixed solve's fp64 head ends in mpcgi_cg_check */
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), p, q));
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));              /* pq = p.q */
         if ((reason = mpcgi_cg_curvature_reason(pq)) != MPCG_REASON_NONE) break;
         alpha = rz / pq;
-        MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));                      /* x += alpha p */
+        if (x == a->x) MPCG_CHECK(ctx, V->axpy_wide(ctx, n, alpha, p, a->x)); /* x += alpha p */
+        else MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));           /* fp32: xw += alpha p */
         MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));                     /* r -= alpha q */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr));              /* rr = r.r */
         k++;
@@ -71,18 +93,21 @@ mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *inf
             reason = MPCG_DIVERGED_NAN;
             break;
         }
-        const int replaced = sqrt(rr) <= tr.threshold;
-        if (replaced) {
-            /* converged, stagnant, or on from the true residual with p = z (a restart) */
-            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr, &rr, &beta, &tr, info, &reason));
-            if (reason != MPCG_REASON_NONE) break;
+        int restart = 0;
+        if (sqrt(rr) <= tr.threshold) {
+            /* converged, stagnant, the fp64 finish, or on from the true residual */
+            double rr_old = rr;
+            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
+            if (reason != MPCG_REASON_NONE || tr.fallback) break;
+            restart = beta == 0.0;
         }
-        MPCG_CHECK(ctx, precondition(s, &rz_new, &reason));                 /* z, r.z */
+        MPCG_CHECK(ctx, precondition(s, &z, &rz_new, &reason));             /* z, r.z */
         if (reason != MPCG_REASON_NONE) break;
-        beta = replaced ? 0.0 : rz_new / rz;
+        beta = restart ? 0.0 : rz_new / rz;
         rz = rz_new;
-        if (beta == 0.0) MPCG_CHECK(ctx, V->copy(ctx, n, z, p));            /* p = z */
-        else MPCG_CHECK(ctx, V->xpay(ctx, n, z, beta, p));                  /* p = z + beta p */
+        V = s->V;
+        if (beta == 0.0) MPCG_CHECK(ctx, V->copy(ctx, n, z, p));             /* p = z */
+        else MPCG_CHECK(ctx, V->xpay(ctx, n, z, beta, p));                   /* p = z + beta p */
     }
     return mpcgi_cg_finish(s, a, rr, k, reason, &tr, info);
 }

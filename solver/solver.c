@@ -57,7 +57,8 @@ static void teardown(mpcg_solver *s)
     s->pc = NULL;
     mpcgi_spmv_plan_destroy(ctx, s->plan);
     s->plan = NULL;
-    void *vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev, &s->xw, &s->z, &s->pc_work};
+    void *vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev, &s->xw, &s->z, &s->pc_work,
+                    &s->pc_r, &s->zw};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
         void **v = vecs[i];
         if (s->on_device) mpcgi_device_free(ctx, *v);
@@ -104,9 +105,8 @@ mpcg_status mpcg_solver_set_precision(mpcg_solver *s, mpcg_precision precision)
 mpcg_status mpcg_solver_set_precond(mpcg_solver *s, mpcg_precond precond)
 {
     SOLVER_ENSURE(s);
-    MPCG_ENSURE(s->ctx, (unsigned)precond <= (unsigned)MPCG_PRECOND_CHEBYSHEV,
-                MPCG_ERR_INVALID_ARG,
-                "precond %d is not none (0), jacobi (1), bjacobi (2) or chebyshev (3)",
+    MPCG_ENSURE(s->ctx, (unsigned)precond <= (unsigned)MPCG_PRECOND_AUTO, MPCG_ERR_INVALID_ARG,
+                "precond %d is not none (0), jacobi (1), bjacobi (2), chebyshev (3) or auto (4)",
                 (int)precond);
     s->precond = precond;
     s->setup_done = 0;
@@ -220,23 +220,27 @@ static mpcgi_precond_params precond_params(const mpcg_solver *s)
 {
     const mpcgi_option_key *k = mpcgi_cg_options.keys;
     return (mpcgi_precond_params){
-        .type = s->precond,
+        .type = s->pc_type,
         .block_size = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_BLOCK_SIZE]),
         .degree = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_DEGREE]),
         .lmin_ratio =
-            1.0 / (double)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_LMIN_DIVISOR])};
+            1.0 / (double)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_LMIN_DIVISOR]),
+        .block_apply = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_BLOCK_APPLY])};
 }
 
-/* M from A's values, z and the apply's workspace (fp64 solves only in this version). */
+/* M from A's values, z and the apply's workspace; fp32 and mixed solves apply M in fp64 between
+ * pc_r and z (solver/pcg.c), z in V's type in zw. */
 static mpcg_status precond_setup(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
-    if (s->precond == MPCG_PRECOND_NONE) return MPCG_SUCCESS;
-    MPCG_ENSURE(ctx, s->precision == MPCG_PRECISION_FP64, MPCG_ERR_NOT_SUPPORTED,
-                "precond %s with precision %s: preconditioners run in fp64 solves only in this "
-                "version", mpcg_precond_name(s->precond), mpcg_precision_name(s->precision));
+    s->pc_type = mpcgi_precond_resolve(&s->A->csr, s->precond, s->pc_why, sizeof s->pc_why);
+    if (s->pc_type == MPCG_PRECOND_NONE) return MPCG_SUCCESS;
     MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->z));
+    if (s->precision != MPCG_PRECISION_FP64) {
+        MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->pc_r));
+        MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), &s->zw));
+    }
     MPCG_CHECK(ctx, alloc_vec(s, 2 * (size_t)n * sizeof(double), (void **)&s->pc_work));
     mpcgi_precond_params p = precond_params(s);
     s->pc_spmvs = 0;
@@ -293,9 +297,13 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
     snprintf(info->variant, sizeof info->variant, "%s", s->variant->name);
     snprintf(info->variant_reason, sizeof info->variant_reason, "%s", s->variant_reason);
     info->fallback_iteration = -1;
-    snprintf(info->precond, sizeof info->precond, "%s", mpcg_precond_name(s->precond));
+    snprintf(info->precond, sizeof info->precond, "%s", mpcg_precond_name(s->pc_type));
+    char *d = info->precond_describe;
+    const size_t size = sizeof info->precond_describe;
+    size_t len = s->pc ? (size_t)snprintf(d, size, "%s", s->pc->describe) : 0;
+    if (s->pc_why[0] && len + 2 < size) /* AUTO: what it chose and why */
+        snprintf(d + len, size - len, "%s%s", len ? "; " : "", s->pc_why);
     if (s->pc) {
-        snprintf(info->precond_describe, sizeof info->precond_describe, "%s", s->pc->describe);
         info->precond_setup_time_s = s->pc->setup_time_s;
     }
     if (s->precision == MPCG_PRECISION_MIXED) {
@@ -318,6 +326,12 @@ static mpcg_status prepare(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
+    if (s->values_version != s->A->values_version && s->precond == MPCG_PRECOND_AUTO) {
+        char why[sizeof s->pc_why];
+        /* the new values change AUTO's choice: set up again */
+        if (mpcgi_precond_resolve(&s->A->csr, s->precond, why, sizeof why) != s->pc_type)
+            MPCG_CHECK(ctx, mpcg_solver_setup(s));
+    }
     if (s->values_version != s->A->values_version) {
         MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
         if (s->pc) /* M from the new values, blocks kept */

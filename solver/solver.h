@@ -21,7 +21,8 @@ struct mpcg_solver {
     /* options */
     char spmv_name[32];
     mpcg_precision precision;
-    mpcg_precond precond;    /* the preconditioner type (its parameters: the precond.* options) */
+    mpcg_precond precond;    /* the preconditioner asked for (its parameters: the precond.*
+                                options) */
     double tol;
     int64_t maxit; /* < 0: the default max(100, 10 n) */
     mpcg_guess guess;
@@ -51,8 +52,12 @@ struct mpcg_solver {
     void *r, *p, *q;         /* work vectors of V's type where V computes (mixed: n doubles
                                 each, for the fp64 finish) */
     double *t;               /* fp64 true-residual scratch */
+    mpcg_precond pc_type;    /* the one set up (precond, or what AUTO chose; NONE: pc NULL) */
+    char pc_why[160];        /* AUTO's choice in words, else "" */
     struct mpcgi_precond *pc; /* M of a preconditioned solve (precond/precond.h), or NULL */
     double *z, *pc_work;     /* z = M^-1 r (n doubles) and the apply's workspace (2 n) */
+    double *pc_r;            /* fp32 and mixed solves: r promoted for the fp64 apply */
+    void *zw;                /* fp32 and mixed solves: z in V's type (n doubles' room) */
     int64_t pc_spmvs;        /* products with A in the running solve's applies */
     void *xw;                /* fp32: the working iterate (fp64 and mixed: NULL, x itself) */
     double *b_dev, *x_dev;   /* device copies of b and x (device solves only) */

@@ -34,7 +34,7 @@ expect 2 '--rhs=zeros: expected ones, random or Aones' -- --rhs=zeros "$data/nos
 expect 2 'give either A.mtx or --generate, not both' -- --generate=poisson2d:4 "$data/nos4.mtx"
 expect 2 '--precision=fp16: expected fp64, fp32 or mixed' -- --precision=fp16 "$data/nos4.mtx"
 # fp32 and mixed run (issue 18); mixed reaches fp64's tolerance and says its strategy
-expect 0 'precision fp32' -- --device=cpu --precision=fp32 --tol=1e-5 "$data/nos4.mtx"
+expect 0 'precision fp32' -- --device=cpu --precision=fp32 --precond=none --tol=1e-5 "$data/nos4.mtx"
 expect 0 'precision mixed \(reliable\)' -- --device=cpu --precision=mixed --tol=1e-10 "$data/nos4.mtx"
 expect 0 'precision mixed \(refinement\)' -- --device=cpu --precision=mixed -O mixed.strategy=refinement "$data/nos4.mtx"
 expect 2 "mixed.strategy" -- --device=cpu --precision=mixed -O mixed.strategy=fast "$data/nos4.mtx"
@@ -81,17 +81,19 @@ expect 3 "bnan.mtx:3: value 'nan' is not a number" -- --device=cpu -b "$tmp/bnan
 # solver robustness through the command: each reason reported, with its exit status
 printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1.0\n2 2 -2.0\n' > "$tmp/ind.mtx"
 expect 1 'NOT converged \(diverged: p\^T A p < 0, the matrix is not positive definite\)' -- \
-    --device=cpu "$tmp/ind.mtx"
+    --device=cpu --precond=none "$tmp/ind.mtx"
+# the default (auto: Jacobi here) refuses a diagonal entry <= 0 at setup, naming the row
+expect 3 'precond jacobi: row 2: diagonal entry -2 <= 0 \(A is not SPD\)' -- --device=cpu "$tmp/ind.mtx"
 # indefinite, found at the iteration where p^T A p < 0 shows (3 here, not at the start)
 printf '%%%%MatrixMarket matrix coordinate real symmetric\n5 5 5\n1 1 1\n2 2 2\n3 3 3\n4 4 4\n5 5 -0.05\n' \
     > "$tmp/ind5.mtx"
-expect 1 'the matrix is not positive definite' -- --device=cpu "$tmp/ind5.mtx"
-expect 1 '^iterations +3$' -- --device=cpu "$tmp/ind5.mtx"
+expect 1 'the matrix is not positive definite' -- --device=cpu --precond=none "$tmp/ind5.mtx"
+expect 1 '^iterations +3$' -- --device=cpu --precond=none "$tmp/ind5.mtx"
 printf '%%%%MatrixMarket matrix array real general\n2 1\n0\n0\n' > "$tmp/b0.mtx"
-expect 0 'converged \(converged: b = 0, so x = 0\)' -- --device=cpu -b "$tmp/b0.mtx" "$tmp/ind.mtx"
+expect 0 'converged \(converged: b = 0, so x = 0\)' -- --device=cpu --precond=none -b "$tmp/b0.mtx" "$tmp/ind.mtx"
 
 # a non-symmetric A: one warning line on stderr (an error with --check-symmetry, above)
-"$cg" --device=cpu --maxit=5 "$tmp/ns.mtx" >"$tmp/out" 2>"$tmp/err"
+"$cg" --device=cpu --precond=none --maxit=5 "$tmp/ns.mtx" >"$tmp/out" 2>"$tmp/err"
 if [ `grep -c 'warning' "$tmp/err"` -ne 1 ] ||
    ! grep -q '^cgsolve: warning: matrix is not symmetric: A(1, 2) = 2 but A(2, 1) = 0' "$tmp/err"; then
     echo "FAIL: no single non-symmetry warning on stderr"; cat "$tmp/err"; fail=1
@@ -242,7 +244,7 @@ assert isinstance(r["solver"]["variant"], str) and isinstance(r["solver"]["varia
 print("ok: JSON report has every field")
 PYEOF
     # the non-symmetry warning is in the report too
-    "$cg" --device=cpu --quiet --maxit=5 --json "$tmp/ns.json" "$tmp/ns.mtx" 2>/dev/null
+    "$cg" --device=cpu --quiet --precond=none --maxit=5 --json "$tmp/ns.json" "$tmp/ns.mtx" 2>/dev/null
     python3 - "$tmp/ns.json" <<'PYEOF' || fail=1
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -281,16 +283,17 @@ PYEOF
 fi
 
 # stored results (hypre .saved style): iterations exact (the CPU path is deterministic and
-# independent of the thread count), true residual within a factor of 2
-while read -r name iters relres; do
+# independent of the thread count), true residual within a factor of 2, the preconditioner chosen
+while read -r name pc iters relres chosen; do
     case $name in '#'*|'') continue;; esac
-    "$cg" --device=cpu --quiet --json "$tmp/s.json" "$data/$name.mtx"
-    got=`python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print(r["iterations"], r["true_relres"])' "$tmp/s.json"`
+    "$cg" --device=cpu --quiet --precond="$pc" --json "$tmp/s.json" "$data/$name.mtx"
+    got=`python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=j["result"]; print(r["iterations"], r["true_relres"], j["solver"]["precond"])' "$tmp/s.json"`
     set -- $got
-    if [ "$1" != "$iters" ] || ! python3 -c "import sys; sys.exit(not (0.5 <= $2 / $relres <= 2))"; then
-        echo "FAIL: $name: got iterations $1 relres $2, stored $iters $relres"; fail=1
+    if [ "$1" != "$iters" ] || [ "$3" != "$chosen" ] ||
+       ! python3 -c "import sys; sys.exit(not (0.5 <= $2 / $relres <= 2))"; then
+        echo "FAIL: $name --precond=$pc: got iterations $1 relres $2 precond $3, stored $iters $relres $chosen"; fail=1
     else
-        echo "ok: $name matches the stored result ($iters iterations)"
+        echo "ok: $name --precond=$pc matches the stored result ($iters iterations, $chosen)"
     fi
 done < "$top_srcdir/test/data/cgsolve_expected.txt"
 exit $fail

@@ -286,13 +286,15 @@ static void test_not_spd_block(void)
     const double val[] = {1, 2, 2, 1, 4, 1, 1, 3}, r[] = {1, 2, 3, 4};
     mpcgi_csr A = {.n = 4, .nnz = 8, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
                    .val = (double *)val};
-    for (int B = 0; B <= 2; B += 2) { /* detected: the same two blocks */
+    for (int k = 0; k < 4; k++) { /* B = 0 (detected: the same two blocks) or 2; both applies */
         double z[4] = {NAN, NAN, NAN, NAN};
-        mpcgi_precond *pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_BJACOBI, B, 0), r, z);
+        mpcgi_precond_params p = params(MPCG_PRECOND_BJACOBI, 2 * (k & 1), 0);
+        p.block_apply = k >> 1 ? MPCGI_BLOCK_APPLY_CHOLESKY : MPCGI_BLOCK_APPLY_INVERSE;
+        mpcgi_precond *pc = cpu_apply(&A, NULL, p, r, z);
         CHECK(pc && pc->nblocks == 2 && pc->diag_blocks == 1 && pc->first_diag_block == 0);
         CHECK(pc && strstr(pc->describe, "1 not SPD, their diagonal used (first: rows 1-2)"));
         /* block 0: r / diag; block 1: [[4, 1], [1, 3]]^-1 [3, 4] = [5, 13] / 11 */
-        CHECK(z[0] == 1 && z[1] == 2);
+        CHECK(test_close(z[0], 1.0, 1e-15, 0) && test_close(z[1], 2.0, 1e-15, 0));
         CHECK(test_close(z[2], 5.0 / 11, 1e-15, 0) && test_close(z[3], 13.0 / 11, 1e-15, 0));
         if (pc) printf("  not SPD: %s\n", pc->describe);
         mpcgi_precond_destroy(cpu, pc);
@@ -383,11 +385,12 @@ done:
     mpcgi_host_free(z);
 }
 
-/* The block kernel alone, on blocks of 1 to 64 rows with random inverses, against the host
- * apply: it runs without LAPACKE too (the GPU test machine has none) */
-static void gpu_blocks_kernel(void)
+/* The block kernels alone, on blocks of 1 to 64 rows with random inverses (apply inverse) or
+ * random lower factors with a dominant diagonal (apply cholesky), against the host apply: they
+ * run without LAPACKE too (the GPU test machine has none) */
+static void gpu_blocks_kernel(int apply)
 {
-    mpcgi_precond pc = {.n = 0, .on_device = 1};
+    mpcgi_precond pc = {.n = 0, .on_device = 1, .params.block_apply = apply};
     mpcgi_rng g;
     mpcgi_rng_seed(&g, test_seed + 5);
     int64_t start[200], off[200];
@@ -403,6 +406,12 @@ static void gpu_blocks_kernel(void)
     double *r = vec(pc.n), *z = vec(pc.n), *zg = vec(pc.n), *d_r = NULL, *d_z = NULL;
     pc.binv = vec((int64_t)nv);
     random_vec(&g, pc.n, r), random_vec(&g, (int64_t)nv, pc.binv);
+    for (int64_t b = 0; apply == MPCGI_BLOCK_APPLY_CHOLESKY && b < pc.nblocks; b++) {
+        const int64_t nb = start[b + 1] - start[b];
+        for (int64_t i = 0; i < nb; i++)
+            for (int64_t j = i; j < nb; j++) /* L: lower, its diagonal in [nb, 2 nb] */
+                pc.binv[off[b] + i * nb + j] = j > i ? 0.0 : (double)nb * (1.5 + 0.5 * r[0]);
+    }
     mpcgi_bjacobi_apply_host(&pc, r, z);
     for (int64_t i = 0; i < pc.n; i++) zg[i] = NAN;
     CHECK_OK(gpu, mpcgi_device_alloc(gpu, ib, &pc.d_bstart));
@@ -439,6 +448,15 @@ static void check_jacobi_bjacobi(const char *name, mpcgi_csr *A, const double *r
         if (pc) check_blocks(name, A, pc, r, z);
         if (pc) printf("  %s: %s\n", name, pc->describe);
         if (pc && gpu) gpu_compare(name, A, pc->params, r, z, pc);
+        /* the Cholesky factors give the same z to rounding */
+        mpcgi_precond_params p = params(MPCG_PRECOND_BJACOBI, B, 0);
+        p.block_apply = MPCGI_BLOCK_APPLY_CHOLESKY;
+        double *zc = vec(A->n);
+        mpcgi_precond *pcc = cpu_apply(A, NULL, p, r, zc);
+        CHECK(pcc && strstr(pcc->describe, "Cholesky factors") && vec_close(A->n, zc, z, 1e-10));
+        if (pcc && gpu) gpu_compare(name, A, pcc->params, r, zc, pcc);
+        mpcgi_precond_destroy(cpu, pcc);
+        mpcgi_host_free(zc);
         mpcgi_precond_destroy(cpu, pc);
     }
 }
@@ -605,7 +623,8 @@ int main(void)
         test_not_spd_block();
     }
     test_empty();
-    if (gpu) gpu_blocks_kernel();
+    if (gpu) gpu_blocks_kernel(MPCGI_BLOCK_APPLY_INVERSE);
+    if (gpu) gpu_blocks_kernel(MPCGI_BLOCK_APPLY_CHOLESKY);
     mpcg_matrix *M = NULL;
     CHECK_OK(cpu, mpcg_matrix_generate(cpu, "poisson3d:8", &M));
     if (M) check_matrix("poisson3d:8", &M->csr);
