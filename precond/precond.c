@@ -78,6 +78,11 @@ static mpcg_status check_params(mpcg_context *ctx, const mpcgi_precond_params *p
                 MPCG_ERR_INVALID_ARG, "precond: unknown type %d (auto: mpcgi_precond_resolve "
                 "first)", (int)p->type);
     if (p->type == MPCG_PRECOND_BJACOBI)
+        MPCG_ENSURE(ctx, p->block_apply == MPCGI_BLOCK_APPLY_INVERSE ||
+                             p->block_apply == MPCGI_BLOCK_APPLY_CHOLESKY,
+                    MPCG_ERR_INVALID_ARG, "precond bjacobi: block apply %d is not inverse (0) or "
+                    "cholesky (1)", p->block_apply);
+    if (p->type == MPCG_PRECOND_BJACOBI)
         MPCG_ENSURE(ctx, p->block_size >= 0 && p->block_size <= MPCGI_PRECOND_MAX_BLOCK,
                     MPCG_ERR_INVALID_ARG,
                     "precond bjacobi: block size %d out of range [0, %d] (0: detected)",

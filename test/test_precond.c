@@ -38,7 +38,7 @@ static mpcgi_spmv_plan *make_plan(mpcg_context *ctx, mpcgi_csr *A)
 
 static mpcgi_precond_params params(mpcg_precond type, int block_size, int degree)
 {
-    return (mpcgi_precond_params){type, block_size, degree, 0.1};
+    return (mpcgi_precond_params){type, block_size, degree, 0.1, MPCGI_BLOCK_APPLY_INVERSE};
 }
 
 static double *vec(int64_t n)
@@ -188,8 +188,9 @@ static void test_rejections(void)
     const mpcgi_precond_params bad[] = {
         params(MPCG_PRECOND_BJACOBI, MPCGI_PRECOND_MAX_BLOCK + 1, 0),
         params(MPCG_PRECOND_BJACOBI, -1, 0), params(MPCG_PRECOND_CHEBYSHEV, 0, 0),
-        {MPCG_PRECOND_CHEBYSHEV, 0, 2, 1.0}, {MPCG_PRECOND_CHEBYSHEV, 0, 2, 0.0},
-        {(mpcg_precond)7, 0, 0, 0}};
+        {MPCG_PRECOND_CHEBYSHEV, 0, 2, 1.0, 0}, {MPCG_PRECOND_CHEBYSHEV, 0, 2, 0.0, 0},
+        {MPCG_PRECOND_BJACOBI, 2, 0, 0.1, 2}, {MPCG_PRECOND_AUTO, 0, 0, 0, 0},
+        {(mpcg_precond)7, 0, 0, 0, 0}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         mpcgi_precond *pc = NULL;
         CHECK_STATUS(cpu, mpcgi_precond_create(cpu, &A, &bad[k], plan_spmv, NULL, &pc),
