@@ -41,6 +41,8 @@ static const char usage_text[] =
     "                      (the library's default strategy), mixed:reliable,\n"
     "                      mixed:refinement (default fp64); a precision the library refuses\n"
     "                      is a failed row\n"
+    "  --precond=P         preconditioner of every solve: none (default), jacobi, bjacobi,\n"
+    "                      chebyshev or auto (their parameters: -O precond.*)\n"
     "  -O KEY=VALUE        an option of every solver (mpcg_solver_set_option; cgsolve\n"
     "                      --help-options lists the keys), repeatable, applied in order\n"
     "  --tol=T             relative tolerance (default 1e-8)\n"
@@ -62,6 +64,7 @@ typedef struct cg_opts {
     mpcg_precision precs[MAX_PRECS];
     const char *strategy[MAX_PRECS]; /* mixed: mixed.strategy of the row, or NULL */
     int nprec;
+    mpcg_precond precond;
     const char *opt_key[MAX_OPTIONS], *opt_value[MAX_OPTIONS];
     char opt_text[MAX_OPTIONS][128];
     int nopt;
@@ -112,6 +115,7 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     MPCG_TRY(ctx, st, mpcg_solver_create(ctx, run->A, &s));
     MPCG_TRY(ctx, st, mpcg_solver_set_spmv(s, ops->name));
     MPCG_TRY(ctx, st, mpcg_solver_set_precision(s, prec));
+    MPCG_TRY(ctx, st, mpcg_solver_set_precond(s, o->precond));
     for (int k = 0; k < o->nopt; k++)
         MPCG_TRY(ctx, st, mpcg_solver_set_option(s, o->opt_key[k], o->opt_value[k]));
     if (o->strategy[p]) MPCG_TRY(ctx, st, mpcg_solver_set_option(s, "mixed.strategy", o->strategy[p]));
@@ -137,6 +141,7 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     r->bytes = info.bytes_per_iteration; /* the library's model of its loop */
     r->spmvs = info.spmvs;
     r->spmvs_fp64 = info.spmvs_fp64;
+    snprintf(r->precond, sizeof r->precond, "%s", info.precond);
     if (prec == MPCG_PRECISION_MIXED) {
         r->precision_fallback = info.precision_fallback;
         r->precision = strcmp(info.mixed_strategy, "refinement") == 0 ? "mixed-refinement"
@@ -217,8 +222,9 @@ static void print_table(const cg_run *run)
         const bench_record *r = &run->rows[k];
         const char *reason = strncmp(r->reason, "MPCG_", 5) == 0 ? r->reason + 5 : r->reason;
         if (strcmp(r->status, "ok") != 0) reason = "FAILED";
-        printf("| %s | %lld | %lld | %s | %s |", r->matrix, (long long)r->n, (long long)r->nnz,
-               r->backend, r->precision);
+        printf("| %s | %lld | %lld | %s | %s%s%s |", r->matrix, (long long)r->n,
+               (long long)r->nnz, r->backend, r->precision, r->precond[0] ? " + " : "",
+               r->precond);
         bench_print_cells(1, "%.0f", r->iterations >= 0 ? (double)r->iterations : NAN);
         if (r->spmvs >= 0) printf(" %lld (%lld) |", (long long)r->spmvs, (long long)r->spmvs_fp64);
         else printf(" - |");
@@ -367,6 +373,18 @@ static int parse_precisions(const char *list, cg_opts *o)
     return o->nprec ? 0 : bench_usage_error(o->c.prog, "--precision: empty list", NULL);
 }
 
+/* --precond=P: one of the library's names (mpcg_precond_name). */
+static int parse_precond(const char *word, cg_opts *o)
+{
+    for (int p = MPCG_PRECOND_NONE; p <= MPCG_PRECOND_AUTO; p++)
+        if (strcmp(word, mpcg_precond_name((mpcg_precond)p)) == 0) {
+            o->precond = (mpcg_precond)p;
+            return 0;
+        }
+    return bench_usage_error(o->c.prog, "--precond: expected none, jacobi, bjacobi, chebyshev or "
+                             "auto, got ", word);
+}
+
 /* -O KEY=VALUE: checked against the build's keys now (a scratch store), applied per solver. */
 static int parse_option(const char *kv, cg_opts *o)
 {
@@ -398,6 +416,8 @@ static int parse_args(int argc, char **argv, cg_opts *o)
                 return BENCH_EXIT_USAGE;
         } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--precision", &v)) != 0) {
             if (r < 0 || parse_precisions(v, o) != 0) return BENCH_EXIT_USAGE;
+        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--precond", &v)) != 0) {
+            if (r < 0 || parse_precond(v, o) != 0) return BENCH_EXIT_USAGE;
         } else if ((r = bench_option(o->c.prog, argc, argv, &i, "-O", &v)) != 0) {
             if (r < 0 || parse_option(v, o) != 0) return BENCH_EXIT_USAGE;
         } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--maxit", &v)) != 0) {

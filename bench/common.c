@@ -459,6 +459,7 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_int(f, "nnz", r->nnz);
     json_str(f, "backend", r->backend);
     json_str(f, "precision", r->precision);
+    if (r->precond[0]) json_str(f, "precond", r->precond);
     json_num(f, "ms", r->ms);
     json_num(f, "gbs", r->gbs);
     json_num(f, "frac_copy", r->frac_copy);

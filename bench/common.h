@@ -169,6 +169,7 @@ typedef struct bench_record {
     double roofline_ms;         /* cg: (bytes_matrix + 88 n) / copy bandwidth, per iteration */
     double roofline_unfused_ms; /* cg: (bytes_matrix + 112 n) / copy bandwidth */
     char reason[40];            /* cg: the stop reason */
+    char precond[16];           /* cg: the preconditioner used (mpcg_info.precond; "" for spmv) */
     int64_t maxit;              /* cg: the iteration cap */
     double tol;                 /* cg: the tolerance */
     int64_t runs;               /* spmv: calls per group; cg: timed solves */
