@@ -87,8 +87,9 @@ MPCG_API const char *mpcg_precision_name(mpcg_precision p);
 typedef enum mpcg_precond {
     MPCG_PRECOND_NONE = 0,     /**< plain CG */
     MPCG_PRECOND_JACOBI = 1,   /**< M = diag(A), fused into the GPU iteration */
-    MPCG_PRECOND_BJACOBI = 2,  /**< M = the diagonal blocks of A (option precond.block_size;
-                                    0: node blocks detected from the pattern), inverted at setup */
+    MPCG_PRECOND_BJACOBI = 2,  /**< M = the diagonal blocks of A (option precond.block_size,
+                                    default 48; 0: node blocks detected from the pattern),
+                                    inverted at setup */
     MPCG_PRECOND_CHEBYSHEV = 3, /**< a Chebyshev polynomial in D^-1 A of degree precond.degree,
                                     its lambda_max estimated at setup */
     MPCG_PRECOND_AUTO = 4       /**< chosen at setup: Jacobi, or none when A's diagonal is one

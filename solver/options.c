@@ -46,9 +46,10 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
                                    "precision mixed: the first iterations run in fp64 until the "
                                    "residual is below tol * 10^D ||b||, so fp32's rounding lies "
                                    "below tol (0: none; docs/precision.md)"},
-    [MPCGI_OPT_PRECOND_BLOCK_SIZE] = {"precond.block_size", MPCGI_OPTION_INT, 0, 0, 64, 0, 0,
+    [MPCGI_OPT_PRECOND_BLOCK_SIZE] = {"precond.block_size", MPCGI_OPTION_INT, 48, 0, 64, 0, 0,
                                       NULL,
-                                      "precond bjacobi: rows per diagonal block; 0: node blocks "
+                                      "precond bjacobi: rows per diagonal block (48: the fastest "
+                                      "to solution measured on the SPD set); 0: node blocks "
                                       "detected from the pattern (docs/preconditioners.md)"},
     [MPCGI_OPT_PRECOND_DEGREE] = {"precond.degree", MPCGI_OPTION_INT, 3, 1, 32, 0, 0, NULL,
                                   "precond chebyshev: degree of the polynomial in D^-1 A (degree "
