@@ -10,6 +10,9 @@ libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_plan.h \
 	spmv/adaptive_device.cuh spmv/adaptive_spmv.cuh spmv/adaptive_spmv_f64.cu \
 	spmv/adaptive_spmv_f32.cu spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_spmv_mixed.cu \
 	spmv/adaptive_setup.cu spmv/adaptive_tiles.cu spmv/adaptive_rows.cuh
+# segscan: nonzero segments with a segmented reduction (seed 001); docs/backends.md
+libmpcgi_la_SOURCES += spmv/segscan.c spmv/segscan_kernels.h spmv/segscan.cu
+MPCG_CU_FILES += spmv/segscan.cu
 MPCG_CU_FILES += spmv/cusparse_mixed.cu spmv/adaptive_spmv_f64.cu spmv/adaptive_spmv_f32.cu \
 	spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_spmv_mixed.cu \
 	spmv/adaptive_setup.cu spmv/adaptive_tiles.cu

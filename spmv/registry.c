@@ -13,6 +13,7 @@ static const struct mpcgi_spmv_ops *const backends[] = {
 #if MPCG_HAVE_CUDA
     &mpcgi_spmv_cusparse,
     &mpcgi_spmv_adaptive,
+    &mpcgi_spmv_segscan,
 #endif
 };
 

@@ -147,6 +147,7 @@ void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size);
 /* The tables. */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_cpu;
 extern const struct mpcgi_spmv_ops mpcgi_spmv_cusparse; /* CUDA builds only */
-extern const struct mpcgi_spmv_ops mpcgi_spmv_adaptive; /* CUDA builds only */
+extern const struct mpcgi_spmv_ops mpcgi_spmv_adaptive;
+extern const struct mpcgi_spmv_ops mpcgi_spmv_segscan; /* CUDA builds only */
 
 #endif /* MPCG_SPMV_SPMV_H */
