@@ -35,7 +35,7 @@ static const char usage_text[] =
     "bandwidth measured in the same run. Protocol and output: docs/benchmarks.md.\n"
     "\n"
     "  --generate=SPEC     a generated matrix (poisson3d:N, poisson3d27:N, replicate:FILE:K,\n"
-    "                      powerlaw:N:DEG, ...: see cgsolve --help)\n"
+    "                      powerlaw:N:DEG, biased:N, ...: see cgsolve --help)\n"
     "  --spmv=LIST         comma-separated backends (default: every GPU backend)\n"
     "  --precision=LIST    comma-separated precisions of the solves: fp64, fp32, mixed\n"
     "                      (the library's default strategy), mixed:reliable,\n"

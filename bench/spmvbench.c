@@ -29,7 +29,7 @@ static const char usage_text[] =
     "as WRONG without a time. Protocol and output: docs/benchmarks.md.\n"
     "\n"
     "  --generate=SPEC     a generated matrix (poisson3d:N, poisson3d27:N, replicate:FILE:K,\n"
-    "                      powerlaw:N:DEG, ...: see cgsolve --help)\n"
+    "                      powerlaw:N:DEG, biased:N, ...: see cgsolve --help)\n"
     "  --spmv=LIST         comma-separated backends (default: every GPU backend); cusparse is\n"
     "                      always measured as the baseline\n"
     "  --precision=LIST    fp64,fp32 (default: both, where the backend supports them)\n"

@@ -392,7 +392,9 @@ MPCG_API mpcg_status mpcg_matrix_create_csr(mpcg_context *ctx, int64_t n, const 
  * Generate a test matrix from a specification: "poisson2d:N" (5-point, diagonal 4,
  * n = N^2, nnz = 5N^2 - 4N), "poisson3d:N" (7-point, diagonal 6, n = N^3, nnz = 7N^3 - 6N^2),
  * "poisson3d27:N" (27-point, diagonal 26, n = N^3, nnz = (3N - 2)^3; the HPCG matrix). Every
- * neighbour inside the N^d grid is -1 (Dirichlet boundary); all are SPD, with sorted columns.
+ * neighbour inside the N^d grid is -1 (Dirichlet boundary); the stencils are SPD, with sorted
+ * columns. "biased:N" (n = N, nnz = 2N - 1) is an SpMV stress matrix, not symmetric: row 0 holds
+ * every column, every other row only its diagonal (docs/matrix-market.md gives the values).
  * N >= 1 (N = 1 gives a 1 x 1 matrix). The matrix is named after spec.
  * @param[in]  spec  "NAME:N" (host string).
  * @param[out] out   the matrix, NULL on failure.

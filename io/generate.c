@@ -12,8 +12,8 @@
 
 /*
  * A generator turns the arguments after "NAME:" into a CSR matrix. To add one, write its build
- * function (io/generate_graph.c holds replicate and powerlaw) and add a row to the table at the
- * end of this file; the error messages list the table's usage strings.
+ * function (io/generate_graph.c holds replicate, powerlaw and biased) and add a row to the table
+ * at the end of this file; the error messages list the table's usage strings.
  */
 typedef mpcg_status (*build_fn)(mpcg_context *ctx, const char *spec, const char *args,
                                 const void *param, mpcgi_csr *out);
@@ -129,6 +129,7 @@ static const generator *generators(int *count)
         {"poisson3d27", "poisson3d27:N", build_stencil, &twenty_seven_point},
         {"replicate", "replicate:FILE:K[:perm]", mpcgi_gen_replicate, NULL},
         {"powerlaw", "powerlaw:N:DEG", mpcgi_gen_powerlaw, NULL},
+        {"biased", "biased:N", mpcgi_gen_biased, NULL},
     };
     *count = (int)(sizeof table / sizeof table[0]);
     return table;

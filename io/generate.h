@@ -18,4 +18,9 @@ mpcg_status mpcgi_gen_replicate(mpcg_context *ctx, const char *spec, const char 
 mpcg_status mpcgi_gen_powerlaw(mpcg_context *ctx, const char *spec, const char *args,
                                const void *param, mpcgi_csr *out);
 
+/* biased:N: the "excessively biased" SpMV stress matrix: row 0 holds all N columns, every other
+ * row only its diagonal (nnz = 2N - 1); upper triangular, not symmetric. */
+mpcg_status mpcgi_gen_biased(mpcg_context *ctx, const char *spec, const char *args,
+                             const void *param, mpcgi_csr *out);
+
 #endif /* MPCG_IO_GENERATE_H */

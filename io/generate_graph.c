@@ -1,4 +1,4 @@
-/* io/generate_graph.c: generators with real or skewed structure (replicate, powerlaw) */
+/* io/generate_graph.c: generators with real or skewed structure (replicate, powerlaw, biased) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <stdio.h>
@@ -194,4 +194,42 @@ done:
     mpcgi_host_free(ci);
     mpcgi_host_free(v);
     return st;
+}
+
+/*
+ * The "excessively biased" matrix of segmented-scan SpMV studies: row 0 holds all N columns and
+ * every other row only its diagonal (nnz = 2N - 1), so one row carries half the nonzeros and an
+ * SpMV that gives each row to one thread or warp waits on it. Values are exact binary fractions:
+ * a_00 = N, a_0j = (1 + j mod 7) / 8 for j >= 1, a_ii = 1 + (i mod 7) / 8 for i >= 1. With a
+ * period of 4 or 8, neighbouring power-of-two chunks of row 0 would hold equal sums and x = ones
+ * could not tell a chunk read in place of its neighbour; period 7 makes their sums differ. A is
+ * upper triangular with a positive diagonal (row 0 strictly dominant: its off-diagonals sum to
+ * less than N - 1) but not symmetric: it stresses SpMV load balance, it is not a CG problem.
+ */
+mpcg_status mpcgi_gen_biased(mpcg_context *ctx, const char *spec, const char *args,
+                             const void *param, mpcgi_csr *out)
+{
+    (void)param;
+    int64_t n;
+    MPCG_CHECK(ctx, count_arg(ctx, spec, args, args + strlen(args), "N", &n));
+    MPCG_ENSURE(ctx, n <= MPCGI_MAX_N, MPCG_ERR_INVALID_ARG,
+                "malformed matrix spec '%s': N must be in [1, %d]", spec, MPCGI_MAX_N);
+    mpcgi_csr A;
+    MPCG_CHECK(ctx, mpcgi_csr_alloc(ctx, n, 2 * n - 1, &A));
+    A.row_ptr[0] = 0;
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < n; j++) { /* row 0: every column */
+        A.col_idx[j] = (int32_t)j;
+        A.val[j] = j == 0 ? (double)n : (double)(1 + j % 7) / 8.0;
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 1; i < n; i++) { /* row i >= 1: its diagonal, after row 0's n entries */
+        int64_t k = n + i - 1;
+        A.row_ptr[i] = k;
+        A.col_idx[k] = (int32_t)i;
+        A.val[k] = 1.0 + (double)(i % 7) / 8.0;
+    }
+    A.row_ptr[n] = 2 * n - 1;
+    *out = A;
+    return MPCG_SUCCESS;
 }

@@ -1,4 +1,4 @@
-/* test/test_io_generate.c: generated matrices (stencils, replicate, powerlaw) and their specs */
+/* test/test_io_generate.c: generated matrices (stencils, replicate, powerlaw, biased) and specs */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdlib.h>
 
@@ -327,6 +327,79 @@ static void test_powerlaw(void)
     mpcg_clear_error(ctx);
 }
 
+/* biased:N row lengths: N in row 0, 1 (the diagonal) in every other row. */
+static int biased_shape(const mpcgi_csr *A, int64_t N)
+{
+    int ok = A->n == N && A->nnz == 2 * N - 1 && A->row_ptr[0] == 0 && A->row_ptr[1] == N;
+    for (int64_t i = 1; ok && i < N; i++)
+        ok = A->row_ptr[i + 1] == N + i && A->col_idx[N + i - 1] == i;
+    for (int64_t j = 0; ok && j < N; j++)
+        ok = A->col_idx[j] == j;
+    return ok;
+}
+
+/* biased:1 and biased:5 by hand: a_00 = N, a_0j = (1 + j mod 7) / 8, a_ii = 1 + (i mod 7) / 8 */
+static void test_biased_small(void)
+{
+    static const int64_t row_ptr[] = {0, 5, 6, 7, 8, 9};
+    static const int32_t col_idx[] = {0, 1, 2, 3, 4, 1, 2, 3, 4};
+    static const double val[] = {5, 0.25, 0.375, 0.5, 0.625, 1.125, 1.25, 1.375, 1.5};
+    mpcg_matrix *one = NULL, *five = NULL;
+
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "biased:1", &one));
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "biased:5", &five));
+
+    if (one) CHECK(biased_shape(&one->csr, 1) && one->csr.val[0] == 1.0);
+    if (five) {
+        CHECK(biased_shape(&five->csr, 5) && strcmp(five->name, "biased:5") == 0);
+        CHECK(memcmp(five->csr.row_ptr, row_ptr, sizeof row_ptr) == 0);
+        CHECK(memcmp(five->csr.col_idx, col_idx, sizeof col_idx) == 0);
+        CHECK(memcmp(five->csr.val, val, sizeof val) == 0);
+        CHECK_STATUS(ctx, mpcgi_csr_check_symmetric(ctx, &five->csr), MPCG_ERR_INVALID_ARG);
+        mpcg_clear_error(ctx);
+    }
+    mpcg_matrix_destroy(one), mpcg_matrix_destroy(five);
+}
+
+/* A large N: the shape, the formula at the ends, and two generations equal. */
+static void test_biased_large(void)
+{
+    const int64_t N = 100000;
+    mpcg_matrix *M = NULL, *M2 = NULL;
+
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "biased:100000", &M));
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "biased:100000", &M2));
+
+    if (M && M2) {
+        const mpcgi_csr *A = &M->csr, *A2 = &M2->csr;
+        CHECK(biased_shape(A, N));
+        CHECK(A->val[0] == (double)N && A->val[N - 1] == (1 + (N - 1) % 7) / 8.0);
+        CHECK(A->val[2 * N - 2] == 1.0 + (double)((N - 1) % 7) / 8.0);
+        CHECK(memcmp(A->row_ptr, A2->row_ptr, (size_t)(N + 1) * sizeof *A->row_ptr) == 0);
+        CHECK(memcmp(A->col_idx, A2->col_idx, (size_t)A->nnz * sizeof *A->col_idx) == 0);
+        CHECK(memcmp(A->val, A2->val, (size_t)A->nnz * sizeof *A->val) == 0);
+    }
+    mpcg_matrix_destroy(M), mpcg_matrix_destroy(M2);
+}
+
+static void test_biased_malformed(void)
+{
+    static const char *const bad[] = {"biased",    "biased:",    "biased:0",  "biased:x",
+                                      "biased:-3", "biased:5:1", "biased: 5", "biased:2147483648"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char quoted[64];
+        mpcg_matrix *M = (mpcg_matrix *)1;
+        int64_t live = mpcgi_alloc_live();
+        snprintf(quoted, sizeof quoted, "'%s'", bad[k]);
+
+        CHECK_STATUS(ctx, mpcg_matrix_generate(ctx, bad[k], &M), MPCG_ERR_INVALID_ARG);
+
+        CHECK(M == NULL && mpcgi_alloc_live() == live);
+        CHECK(strstr(mpcg_last_error(ctx), quoted) != NULL);
+        mpcg_clear_error(ctx);
+    }
+}
+
 int main(void)
 {
     test_init_seed("test_io_generate");
@@ -345,6 +418,9 @@ int main(void)
     test_allocation_failures();
     test_replicate();
     test_powerlaw();
+    test_biased_small();
+    test_biased_large();
+    test_biased_malformed();
 
     CHECK(mpcgi_alloc_live() == live);
     mpcg_context_destroy(ctx);
