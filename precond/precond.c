@@ -19,9 +19,8 @@ mpcg_precond mpcgi_precond_resolve(const mpcgi_csr *A, mpcg_precond asked, char 
     if (asked != MPCG_PRECOND_AUTO) return asked;
     double d0 = NAN;
     for (int64_t i = 0; i < A->n; i++) {
-        double d = NAN;
-        for (int64_t j = A->row_ptr[i]; j < A->row_ptr[i + 1]; j++)
-            if (A->col_idx[j] == i) d = A->val[j];
+        const int64_t t = mpcgi_csr_find(A, i, (int32_t)i);
+        const double d = t < 0 ? NAN : A->val[t];
         if (i == 0) d0 = d;
         if (!(d == d0)) { /* differs, or missing / NaN: Jacobi's setup names such a row */
             snprintf(why, size, "auto: jacobi (the diagonal of A varies)");
