@@ -19,10 +19,8 @@
  * three fused kernels, and the unfused loop. */
 #define FUSED_VECTOR_BYTES 88.0
 #define UNFUSED_VECTOR_BYTES 112.0
-/* Precisions a run measures at most (fp64, fp32, mixed and its strategies), and -O options at
- * most. */
+/* Precisions a run measures at most (fp64, fp32, mixed and its strategies). */
 #define MAX_PRECS 5
-#define MAX_OPTIONS 16
 /* Rows of the report: every backend at every precision, and the baseline. */
 #define MAX_ROWS (BENCH_MAX_BACKENDS * MAX_PRECS + 1)
 
@@ -65,9 +63,6 @@ typedef struct cg_opts {
     const char *strategy[MAX_PRECS]; /* mixed: mixed.strategy of the row, or NULL */
     int nprec;
     mpcg_precond precond;
-    const char *opt_key[MAX_OPTIONS], *opt_value[MAX_OPTIONS];
-    char opt_text[MAX_OPTIONS][128];
-    int nopt;
 } cg_opts;
 
 /* One run of cgbench. */
@@ -116,8 +111,8 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     MPCG_TRY(ctx, st, mpcg_solver_set_spmv(s, ops->name));
     MPCG_TRY(ctx, st, mpcg_solver_set_precision(s, prec));
     MPCG_TRY(ctx, st, mpcg_solver_set_precond(s, o->precond));
-    for (int k = 0; k < o->nopt; k++)
-        MPCG_TRY(ctx, st, mpcg_solver_set_option(s, o->opt_key[k], o->opt_value[k]));
+    for (int k = 0; k < o->c.nopt; k++)
+        MPCG_TRY(ctx, st, mpcg_solver_set_option(s, o->c.opt_key[k], o->c.opt_value[k]));
     if (o->strategy[p]) MPCG_TRY(ctx, st, mpcg_solver_set_option(s, "mixed.strategy", o->strategy[p]));
     MPCG_TRY(ctx, st, mpcg_solver_set_tol(s, o->tol));
     if (o->maxit >= 0) MPCG_TRY(ctx, st, mpcg_solver_set_maxit(s, o->maxit));
@@ -171,6 +166,7 @@ static bench_record *new_row(cg_run *run, const cg_opts *o, const char *backend,
     r->tol = o->tol;
     r->maxit = resolved_maxit(o, A->n);
     r->runs = o->c.runs;
+    r->options = o->c.opt_all;
     return r;
 }
 
@@ -385,25 +381,6 @@ static int parse_precond(const char *word, cg_opts *o)
                              "auto, got ", word);
 }
 
-/* -O KEY=VALUE: checked against the build's keys now (a scratch store), applied per solver. */
-static int parse_option(const char *kv, cg_opts *o)
-{
-    mpcgi_options scratch = {0};
-    if (o->nopt == MAX_OPTIONS) return bench_usage_error(o->c.prog, "-O: at most 16", NULL);
-    char *t = o->opt_text[o->nopt];
-    snprintf(t, sizeof o->opt_text[0], "%s", kv);
-    char *eq = strchr(t, '=');
-    if (!eq) return bench_usage_error(o->c.prog, "-O: expected KEY=VALUE, got ", kv);
-    *eq = '\0';
-    if (mpcgi_options_set_text(NULL, &scratch, t, eq + 1) != MPCG_SUCCESS) {
-        fprintf(stderr, "%s: -O %s: %s\n", o->c.prog, kv, mpcg_last_error(NULL));
-        return BENCH_EXIT_USAGE;
-    }
-    o->opt_key[o->nopt] = t;
-    o->opt_value[o->nopt++] = eq + 1;
-    return 0;
-}
-
 /* -1: go on; otherwise the exit status. */
 static int parse_args(int argc, char **argv, cg_opts *o)
 {
@@ -418,8 +395,6 @@ static int parse_args(int argc, char **argv, cg_opts *o)
             if (r < 0 || parse_precisions(v, o) != 0) return BENCH_EXIT_USAGE;
         } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--precond", &v)) != 0) {
             if (r < 0 || parse_precond(v, o) != 0) return BENCH_EXIT_USAGE;
-        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "-O", &v)) != 0) {
-            if (r < 0 || parse_option(v, o) != 0) return BENCH_EXIT_USAGE;
         } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--maxit", &v)) != 0) {
             if (r < 0 || bench_parse_long(o->c.prog, "--maxit", v, 0, 1000000000, &o->maxit))
                 return BENCH_EXIT_USAGE;

@@ -14,6 +14,7 @@
 #include "core/device_cuda.h"
 #include "core/matrix.h"
 #include "core/timer.h"
+#include "solver/options.h"
 
 /* Copy bandwidth: the largest buffer tried, the smallest accepted, warm-up and timed copies. */
 #define COPY_MAX_BYTES ((size_t)1 << 30)
@@ -79,6 +80,34 @@ int bench_parse_double(const char *prog, const char *opt, const char *s, double 
     return 0;
 }
 
+/* -O KEY=VALUE: checked against the build's keys now (a scratch store), kept in order. */
+static int parse_kv(bench_opts *o, const char *kv)
+{
+    mpcgi_options scratch = {0};
+    if (o->nopt == BENCH_MAX_OPTIONS) {
+        bench_usage_error(o->prog, "-O: at most 16", NULL);
+        return -1;
+    }
+    char *t = o->opt_text[o->nopt];
+    snprintf(t, sizeof o->opt_text[0], "%s", kv);
+    char *eq = strchr(t, '=');
+    if (!eq) {
+        bench_usage_error(o->prog, "-O: expected KEY=VALUE, got ", kv);
+        return -1;
+    }
+    *eq = '\0';
+    if (mpcgi_options_set_text(NULL, &scratch, t, eq + 1) != MPCG_SUCCESS) {
+        fprintf(stderr, "%s: -O %s: %s\n", o->prog, kv, mpcg_last_error(NULL));
+        mpcg_clear_error(NULL);
+        return -1;
+    }
+    o->opt_key[o->nopt] = t;
+    o->opt_value[o->nopt++] = eq + 1;
+    size_t len = strlen(o->opt_all);
+    snprintf(o->opt_all + len, sizeof o->opt_all - len, "%s%s", len ? " " : "", kv);
+    return 0;
+}
+
 int bench_parse_common(bench_opts *o, int argc, char **argv, int *i)
 {
     const struct {
@@ -108,7 +137,10 @@ int bench_parse_common(bench_opts *o, int argc, char **argv, int *i)
         }
         return 1;
     }
-    int r = bench_option(o->prog, argc, argv, i, "--runs", &v);
+    int r = bench_option(o->prog, argc, argv, i, "-O", &v);
+    if (r < 0) return -1;
+    if (r > 0) return parse_kv(o, v) == 0 ? 1 : -1;
+    r = bench_option(o->prog, argc, argv, i, "--runs", &v);
     if (r <= 0) return r;
     return bench_parse_long(o->prog, "--runs", v, 1, 1000000, &o->runs) == 0 ? 1 : -1;
 }
@@ -391,6 +423,7 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->ms = r->gbs = r->frac_copy = r->speedup_vs_cusparse = r->ms_per_iter = NAN;
     r->true_relres = r->roofline_ratio = NAN;
     r->gflops = r->bytes = r->bytes_matrix = r->setup_ms = r->setup_spmvs = NAN;
+    r->setup_h2d_ms = r->setup_device_spmvs = NAN;
     r->first_apply_ms = r->ms_min = r->ms_max = r->roofline_ms = r->roofline_unfused_ms = NAN;
     r->tol = NAN;
     r->iterations = r->rotation = r->maxit = r->runs = -1;
@@ -460,6 +493,7 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_str(f, "backend", r->backend);
     json_str(f, "precision", r->precision);
     if (r->precond[0]) json_str(f, "precond", r->precond);
+    if (r->options && r->options[0]) json_str(f, "options", r->options);
     json_num(f, "ms", r->ms);
     json_num(f, "gbs", r->gbs);
     json_num(f, "frac_copy", r->frac_copy);
@@ -478,6 +512,10 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_num(f, "bytes_matrix", r->bytes_matrix);
     json_num(f, "setup_ms", r->setup_ms);
     json_num(f, "setup_spmvs", r->setup_spmvs);
+    if (!isnan(r->setup_h2d_ms)) {
+        json_num(f, "setup_h2d_ms", r->setup_h2d_ms);
+        json_num(f, "setup_device_spmvs", r->setup_device_spmvs);
+    }
     json_num(f, "first_apply_ms", r->first_apply_ms);
     json_num(f, "ms_min", r->ms_min);
     json_num(f, "ms_max", r->ms_max);

@@ -25,8 +25,9 @@
 #define BENCH_EXIT_USAGE 2
 #define BENCH_EXIT_NO_GPU 77 /* no usable CUDA GPU (automake's SKIP) */
 
-/* Most backends a run measures. */
+/* Most backends a run measures; most -O options. */
 #define BENCH_MAX_BACKENDS 16
+#define BENCH_MAX_OPTIONS 16
 
 /* ---------------------------------------------------------------- options */
 
@@ -40,6 +41,12 @@ typedef struct bench_opts {
     const char *json;     /* --json FILE, or NULL */
     const char *device;   /* "cuda" or "cuda:N" */
     long runs;            /* spmvbench: calls per timed group; cgbench: timed solves */
+    /* -O KEY=VALUE, in order: checked against the build's keys when parsed; cgbench gives them
+     * to every solver, spmvbench to every plan */
+    int nopt;
+    const char *opt_key[BENCH_MAX_OPTIONS], *opt_value[BENCH_MAX_OPTIONS];
+    char opt_text[BENCH_MAX_OPTIONS][128];
+    char opt_all[BENCH_MAX_OPTIONS * 128]; /* "KEY=VALUE KEY=VALUE", for the reports */
 } bench_opts;
 
 /* argv[*i] is "--name=VALUE" or "--name" followed by VALUE: returns 1 and sets *val (advancing
@@ -54,8 +61,9 @@ int bench_parse_long(const char *prog, const char *opt, const char *s, long lo, 
 int bench_parse_double(const char *prog, const char *opt, const char *s, double lo, double hi,
                        double *out);
 
-/* Parse argv[*i] if it is one of the shared options or the matrix file: 1 consumed, 0 not a
- * shared option (an unknown "-..." argument), -1 malformed (message printed). */
+/* Parse argv[*i] if it is one of the shared options (-O among them) or the matrix file: 1
+ * consumed, 0 not a shared option (an unknown "-..." argument), -1 malformed (message
+ * printed). */
 int bench_parse_common(bench_opts *o, int argc, char **argv, int *i);
 
 /* 1 (after printing the usage text to stdout) if a is -h or --help, else 0. */
@@ -160,6 +168,8 @@ typedef struct bench_record {
     double bytes_matrix;   /* bytes one SpMV reads of the matrix (the backend's plan) */
     double setup_ms;       /* spmv: plan analyze + upload; cg: mpcg_solver_setup */
     double setup_spmvs;    /* spmv: setup_ms / ms */
+    double setup_h2d_ms;   /* spmv: of setup_ms, the host-to-device copies */
+    double setup_device_spmvs; /* spmv: (setup_ms - setup_h2d_ms) / ms */
     double first_apply_ms; /* spmv: the first SpMV of a new plan, with its lazy preprocessing */
     double ms_min, ms_max; /* spmv: fastest and slowest group, per call; cg: fastest, slowest
                               timed solve */
@@ -170,6 +180,7 @@ typedef struct bench_record {
     double roofline_unfused_ms; /* cg: (bytes_matrix + 112 n) / copy bandwidth */
     char reason[40];            /* cg: the stop reason */
     char precond[16];           /* cg: the preconditioner used (mpcg_info.precond; "" for spmv) */
+    const char *options;        /* the run's -O options ("KEY=VALUE ..."); "" or NULL: none */
     int64_t maxit;              /* cg: the iteration cap */
     double tol;                 /* cg: the tolerance */
     int64_t runs;               /* spmv: calls per group; cg: timed solves */

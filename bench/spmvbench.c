@@ -13,6 +13,7 @@
 #include "core/device_cuda.h"
 #include "core/rng.h"
 #include "core/timer.h"
+#include "solver/options.h"
 
 /* Rotation: copies are cycled while matrix + x + y of one copy fit in L2_MULTIPLE x L2. */
 #define L2_MULTIPLE 4
@@ -35,6 +36,8 @@ static const char usage_text[] =
     "  --precision=LIST    fp64,fp32 (default: both, where the backend supports them)\n"
     "  --runs=N            calls per timed group (default 50)\n"
     "  --seed=N            seed of x (default: a fresh one, printed)\n"
+    "  -O KEY=VALUE        an option of every plan (a backend's keys: cgsolve --help-options),\n"
+    "                      repeatable, applied in order; recorded with each row\n"
     "  --json FILE         write the records as a JSON list, appending to a list already there\n"
     "  --device=cuda:N     the GPU (default cuda, GPU 0)\n"
     "  --info              print the device, CUDA versions and copy bandwidth, and exit\n"
@@ -56,6 +59,7 @@ typedef struct spmv_case {
     mpcgi_csr *A;
     const struct mpcgi_spmv_ops *ops;
     mpcg_precision prec;
+    const mpcgi_options *opts; /* -O */
     size_t vw; /* bytes per vector entry */
     int64_t k;
     mpcgi_spmv_plan *plan[MAX_ROTATION];
@@ -153,8 +157,9 @@ static void case_free(spmv_case *c)
 }
 
 /* One more copy: a plan of its own (analyze + upload; its wall time in *setup_ms, up to the end
- * of the upload) and its x and y. */
-static mpcg_status case_add_copy(spmv_case *c, const reference *R, double *setup_ms)
+ * of the upload, and of it the host-to-device copies in *h2d_ms) and its x and y. */
+static mpcg_status case_add_copy(spmv_case *c, const reference *R, double *setup_ms,
+                                 double *h2d_ms)
 {
     mpcg_context *ctx = c->ctx;
     size_t bytes = (size_t)c->A->n * c->vw;
@@ -162,10 +167,11 @@ static mpcg_status case_add_copy(spmv_case *c, const reference *R, double *setup
     int64_t j = c->k++;
     c->plan[j] = NULL;
     c->x[j] = c->y[j] = NULL;
-    double t0 = mpcgi_wtime();
-    MPCG_CHECK(ctx, mpcgi_spmv_plan_create(ctx, c->ops, c->A, cap, NULL, &c->plan[j]));
+    double t0 = mpcgi_wtime(), h0 = mpcgi_device_h2d_seconds(ctx);
+    MPCG_CHECK(ctx, mpcgi_spmv_plan_create(ctx, c->ops, c->A, cap, c->opts, &c->plan[j]));
     MPCG_CHECK(ctx, mpcgi_device_sync(ctx));
     *setup_ms = (mpcgi_wtime() - t0) * 1e3;
+    *h2d_ms = (mpcgi_device_h2d_seconds(ctx) - h0) * 1e3;
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &c->x[j]));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &c->y[j]));
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, c->x[j], R->x, bytes, MPCGI_H2D));
@@ -177,15 +183,15 @@ static mpcg_status case_build(spmv_case *c, const reference *R, const bench_devi
                               bench_record *r)
 {
     mpcg_context *ctx = c->ctx;
-    double unused;
-    MPCG_CHECK(ctx, case_add_copy(c, R, &r->setup_ms));
+    double unused, unused_h2d;
+    MPCG_CHECK(ctx, case_add_copy(c, R, &r->setup_ms, &r->setup_h2d_ms));
     r->bytes_matrix = (double)c->plan[0]->sizes.bytes_matrix;
     r->bytes = r->bytes_matrix + 2.0 * (double)c->A->n * (double)c->vw;
     double l2x = (double)L2_MULTIPLE * (double)dev->l2_bytes;
     int64_t k = r->bytes <= l2x ? (int64_t)ceil(l2x / r->bytes) : 1;
     if (k > MAX_ROTATION) k = MAX_ROTATION;
     while (c->k < k)
-        MPCG_CHECK(ctx, case_add_copy(c, R, &unused));
+        MPCG_CHECK(ctx, case_add_copy(c, R, &unused, &unused_h2d));
     r->rotation = k;
     return MPCG_SUCCESS;
 }
@@ -247,6 +253,7 @@ static mpcg_status run_case(spmv_case *c, const reference *R, const bench_device
     r->gbs = r->bytes / (t.ms * 1e-3) * 1e-9;
     r->frac_copy = r->gbs / dev->copy_gbs;
     r->setup_spmvs = r->setup_ms / t.ms;
+    r->setup_device_spmvs = (r->setup_ms - r->setup_h2d_ms) / t.ms;
 done:
     mpcgi_host_free(y_host);
     case_free(c);
@@ -258,8 +265,8 @@ done:
 static void print_header(void)
 {
     printf("| matrix | n | nnz | backend | precision | ms | GFLOP/s | GB/s | of copy | "
-           "vs cusparse | setup ms | setup SpMVs | rotation |\n"
-           "|---|--:|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+           "vs cusparse | setup ms | setup SpMVs | w/o H2D | rotation |\n"
+           "|---|--:|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 }
 
 static void print_row(const bench_record *r)
@@ -273,8 +280,9 @@ static void print_row(const bench_record *r)
         printf(" %s |", status);
     else
         bench_print_cells(1, "%.4g", r->ms);
-    bench_print_cells(6, "%.1f", r->gflops, "%.1f", r->gbs, "%.3f", r->frac_copy, "%.2f",
-                      r->speedup_vs_cusparse, "%.2f", r->setup_ms, "%.0f", r->setup_spmvs);
+    bench_print_cells(7, "%.1f", r->gflops, "%.1f", r->gbs, "%.3f", r->frac_copy, "%.2f",
+                      r->speedup_vs_cusparse, "%.2f", r->setup_ms, "%.0f", r->setup_spmvs, "%.1f",
+                      r->setup_device_spmvs);
     printf(" %lld |\n", (long long)(r->rotation > 0 ? r->rotation : 0));
     fflush(stdout);
 }
@@ -292,6 +300,8 @@ typedef struct spmv_run {
     int nprec, explicit_precisions;
     uint64_t seed;
     int per_group;
+    mpcgi_options opts;    /* -O, for every plan */
+    const char *opt_all;   /* their text */
     bench_device dev;
     bench_records records;
     int failed; /* a case failed or was wrong */
@@ -321,6 +331,7 @@ static mpcg_status measure(spmv_run *run, spmv_case *c, const reference *R, doub
     r.seed = run->seed;
     r.seed_set = 1;
     r.runs = run->per_group;
+    r.options = run->opt_all;
     if (run_case(c, R, &run->dev, run->per_group, &r) != MPCG_SUCCESS) {
         fprintf(stderr, "spmvbench: %s %s failed: %s\n", c->ops->name, r.precision,
                 mpcg_last_error(ctx));
@@ -360,6 +371,7 @@ static mpcg_status run_precision(spmv_run *run, mpcg_precision prec)
         c->A = run->A;
         c->ops = run->ops[b];
         c->prec = prec;
+        c->opts = &run->opts;
         c->vw = prec == MPCG_PRECISION_FP32 ? sizeof(float) : sizeof(double);
         c->k = 0;
         MPCG_TRY(ctx, st, measure(run, c, &R, &base_ms));
@@ -380,7 +392,9 @@ static void print_protocol(const spmv_run *run)
            "after 10 untimed calls; ms = median group / %d\n",
            run->per_group, run->per_group);
     printf("bytes: the plan's matrix bytes + x read once + y written (8 or 4 bytes per entry); "
-           "of copy = GB/s / copy bandwidth; setup = plan analyze + upload\n");
+           "of copy = GB/s / copy bandwidth; setup = plan analyze + upload; w/o H2D: setup less "
+           "its host-to-device copies, in SpMVs\n");
+    if (run->opt_all[0]) printf("options (-O, every plan): %s\n", run->opt_all);
     printf("rotation: K copies (each its own plan and device matrix, x and y) are cycled when "
            "one copy fits in %d x L2 = %.1f MiB: K = ceil(%d L2 / bytes), at most %d\n",
            L2_MULTIPLE, L2_MULTIPLE * (double)run->dev.l2_bytes / 1048576.0, L2_MULTIPLE,
@@ -479,6 +493,11 @@ static int parse_args(int argc, char **argv, spmv_opts *o, spmv_run *run)
     if (!o->info_only && bench_check_matrix_source(&o->c) != 0) return BENCH_EXIT_USAGE;
     if (o->c.runs > 100000) return bench_usage_error(o->c.prog, "--runs: at most 100000", NULL);
     run->per_group = (int)o->c.runs;
+    run->opt_all = o->c.opt_all;
+    for (int k = 0; k < o->c.nopt; k++) /* checked when parsed */
+        if (mpcgi_options_set_text(NULL, &run->opts, o->c.opt_key[k], o->c.opt_value[k]) !=
+            MPCG_SUCCESS)
+            return bench_usage_error(o->c.prog, "-O: ", mpcg_last_error(NULL));
     if (!o->seed) {
         mpcgi_rng g;
         mpcgi_rng_seed(&g, (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20));

@@ -45,6 +45,11 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
 /* Wait for all work queued on the context's stream; reports asynchronous kernel errors. */
 mpcg_status mpcgi_device_sync(mpcg_context *ctx);
 
+/* Seconds of host wall time spent in host-to-device mpcgi_device_copy calls on ctx so far (0 on
+ * a CPU context): the benchmarks split a plan's setup into transfers and the rest. A pageable
+ * copy returns once its last chunk is staged, so the tail of the DMA counts as "the rest". */
+double mpcgi_device_h2d_seconds(const mpcg_context *ctx);
+
 /* The dense vector kernels on device vectors, fp64 and fp32 (NULL in a CPU-only build). */
 const mpcgi_vec_ops *mpcgi_device_vec_ops(void);
 const mpcgi_vec_ops *mpcgi_device_vec_ops_f32(void);

@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
+#include "core/timer.h"
 #include "core/vec_cuda.h"
 
 /* ---------------------------------------------------------------- status mapping */
@@ -251,9 +252,17 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
         memcpy(dst, g->scalar_host, bytes);
         return MPCG_SUCCESS;
     }
+    const double t0 = kind == MPCGI_H2D ? mpcgi_wtime() : 0;
     MPCG_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, memcpy_kind(kind), g->stream));
     if (kind == MPCGI_D2H) MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
+    if (kind == MPCGI_H2D) mpcgi_gpu_of(ctx)->h2d_seconds += mpcgi_wtime() - t0;
     return MPCG_SUCCESS;
+}
+
+double mpcgi_device_h2d_seconds(const mpcg_context *ctx)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    return g ? g->h2d_seconds : 0;
 }
 
 mpcg_status mpcgi_device_sync(mpcg_context *ctx)

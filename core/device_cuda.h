@@ -36,6 +36,7 @@ struct mpcgi_gpu {
         size_t bytes;
     } *blocks;
     size_t nblocks, cap_blocks;
+    double h2d_seconds; /* mpcgi_device_h2d_seconds */
 };
 
 /* The GPU state of a CUDA context (NULL on a CPU context). */

@@ -57,6 +57,12 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
               "CPU-only build", bytes);
 }
 
+double mpcgi_device_h2d_seconds(const mpcg_context *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
 mpcg_status mpcgi_device_sync(mpcg_context *ctx)
 {
     MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "no GPU in a CPU-only build");

@@ -11,8 +11,11 @@ libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_plan.h \
 	spmv/adaptive_spmv_f32.cu spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_spmv_mixed.cu \
 	spmv/adaptive_setup.cu spmv/adaptive_tiles.cu spmv/adaptive_rows.cuh
 # segscan: nonzero segments with a segmented reduction (seed 001); docs/backends.md
-libmpcgi_la_SOURCES += spmv/segscan.c spmv/segscan_kernels.h spmv/segscan.cu
-MPCG_CU_FILES += spmv/segscan.cu
+libmpcgi_la_SOURCES += spmv/segscan.c spmv/segscan_emulate.c spmv/segscan_impl.h \
+	spmv/segscan_kernels.h spmv/segscan.cuh spmv/segscan_f64.cu spmv/segscan_f32.cu \
+	spmv/segscan_dot_f64.cu spmv/segscan_mixed.cu spmv/segscan_setup.cu
+MPCG_CU_FILES += spmv/segscan_f64.cu spmv/segscan_f32.cu spmv/segscan_dot_f64.cu \
+	spmv/segscan_mixed.cu spmv/segscan_setup.cu
 MPCG_CU_FILES += spmv/cusparse_mixed.cu spmv/adaptive_spmv_f64.cu spmv/adaptive_spmv_f32.cu \
 	spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_spmv_mixed.cu \
 	spmv/adaptive_setup.cu spmv/adaptive_tiles.cu
