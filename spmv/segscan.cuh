@@ -1,7 +1,7 @@
-/* spmv/segscan.cuh: the segscan backend's SpMV kernels (seed 001): segments of L nonzeros, one
- * block each, V nonzeros a thread, a segmented reduction in the block, then the carries of rows
- * that cross segments; included by spmv/segscan_f64.cu, _f32.cu and _mixed.cu, one precision
- * each */
+/* spmv/segscan.cuh: the segscan backend's SpMV kernel (seed 001): segments of L nonzeros, one
+ * block each, V nonzeros a thread, a segmented reduction in the block, the rows that cross
+ * segments finished by their last block; included by spmv/segscan_f64.cu, _f32.cu, _mixed.cu
+ * and _dot_f64.cu, one instance set each */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_SEGSCAN_CUH
 #define MPCG_SPMV_SEGSCAN_CUH
@@ -21,10 +21,14 @@
  * rows). A run is one row's stretch inside one segment; it starts at a row head or at the
  * segment's start.
  *
- * The scan reduction (scan_kernel, INDEX = false): block s has L / V threads; thread t holds
- * nonzeros t V .. t V + V - 1 of the segment (one vector load of V values and V columns), and
- * the heads as bits in shared memory (set from the segment's rows, with the end of the nonzeros
- * and the segment's end: every run ends before a set bit). Then
+ * Block s has NT = L / V threads. The products are loaded striped (thread t: positions j NT + t,
+ * so a warp's load covers 32 consecutive nonzeros: coalesced, and x gathered for neighbouring
+ * rows together) into shared memory, then read blocked: thread t takes positions t V .. t V +
+ * V - 1 (the slots are padded so that both patterns are free of bank conflicts).
+ *
+ * The scan reduction (INDEX = false): the heads are bits in shared memory (set from the
+ * segment's rows, with the end of the nonzeros and the segment's end: every run ends before a
+ * set bit). Then
  *   1. t's tail: the sum of its last run's part in its chunk, left to right, and whether the
  *      chunk holds a head;
  *   2. a segmented exclusive scan of the tails over the block: Hillis-Steele with shuffles in
@@ -37,11 +41,14 @@
  * binomial tree: no element sends and receives in one step); a run's sum lands at its first
  * position.
  *
- * Then each row with its head here writes y[r] (0 for an empty row), and the run that continues
- * a row from an earlier segment writes the segment's carry; fixup_kernel adds each crossing
- * row's carries to y[r], in segment order. Every sum has a fixed order, so the bits do not vary
- * from run to run; products use __dmul_rn / __fmul_rn so that no multiply is contracted into an
- * add, and the CPU emulation (spmv/segscan_emulate.c) repeats the same operations.
+ * Then each row with its head here that ends here writes y[r] (0 for an empty row); the run
+ * that continues a row from an earlier segment is the segment's carry, the run of a row that
+ * goes on past the segment its tail. A row crossing segments h .. e is counted by each of
+ * those blocks once its part is written (an atomic count, after a fence); the block that counts
+ * last adds tail[h] and carries h + 1 .. e in a fixed order (finish_row), so no second kernel
+ * runs. Every sum has a fixed order, so the bits do not vary from run to run; products use
+ * __dmul_rn / __fmul_rn so that no multiply is contracted into an add, and the CPU emulation
+ * (spmv/segscan_emulate.c) repeats the same operations.
  */
 
 namespace segscan {
@@ -59,52 +66,67 @@ static __device__ __forceinline__ T value(S hi, float lo)
     else return (T)hi;
 }
 
-/* V consecutive entries at p (aligned to V entries), streamed (evict-first): 16-byte loads where
- * the V entries fill them, else 8-byte, else one by one. */
-template <int V, typename E>
-static __device__ __forceinline__ void load_run(const E *__restrict__ p, E (&o)[V])
+/* Shared-memory slot of segment position i: one pad entry per 128 bytes, so that the striped
+ * stores (thread t, position j NT + t) and the blocked reads (position t V + j) both hit 32
+ * distinct banks. */
+template <typename T>
+static __device__ __forceinline__ int slot(int i)
 {
-    constexpr int BYTES = V * (int)sizeof(E);
-    if constexpr (BYTES % 16 == 0) {
-#pragma unroll
-        for (int c = 0; c < BYTES / 16; c++) {
-            const int4 w = __ldcs(reinterpret_cast<const int4 *>(p) + c);
-            memcpy(&o[c * (16 / (int)sizeof(E))], &w, 16);
-        }
-    } else if constexpr (BYTES == 8) {
-        const int2 w = __ldcs(reinterpret_cast<const int2 *>(p));
-        memcpy(o, &w, 8);
-    } else {
-#pragma unroll
-        for (int j = 0; j < V; j++) o[j] = __ldcs(p + j);
-    }
+    return i + i / (128 / (int)sizeof(T));
 }
 
-/* The products of nonzeros k0 .. k0 + V - 1 (0 past nnz). */
-template <typename T, typename S, bool LO, int V>
-static __device__ __forceinline__ void products(const mpcgi_segscan_args &a, const S *val,
-                                                const float *lo, const T *x, int64_t k0,
-                                                T (&p)[V])
+/* x[c]: through L1, or with an L2 evict-last policy (segscan.x_cache) so that the streamed
+ * matrix does not push x out of L2. */
+template <typename T>
+static __device__ __forceinline__ T load_x(const T *x, int32_t c, bool last, uint64_t pol)
 {
-    if (k0 + V <= a.nnz) {
+    if (!last) return __ldg(x + c);
+    T v;
+    if constexpr (sizeof(T) == 8)
+        asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;"
+                     : "=d"(v) : "l"(x + c), "l"(pol));
+    else
+        asm volatile("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;"
+                     : "=f"(v) : "l"(x + c), "l"(pol));
+    return v;
+}
+
+/* The products of the segment's nonzeros base + j NT + t (j < V; 0 past nnz), striped so that
+ * each load of a warp covers 32 consecutive nonzeros (coalesced values and columns, and x
+ * gathered for neighbouring rows together), to sh at their slots. */
+template <typename T, typename S, bool LO, int NT, int V>
+static __device__ __forceinline__ void products(const mpcgi_segscan_args &a, const S *val,
+                                                const float *lo, const T *x, int64_t base,
+                                                T *sh)
+{
+    const int t = threadIdx.x;
+    uint64_t pol = 0;
+    if (a.x_last) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+    T p[V];
+    if (base + NT * V <= a.nnz) {
         int32_t c[V];
         S v[V];
         float l[V];
-        load_run<V>(a.col + k0, c);
-        load_run<V>(val + k0, v);
-        if constexpr (LO) load_run<V>(lo + k0, l);
+#pragma unroll
+        for (int j = 0; j < V; j++) {
+            c[j] = __ldcs(a.col + base + j * NT + t);
+            v[j] = __ldcs(val + base + j * NT + t);
+            if constexpr (LO) l[j] = __ldcs(lo + base + j * NT + t);
+        }
 #pragma unroll
         for (int j = 0; j < V; j++)
-            p[j] = mul_rn(value<T, S, LO>(v[j], LO ? l[j] : 0.0f), __ldg(x + c[j]));
-        return;
+            p[j] = mul_rn(value<T, S, LO>(v[j], LO ? l[j] : 0.0f), load_x(x, c[j], a.x_last, pol));
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; j++) {
+            const int64_t k = base + j * NT + t;
+            p[j] = k < a.nnz ? mul_rn(value<T, S, LO>(__ldcs(val + k), LO ? __ldcs(lo + k) : 0.0f),
+                                      load_x(x, __ldcs(a.col + k), a.x_last, pol))
+                             : T(0);
+        }
     }
 #pragma unroll
-    for (int j = 0; j < V; j++) {
-        const int64_t k = k0 + j;
-        p[j] = k < a.nnz ? mul_rn(value<T, S, LO>(__ldcs(val + k), LO ? __ldcs(lo + k) : 0.0f),
-                                  __ldg(x + __ldcs(a.col + k)))
-                         : T(0);
-    }
+    for (int j = 0; j < V; j++) sh[slot<T>(j * NT + t)] = p[j];
 }
 
 /* The end (exclusive, segment-relative) of the first run when it continues a row from an earlier
@@ -136,9 +158,9 @@ static __device__ __forceinline__ void warp_segscan(T &v, int &f, int lane)
     }
 }
 
-/* Steps 1 - 3 of the scan reduction for thread t (module comment): p its products, hb its head
- * bits (bit j: position t V + j starts a run; bit V: the next chunk's first position, or the
- * segment's end); run sums to sh at their last positions. */
+/* Steps 1 - 3 of the scan reduction for thread t (module comment): its products p (positions
+ * t V .. t V + V - 1), hb its head bits (bit j: position t V + j starts a run; bit V: the next
+ * chunk's first position, or the segment's end); run sums to sh at their last positions' slots. */
 template <typename T, int NT, int V>
 static __device__ __forceinline__ void scan_reduce(const T (&p)[V], unsigned hb, T *sh, T *wv,
                                                    int *wf)
@@ -165,57 +187,109 @@ static __device__ __forceinline__ void scan_reduce(const T (&p)[V], unsigned hb,
     /* the open run's sum from the threads before t (unused by thread 0: nothing before it) */
     const T cin = lane == 0 ? wv[w] : ef || w == 0 ? ev : wv[w] + ev;
     T run = (hb & 1) || t == 0 ? p[0] : cin + p[0];
-    if (hb >> 1 & 1) sh[t * V] = run;
+    if (hb >> 1 & 1) sh[slot<T>(t * V)] = run;
 #pragma unroll
     for (int j = 1; j < V; j++) {
         run = (hb >> j & 1) ? p[j] : run + p[j];
-        if (hb >> (j + 1) & 1) sh[t * V + j] = run;
+        if (hb >> (j + 1) & 1) sh[slot<T>(t * V + j)] = run;
     }
 }
 
-/* The seed's index tree over sh (V = 1, L threads): a run's sum at its first position. */
+/* The seed's index tree over sh (V = 1, L threads, products in place): a run's sum at its
+ * first position. */
 template <typename T, int L>
-static __device__ __forceinline__ void index_reduce(const mpcgi_segscan_args &a, int64_t k, T p,
-                                                    T *sh)
+static __device__ __forceinline__ void index_reduce(const mpcgi_segscan_args &a, int64_t k, T *sh)
 {
     const int t = threadIdx.x;
     const int i = k < a.nnz ? a.idx[k] : L; /* padding takes part in no step */
-    sh[t] = p;
     __syncthreads();
 #pragma unroll
     for (int c = L / 2; c >= 1; c /= 2) {
-        if (i >= c && i < 2 * c) sh[t - c] = sh[t - c] + sh[t];
+        if (i >= c && i < 2 * c) sh[slot<T>(t - c)] = sh[slot<T>(t - c)] + sh[slot<T>(t)];
         __syncthreads();
     }
 }
 
-/* One block per segment: y for the rows with their heads here, the segment's carry, and with
- * DOT the segment's part of x^T y (rows that end here; fixup_kernel adds the crossing ones) in
- * part[s]. */
+/* Row r crosses segments h .. e (h = its head's, e = its last nonzero's): the block that counts
+ * last (cnt[h], after its own part is fenced) adds them in a fixed order, one warp: y[r] =
+ * tail[h] + (lane l: carries h + 1 + l, h + 1 + l + 32, ..., then a shfl_down tree); with DOT
+ * x_r y_r goes to cross[h]. The parts are read through L2 (other blocks wrote them). */
+template <typename T, bool DOT>
+static __device__ void finish_row(const mpcgi_segscan_args &a, int64_t r, const T *carry,
+                                  const T *tail, const T *x, T *y, double *cross)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t L = a.L, h = a.row_ptr[r] / L, end = (a.row_ptr[r + 1] + L - 1) / L;
+    __threadfence(); /* the other blocks' parts are read after their counts */
+    T acc = T(0);
+    for (int64_t j = h + 1 + lane; j < end; j += 32) acc = acc + __ldcg(carry + j);
+#pragma unroll
+    for (int off = 16; off >= 1; off /= 2) acc = acc + __shfl_down_sync(FULL, acc, off);
+    if (lane == 0) {
+        const T yr = __ldcg(tail + h) + acc;
+        y[r] = yr;
+        a.cnt[h] = 0; /* every block of r has counted: ready for the next SpMV */
+        if constexpr (DOT) {
+            cross[h] = (double)x[r] * (double)yr;
+            __threadfence(); /* visible before this block is counted */
+        }
+    }
+}
+
+/* The dot of apply_dot: part[0 .. nseg) (rows that end in their head's segment), then
+ * cross[0 .. nseg) (rows that cross), one block, each thread its entries in order, then a tree. */
+template <int NT>
+static __device__ void sum_dot(const mpcgi_segscan_args &a, const double *part, double *dot,
+                               double *red)
+{
+    const int t = threadIdx.x;
+    double acc = 0;
+    for (int64_t j = t; j < 2 * a.nseg; j += NT) acc += __ldcg(part + j);
+    red[t] = acc;
+    for (int w = NT / 2; w > 0; w /= 2) {
+        __syncthreads();
+        if (t < w) red[t] += red[t + w];
+    }
+    if (t == 0) {
+        *dot = red[0];
+        *a.arrived = 0; /* ready for the next dot */
+    }
+}
+
+/* One block per segment: y for the rows with their heads here that end here; the segment's
+ * carry (its first run, when it continues a row) and tail (its last run, when its row goes on);
+ * the rows that cross finished by their last block (finish_row). ws: carry[nseg], tail[nseg],
+ * and with DOT part[nseg] (the block's rows that end here), cross[nseg] (x_r y_r of the row
+ * crossing the segment's end, or 0), summed by the block that finishes last. */
 template <typename T, typename S, bool LO, int NT, int V, bool INDEX, bool DOT>
 static __global__ void __launch_bounds__(NT)
     scan_kernel(const __grid_constant__ mpcgi_segscan_args a, const S *__restrict__ val,
-                const float *__restrict__ lo, const T *__restrict__ x, T *__restrict__ y,
-                T *__restrict__ carry, double *__restrict__ part, const int *skip)
+                const float *__restrict__ lo, const T *__restrict__ x, T *__restrict__ y, T *ws,
+                double *dot, const int *skip)
 {
     constexpr int L = NT * V;
     static_assert(!INDEX || V == 1, "the index tree takes one nonzero a thread");
-    __shared__ T sh[L];
+    __shared__ T sh[L + L / (128 / sizeof(T))];
     __shared__ unsigned hm[L / 32 + 1]; /* head bits; bit L (the segment's end) always set */
     __shared__ T wv[NT / 32];
     __shared__ int wf[NT / 32];
-    __shared__ double dsum[NT / 32];
+    __shared__ double red[DOT ? NT : 1];
+    __shared__ int64_t fin[2]; /* rows this block finishes, or -1 */
+    __shared__ int64_t tail_row;
+    __shared__ bool last;
     mpcgi_pdl_start();
     if (DOT && skip && *skip) return;
+    T *carry = ws, *tail = ws + a.nseg;
+    double *part = reinterpret_cast<double *>(ws + 2 * a.nseg), *cross = part + a.nseg;
     const int t = threadIdx.x;
     const int64_t s = blockIdx.x, base = s * L;
     const int64_t r0 = a.hb[s], r1 = a.hb[s + 1];
     if constexpr (!INDEX)
         for (int i = t; i <= L / 32; i += NT) hm[i] = i == L / 32;
-    T p[V];
-    products<T, S, LO, V>(a, val, lo, x, base + (int64_t)t * V, p);
+    if (t == 0) tail_row = -1;
+    products<T, S, LO, NT, V>(a, val, lo, x, base, sh);
     if constexpr (INDEX) {
-        index_reduce<T, L>(a, base + t, p[0], sh);
+        index_reduce<T, L>(a, base + t, sh);
     } else {
         __syncthreads();
         for (int64_t r = r0 + t; r <= r1; r += NT) { /* row_ptr[n] = nnz ends the last run */
@@ -227,6 +301,9 @@ static __global__ void __launch_bounds__(NT)
         const unsigned long long two =
             hm[q >> 5] | (unsigned long long)hm[(q >> 5) + 1] << 32;
         const unsigned hb = (unsigned)(two >> (q & 31)) & ((2u << V) - 1);
+        T p[V];
+#pragma unroll
+        for (int j = 0; j < V; j++) p[j] = sh[slot<T>(q + j)];
         scan_reduce<T, NT, V>(p, hb, sh, wv, wf);
         __syncthreads();
     }
@@ -234,118 +311,93 @@ static __global__ void __launch_bounds__(NT)
     for (int64_t r = r0 + t; r < r1; r += NT) {
         const int64_t b = a.row_ptr[r] - base, e0 = a.row_ptr[r + 1] - base;
         const int64_t e = e0 < L ? e0 : L;
-        const T yr = e > b ? sh[INDEX ? b : e - 1] : T(0);
-        y[r] = yr;
-        if (DOT && e0 <= L) dacc = fma((double)x[r], (double)yr, dacc);
+        const T yr = e > b ? sh[slot<T>(INDEX ? b : e - 1)] : T(0);
+        if (e0 <= L) {
+            y[r] = yr;
+            if (DOT) dacc = fma((double)x[r], (double)yr, dacc);
+        } else { /* r goes on past this segment: the last one of its head's */
+            tail[s] = yr;
+            tail_row = r;
+            __threadfence();
+        }
     }
+    int cont = 0;
     if (t == 0) {
         const int e = continued_end(a, base, r0);
-        carry[s] = e > 0 ? sh[INDEX ? 0 : e - 1] : T(0);
+        cont = e > 0;
+        if (cont) carry[s] = sh[slot<T>(INDEX ? 0 : e - 1)];
+        __threadfence(); /* carry (and tail, by its thread) visible before the counts */
     }
+    __syncthreads();
+    if (t == 0) { /* count this block in the rows it holds parts of */
+        fin[0] = fin[1] = -1;
+        if (cont) {
+            const int64_t r = r0 - 1, h = a.row_ptr[r] / a.L, e = (a.row_ptr[r + 1] - 1) / a.L;
+            if (atomicAdd(a.cnt + h, 1) == (int)(e - h)) fin[0] = r;
+        }
+        if (tail_row >= 0) {
+            const int64_t e = (a.row_ptr[tail_row + 1] - 1) / a.L;
+            if (atomicAdd(a.cnt + s, 1) == (int)(e - s)) fin[1] = tail_row;
+        } else if (DOT) {
+            cross[s] = 0;
+        }
+    }
+    __syncthreads();
+    if (fin[0] >= 0 && t < 32) finish_row<T, DOT>(a, fin[0], carry, tail, x, y, cross);
+    if (fin[1] >= 0 && t >= 32 && t < 64) finish_row<T, DOT>(a, fin[1], carry, tail, x, y, cross);
     if constexpr (DOT) { /* the block's rows in a fixed order: butterflies, then warp 0 */
 #pragma unroll
         for (int o = 16; o >= 1; o /= 2) dacc += __shfl_xor_sync(FULL, dacc, o);
-        if ((t & 31) == 0) dsum[t >> 5] = dacc;
+        if ((t & 31) == 0) red[t >> 5] = dacc;
         __syncthreads();
         if (t < 32) {
-            double u = t < NT / 32 ? dsum[t] : 0.0;
+            double u = t < NT / 32 ? red[t] : 0.0;
 #pragma unroll
             for (int o = 16; o >= 1; o /= 2) u += __shfl_xor_sync(FULL, u, o);
-            if (t == 0) part[s] = u;
-        }
-    }
-}
-
-/* For each segment s >= 1 whose first run continues a row r whose head lies in segment s - 1
- * (the row's leader): y[r] += the carries of segments s .. (the last one r reaches), one warp,
- * lane l summing carries s + l, s + l + 32, ... in order, then a fixed shuffle tree. With DOT,
- * x_r y_r joins part[s - 1], and the block that finishes last adds part[0 .. nseg) into *dot
- * (MPCGI_THREADS threads, a fixed order). */
-template <typename T, bool DOT>
-static __global__ void __launch_bounds__(MPCGI_THREADS)
-    fixup_kernel(const __grid_constant__ mpcgi_segscan_args a, const T *__restrict__ carry,
-                 const T *__restrict__ x, T *__restrict__ y, double *part, double *dot,
-                 const int *skip)
-{
-    __shared__ double sums[MPCGI_THREADS];
-    __shared__ bool last;
-    mpcgi_pdl_start();
-    if (DOT && skip && *skip) return;
-    const int lane = threadIdx.x & 31;
-    const int64_t s = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32, L = a.L;
-    bool lead = s >= 1 && s < a.nseg;
-    int64_t r = 0;
-    if (lead) {
-        const int64_t base = s * L, r0 = a.hb[s];
-        r = r0 - 1; /* the continued row */
-        lead = continued_end(a, base, r0) > 0 && a.row_ptr[r] >= base - L; /* else another leads */
-    }
-    if (lead) {
-        const int64_t end = (a.row_ptr[r + 1] + L - 1) / L; /* segments s .. end - 1 hold r */
-        T acc = T(0);
-        for (int64_t j = s + lane; j < end; j += 32) acc = acc + carry[j];
-#pragma unroll
-        for (int off = 16; off >= 1; off /= 2) acc = acc + __shfl_down_sync(FULL, acc, off);
-        if (lane == 0) {
-            const T yr = y[r] + acc;
-            y[r] = yr;
-            if constexpr (DOT) {
-                part[s - 1] = fma((double)x[r], (double)yr, part[s - 1]);
+            if (t == 0) {
+                part[s] = u;
                 __threadfence(); /* visible before this block is counted */
+                last = atomicAdd(a.arrived, 1) == (int)gridDim.x - 1;
             }
         }
-    }
-    if constexpr (DOT) {
-        __syncthreads();
-        if (threadIdx.x == 0) last = atomicAdd(a.arrived, 1) == (int)gridDim.x - 1;
         __syncthreads();
         if (!last) return;
         __threadfence(); /* the other blocks' parts are read after their counts */
-        double acc = 0;
-        for (int64_t j = threadIdx.x; j < a.nseg; j += MPCGI_THREADS) acc += __ldcg(part + j);
-        sums[threadIdx.x] = acc;
-        mpcgi_block_sum(sums);
-        if (threadIdx.x == 0) {
-            *dot = sums[0];
-            *a.arrived = 0; /* ready for the next dot */
-        }
+        sum_dot<NT>(a, part, dot, red);
     }
 }
 
 template <typename T, typename S, bool LO, int NT, int V, bool INDEX, bool DOT>
 static cudaError_t launch_shape(const mpcgi_segscan_args *a, const S *val, const float *lo,
-                                const T *x, T *y, T *carry, double *part, const int *skip)
+                                const T *x, T *y, T *ws, double *dot, const int *skip)
 {
     return mpcgi_launch(scan_kernel<T, S, LO, NT, V, INDEX, DOT>, (unsigned)a->nseg, NT,
-                        a->stream, *a, val, lo, x, y, carry, part, skip);
+                        a->stream, *a, val, lo, x, y, ws, dot, skip);
 }
 
-/* The kernel of (L, V, index) (mpcgi_segscan_shape_ok), then the fixup. */
+/* The kernel of (L, V, index) (mpcgi_segscan_shape_ok). */
 template <typename T, typename S, bool LO, bool DOT>
 static int launch(const mpcgi_segscan_args *a, const S *val, const float *lo, const T *x, T *y,
-                  T *carry, double *part, double *dot, const int *skip)
+                  T *ws, double *dot, const int *skip)
 {
     cudaError_t e = cudaErrorInvalidValue;
     const int NT = a->L / a->V;
 #define SEGSCAN_SHAPE(nt, v)                                                                    \
     else if (!a->index && NT == nt && a->V == v) e =                                             \
-        launch_shape<T, S, LO, nt, v, false, DOT>(a, val, lo, x, y, carry, part, skip);
+        launch_shape<T, S, LO, nt, v, false, DOT>(a, val, lo, x, y, ws, dot, skip);
     if (a->index) {
         switch (a->L) {
-        case 128: e = launch_shape<T, S, LO, 128, 1, true, DOT>(a, val, lo, x, y, carry, part, skip); break;
-        case 256: e = launch_shape<T, S, LO, 256, 1, true, DOT>(a, val, lo, x, y, carry, part, skip); break;
-        case 512: e = launch_shape<T, S, LO, 512, 1, true, DOT>(a, val, lo, x, y, carry, part, skip); break;
-        case 1024: e = launch_shape<T, S, LO, 1024, 1, true, DOT>(a, val, lo, x, y, carry, part, skip); break;
+        case 128: e = launch_shape<T, S, LO, 128, 1, true, DOT>(a, val, lo, x, y, ws, dot, skip); break;
+        case 256: e = launch_shape<T, S, LO, 256, 1, true, DOT>(a, val, lo, x, y, ws, dot, skip); break;
+        case 512: e = launch_shape<T, S, LO, 512, 1, true, DOT>(a, val, lo, x, y, ws, dot, skip); break;
+        case 1024: e = launch_shape<T, S, LO, 1024, 1, true, DOT>(a, val, lo, x, y, ws, dot, skip); break;
         }
     }
     SEGSCAN_SHAPE(128, 1) SEGSCAN_SHAPE(128, 2) SEGSCAN_SHAPE(128, 4) SEGSCAN_SHAPE(128, 8)
     SEGSCAN_SHAPE(256, 1) SEGSCAN_SHAPE(256, 2) SEGSCAN_SHAPE(256, 4) SEGSCAN_SHAPE(256, 8)
     SEGSCAN_SHAPE(512, 1) SEGSCAN_SHAPE(512, 2) SEGSCAN_SHAPE(512, 4) SEGSCAN_SHAPE(512, 8)
 #undef SEGSCAN_SHAPE
-    if (e != cudaSuccess) return (int)e;
-    const unsigned blocks = (unsigned)((a->nseg + MPCGI_THREADS / 32 - 1) / (MPCGI_THREADS / 32));
-    return (int)mpcgi_launch(fixup_kernel<T, DOT>, blocks, MPCGI_THREADS,
-                             a->stream, *a, (const T *)carry, x, y, part, dot, skip);
+    return (int)e;
 }
 
 } /* namespace segscan */

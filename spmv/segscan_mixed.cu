@@ -5,8 +5,7 @@
 
 extern "C" int mpcgi_segscan_apply_mixed(const mpcgi_segscan_args *a, const float *hi,
                                          const float *lo, const double *x, double *y,
-                                         double *carry)
+                                         double *ws)
 {
-    return segscan::launch<double, float, true, false>(a, hi, lo, x, y, carry, nullptr, nullptr,
-                                                       nullptr);
+    return segscan::launch<double, float, true, false>(a, hi, lo, x, y, ws, nullptr, nullptr);
 }
