@@ -35,8 +35,7 @@
 
 enum { REDUCE_SCAN, REDUCE_INDEX };
 static const char *const reduce_words[] = {"shuffle", "index", NULL};
-enum { XCACHE_NORMAL, XCACHE_LAST };
-static const char *const xcache_words[] = {"normal", "evict_last", NULL};
+
 
 static const mpcgi_option_key segscan_keys[] = {
     {"segscan.segment", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 128, 4096, 1, 1, NULL,
@@ -48,10 +47,8 @@ static const mpcgi_option_key segscan_keys[] = {
     {"segscan.reduce", MPCGI_OPTION_WORD, REDUCE_SCAN, 0, 0, 0, 0, reduce_words,
      "the in-segment reduction: a warp-shuffle segmented scan, or the seed's index-based tree "
      "(one nonzero a thread, a 2-byte run offset per nonzero)"},
-    {"segscan.x_cache", MPCGI_OPTION_WORD, XCACHE_NORMAL, 0, 0, 0, 0, xcache_words,
-     "x's gathers: through L1 (normal), or with an L2 evict-last policy"},
 };
-static const mpcgi_option_table segscan_options = {segscan_keys, 4};
+static const mpcgi_option_table segscan_options = {segscan_keys, 3};
 
 static void segscan_destroy(mpcg_context *ctx, void *impl)
 {
@@ -59,7 +56,7 @@ static void segscan_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d_row_ptr), mpcgi_device_free(ctx, p->d_hb);
     mpcgi_device_free(ctx, p->d_col), mpcgi_device_free(ctx, p->d_val);
     mpcgi_device_free(ctx, p->d_val32), mpcgi_device_free(ctx, p->d_lo32);
-    mpcgi_device_free(ctx, p->d_idx), mpcgi_device_free(ctx, p->d_cnt);
+    mpcgi_device_free(ctx, p->d_idx), mpcgi_device_free(ctx, p->d_arrived);
     mpcgi_host_free(p->hb), mpcgi_host_free(p->idx);
     mpcgi_host_free(p);
 }
@@ -98,7 +95,6 @@ static mpcg_status segscan_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsign
     mpcgi_segscan_plan *p = NULL;
     MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *p, &p));
     MPCG_TRY(ctx, st, segscan_shape(ctx, opts, p));
-    p->x_last = mpcgi_options_get(opts, &segscan_keys[3]) == XCACHE_LAST;
     p->A = A;
     p->nseg = A->nnz > 0 ? (A->nnz + p->L - 1) / p->L : 1; /* one segment writes y = 0 */
     p->mixed = (precisions & MPCGI_PREC_MIXED_STORE) != 0;  /* hi is the fp32 side */
@@ -108,7 +104,7 @@ static mpcg_status segscan_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsign
                  segs = ((size_t)p->nseg + 1) * 8;
     sizes->bytes_matrix = (size_t)A->nnz * ((p->fp64 ? 8 : p->mixed ? 8 : 4) + 4 + idx) + rows + segs;
     sizes->bytes_matrix32 = p->fp32 ? (size_t)A->nnz * (8 + idx) + rows + segs : 0;
-    sizes->bytes_workspace = (size_t)p->nseg * 4 * sizeof(double); /* carries, tails, dots */
+    sizes->bytes_workspace = (size_t)p->nseg * 2 * sizeof(double); /* carries, dot parts */
     sizes->padding_ratio = 1.0;
     *impl = p;
 done:
@@ -121,8 +117,7 @@ static mpcgi_segscan_args args_of(mpcg_context *ctx, const mpcgi_segscan_plan *p
     return (mpcgi_segscan_args){.stream = mpcgi_device_stream(ctx), .n = p->A->n,
                                 .nnz = p->A->nnz, .nseg = p->nseg, .L = p->L, .V = p->V,
                                 .index = p->index, .row_ptr = p->d_row_ptr, .col = p->d_col,
-                                .idx = p->d_idx, .hb = p->d_hb, .cnt = p->d_cnt,
-                                .arrived = p->d_arrived, .x_last = p->x_last};
+                                .idx = p->d_idx, .hb = p->d_hb, .arrived = p->d_arrived};
 }
 
 static mpcg_status upload_values(mpcg_context *ctx, mpcgi_segscan_plan *p)
@@ -148,8 +143,7 @@ static mpcg_status segscan_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_size
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ((size_t)A->n + 1) * 8, &p->d_row_ptr));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ((size_t)p->nseg + 1) * 8, &p->d_hb));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nz * 4, &p->d_col));
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ((size_t)p->nseg + 1) * sizeof(int), &p->d_cnt));
-    p->d_arrived = p->d_cnt + p->nseg;
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, sizeof(int), &p->d_arrived));
     if (p->fp64) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nz * 8, &p->d_val));
     if (p->fp32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nz * 4, &p->d_val32));
     if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nz * 4, &p->d_lo32));
@@ -157,8 +151,7 @@ static mpcg_status segscan_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_size
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, A->row_ptr, ((size_t)A->n + 1) * 8,
                                       MPCGI_H2D));
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_col, A->col_idx, (size_t)A->nnz * 4, MPCGI_H2D));
-    MPCG_CUDA(ctx, cudaMemsetAsync(p->d_cnt, 0, ((size_t)p->nseg + 1) * sizeof(int),
-                                   mpcgi_gpu_of(ctx)->stream));
+    MPCG_CUDA(ctx, cudaMemsetAsync(p->d_arrived, 0, sizeof(int), mpcgi_gpu_of(ctx)->stream));
     MPCG_CHECK(ctx, upload_values(ctx, p));
     mpcgi_segscan_args a = args_of(ctx, p);
     MPCG_LAUNCH(ctx, mpcgi_segscan_setup(&a, p->d_hb, p->d_idx));

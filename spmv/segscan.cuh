@@ -1,7 +1,7 @@
 /* spmv/segscan.cuh: the segscan backend's SpMV kernel (seed 001): segments of L nonzeros, one
- * block each, V nonzeros a thread, a segmented reduction in the block, the rows that cross
- * segments finished by their last block; included by spmv/segscan_f64.cu, _f32.cu, _mixed.cu
- * and _dot_f64.cu, one instance set each */
+ * block each, V nonzeros a thread, a segmented reduction in the block, then the carries of rows
+ * that cross segments; included by spmv/segscan_f64.cu, _f32.cu, _mixed.cu and _dot_f64.cu,
+ * one instance set each */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_SEGSCAN_CUH
 #define MPCG_SPMV_SEGSCAN_CUH
@@ -41,12 +41,12 @@
  * binomial tree: no element sends and receives in one step); a run's sum lands at its first
  * position.
  *
- * Then each row with its head here that ends here writes y[r] (0 for an empty row); the run
- * that continues a row from an earlier segment is the segment's carry, the run of a row that
- * goes on past the segment its tail. A row crossing segments h .. e is counted by each of
- * those blocks once its part is written (an atomic count, after a fence); the block that counts
- * last adds tail[h] and carries h + 1 .. e in a fixed order (finish_row), so no second kernel
- * runs. Every sum has a fixed order, so the bits do not vary from run to run; products use
+ * Then each row with its head here writes y[r] (0 for an empty row; its head segment's part for
+ * a row that goes on), and the run that continues a row from an earlier segment writes the
+ * segment's carry; fixup_kernel adds each crossing row's carries to y[r], in segment order.
+ * (Finishing those rows in the kernel itself, by the block that counts last after a fence, was
+ * measured slower: the fence and the count lengthen every block; docs/backends.md.) Every sum
+ * has a fixed order, so the bits do not vary from run to run; products use
  * __dmul_rn / __fmul_rn so that no multiply is contracted into an add, and the CPU emulation
  * (spmv/segscan_emulate.c) repeats the same operations.
  */
@@ -75,22 +75,6 @@ static __device__ __forceinline__ int slot(int i)
     return i + i / (128 / (int)sizeof(T));
 }
 
-/* x[c]: through L1, or with an L2 evict-last policy (segscan.x_cache) so that the streamed
- * matrix does not push x out of L2. */
-template <typename T>
-static __device__ __forceinline__ T load_x(const T *x, int32_t c, bool last, uint64_t pol)
-{
-    if (!last) return __ldg(x + c);
-    T v;
-    if constexpr (sizeof(T) == 8)
-        asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;"
-                     : "=d"(v) : "l"(x + c), "l"(pol));
-    else
-        asm volatile("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;"
-                     : "=f"(v) : "l"(x + c), "l"(pol));
-    return v;
-}
-
 /* The products of the segment's nonzeros base + j NT + t (j < V; 0 past nnz), striped so that
  * each load of a warp covers 32 consecutive nonzeros (coalesced values and columns, and x
  * gathered for neighbouring rows together), to sh at their slots. */
@@ -100,8 +84,6 @@ static __device__ __forceinline__ void products(const mpcgi_segscan_args &a, con
                                                 T *sh)
 {
     const int t = threadIdx.x;
-    uint64_t pol = 0;
-    if (a.x_last) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
     T p[V];
     if (base + NT * V <= a.nnz) {
         int32_t c[V];
@@ -115,13 +97,13 @@ static __device__ __forceinline__ void products(const mpcgi_segscan_args &a, con
         }
 #pragma unroll
         for (int j = 0; j < V; j++)
-            p[j] = mul_rn(value<T, S, LO>(v[j], LO ? l[j] : 0.0f), load_x(x, c[j], a.x_last, pol));
+            p[j] = mul_rn(value<T, S, LO>(v[j], LO ? l[j] : 0.0f), __ldg(x + c[j]));
     } else {
 #pragma unroll
         for (int j = 0; j < V; j++) {
             const int64_t k = base + j * NT + t;
             p[j] = k < a.nnz ? mul_rn(value<T, S, LO>(__ldcs(val + k), LO ? __ldcs(lo + k) : 0.0f),
-                                      load_x(x, __ldcs(a.col + k), a.x_last, pol))
+                                      __ldg(x + __ldcs(a.col + k)))
                              : T(0);
         }
     }
@@ -210,62 +192,14 @@ static __device__ __forceinline__ void index_reduce(const mpcgi_segscan_args &a,
     }
 }
 
-/* Row r crosses segments h .. e (h = its head's, e = its last nonzero's): the block that counts
- * last (cnt[h], after its own part is fenced) adds them in a fixed order, one warp: y[r] =
- * tail[h] + (lane l: carries h + 1 + l, h + 1 + l + 32, ..., then a shfl_down tree); with DOT
- * x_r y_r goes to cross[h]. The parts are read through L2 (other blocks wrote them). */
-template <typename T, bool DOT>
-static __device__ void finish_row(const mpcgi_segscan_args &a, int64_t r, const T *carry,
-                                  const T *tail, const T *x, T *y, double *cross)
-{
-    const int lane = threadIdx.x & 31;
-    const int64_t L = a.L, h = a.row_ptr[r] / L, end = (a.row_ptr[r + 1] + L - 1) / L;
-    __threadfence(); /* the other blocks' parts are read after their counts */
-    T acc = T(0);
-    for (int64_t j = h + 1 + lane; j < end; j += 32) acc = acc + __ldcg(carry + j);
-#pragma unroll
-    for (int off = 16; off >= 1; off /= 2) acc = acc + __shfl_down_sync(FULL, acc, off);
-    if (lane == 0) {
-        const T yr = __ldcg(tail + h) + acc;
-        y[r] = yr;
-        a.cnt[h] = 0; /* every block of r has counted: ready for the next SpMV */
-        if constexpr (DOT) {
-            cross[h] = (double)x[r] * (double)yr;
-            __threadfence(); /* visible before this block is counted */
-        }
-    }
-}
-
-/* The dot of apply_dot: part[0 .. nseg) (rows that end in their head's segment), then
- * cross[0 .. nseg) (rows that cross), one block, each thread its entries in order, then a tree. */
-template <int NT>
-static __device__ void sum_dot(const mpcgi_segscan_args &a, const double *part, double *dot,
-                               double *red)
-{
-    const int t = threadIdx.x;
-    double acc = 0;
-    for (int64_t j = t; j < 2 * a.nseg; j += NT) acc += __ldcg(part + j);
-    red[t] = acc;
-    for (int w = NT / 2; w > 0; w /= 2) {
-        __syncthreads();
-        if (t < w) red[t] += red[t + w];
-    }
-    if (t == 0) {
-        *dot = red[0];
-        *a.arrived = 0; /* ready for the next dot */
-    }
-}
-
-/* One block per segment: y for the rows with their heads here that end here; the segment's
- * carry (its first run, when it continues a row) and tail (its last run, when its row goes on);
- * the rows that cross finished by their last block (finish_row). ws: carry[nseg], tail[nseg],
- * and with DOT part[nseg] (the block's rows that end here), cross[nseg] (x_r y_r of the row
- * crossing the segment's end, or 0), summed by the block that finishes last. */
+/* One block per segment: y for the rows with their heads here, the segment's carry, and with
+ * DOT the segment's part of x^T y (rows that end here; fixup_kernel adds the crossing ones) in
+ * part[s]. */
 template <typename T, typename S, bool LO, int NT, int V, bool INDEX, bool DOT>
 static __global__ void __launch_bounds__(NT)
     scan_kernel(const __grid_constant__ mpcgi_segscan_args a, const S *__restrict__ val,
-                const float *__restrict__ lo, const T *__restrict__ x, T *__restrict__ y, T *ws,
-                double *dot, const int *skip)
+                const float *__restrict__ lo, const T *__restrict__ x, T *__restrict__ y,
+                T *__restrict__ carry, double *__restrict__ part, const int *skip)
 {
     constexpr int L = NT * V;
     static_assert(!INDEX || V == 1, "the index tree takes one nonzero a thread");
@@ -273,20 +207,14 @@ static __global__ void __launch_bounds__(NT)
     __shared__ unsigned hm[L / 32 + 1]; /* head bits; bit L (the segment's end) always set */
     __shared__ T wv[NT / 32];
     __shared__ int wf[NT / 32];
-    __shared__ double red[DOT ? NT : 1];
-    __shared__ int64_t fin[2]; /* rows this block finishes, or -1 */
-    __shared__ int64_t tail_row;
-    __shared__ bool last;
+    __shared__ double dsum[NT / 32];
     mpcgi_pdl_start();
     if (DOT && skip && *skip) return;
-    T *carry = ws, *tail = ws + a.nseg;
-    double *part = reinterpret_cast<double *>(ws + 2 * a.nseg), *cross = part + a.nseg;
     const int t = threadIdx.x;
     const int64_t s = blockIdx.x, base = s * L;
     const int64_t r0 = a.hb[s], r1 = a.hb[s + 1];
     if constexpr (!INDEX)
         for (int i = t; i <= L / 32; i += NT) hm[i] = i == L / 32;
-    if (t == 0) tail_row = -1;
     products<T, S, LO, NT, V>(a, val, lo, x, base, sh);
     if constexpr (INDEX) {
         index_reduce<T, L>(a, base + t, sh);
@@ -312,92 +240,117 @@ static __global__ void __launch_bounds__(NT)
         const int64_t b = a.row_ptr[r] - base, e0 = a.row_ptr[r + 1] - base;
         const int64_t e = e0 < L ? e0 : L;
         const T yr = e > b ? sh[slot<T>(INDEX ? b : e - 1)] : T(0);
-        if (e0 <= L) {
-            y[r] = yr;
-            if (DOT) dacc = fma((double)x[r], (double)yr, dacc);
-        } else { /* r goes on past this segment: the last one of its head's */
-            tail[s] = yr;
-            tail_row = r;
-            __threadfence();
-        }
+        y[r] = yr; /* a row that goes on: its head's part, fixup_kernel adds the rest */
+        if (DOT && e0 <= L) dacc = fma((double)x[r], (double)yr, dacc);
     }
-    int cont = 0;
     if (t == 0) {
         const int e = continued_end(a, base, r0);
-        cont = e > 0;
-        if (cont) carry[s] = sh[slot<T>(INDEX ? 0 : e - 1)];
-        __threadfence(); /* carry (and tail, by its thread) visible before the counts */
+        carry[s] = e > 0 ? sh[slot<T>(INDEX ? 0 : e - 1)] : T(0);
     }
-    __syncthreads();
-    if (t == 0) { /* count this block in the rows it holds parts of */
-        fin[0] = fin[1] = -1;
-        if (cont) {
-            const int64_t r = r0 - 1, h = a.row_ptr[r] / a.L, e = (a.row_ptr[r + 1] - 1) / a.L;
-            if (atomicAdd(a.cnt + h, 1) == (int)(e - h)) fin[0] = r;
-        }
-        if (tail_row >= 0) {
-            const int64_t e = (a.row_ptr[tail_row + 1] - 1) / a.L;
-            if (atomicAdd(a.cnt + s, 1) == (int)(e - s)) fin[1] = tail_row;
-        } else if (DOT) {
-            cross[s] = 0;
-        }
-    }
-    __syncthreads();
-    if (fin[0] >= 0 && t < 32) finish_row<T, DOT>(a, fin[0], carry, tail, x, y, cross);
-    if (fin[1] >= 0 && t >= 32 && t < 64) finish_row<T, DOT>(a, fin[1], carry, tail, x, y, cross);
     if constexpr (DOT) { /* the block's rows in a fixed order: butterflies, then warp 0 */
 #pragma unroll
         for (int o = 16; o >= 1; o /= 2) dacc += __shfl_xor_sync(FULL, dacc, o);
-        if ((t & 31) == 0) red[t >> 5] = dacc;
+        if ((t & 31) == 0) dsum[t >> 5] = dacc;
         __syncthreads();
         if (t < 32) {
-            double u = t < NT / 32 ? red[t] : 0.0;
+            double u = t < NT / 32 ? dsum[t] : 0.0;
 #pragma unroll
             for (int o = 16; o >= 1; o /= 2) u += __shfl_xor_sync(FULL, u, o);
-            if (t == 0) {
-                part[s] = u;
+            if (t == 0) part[s] = u;
+        }
+    }
+}
+
+/* For each segment s >= 1 whose first run continues a row r whose head lies in segment s - 1
+ * (the row's leader): y[r] += the carries of segments s .. (the last one r reaches), one warp,
+ * lane l summing carries s + l, s + l + 32, ... in order, then a fixed shuffle tree. With DOT,
+ * x_r y_r joins part[s - 1], and the block that finishes last adds part[0 .. nseg) into *dot
+ * (MPCGI_THREADS threads, a fixed order). */
+template <typename T, bool DOT>
+static __global__ void __launch_bounds__(MPCGI_THREADS)
+    fixup_kernel(const __grid_constant__ mpcgi_segscan_args a, const T *__restrict__ carry,
+                 const T *__restrict__ x, T *__restrict__ y, double *part, double *dot,
+                 const int *skip)
+{
+    __shared__ double sums[MPCGI_THREADS];
+    __shared__ bool last;
+    mpcgi_pdl_start();
+    if (DOT && skip && *skip) return;
+    const int lane = threadIdx.x & 31;
+    const int64_t s = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32, L = a.L;
+    bool lead = s >= 1 && s < a.nseg;
+    int64_t r = 0;
+    if (lead) {
+        const int64_t base = s * L, r0 = a.hb[s];
+        r = r0 - 1; /* the continued row */
+        lead = continued_end(a, base, r0) > 0 && a.row_ptr[r] >= base - L; /* else another leads */
+    }
+    if (lead) {
+        const int64_t end = (a.row_ptr[r + 1] + L - 1) / L; /* segments s .. end - 1 hold r */
+        T acc = T(0);
+        for (int64_t j = s + lane; j < end; j += 32) acc = acc + carry[j];
+#pragma unroll
+        for (int off = 16; off >= 1; off /= 2) acc = acc + __shfl_down_sync(FULL, acc, off);
+        if (lane == 0) {
+            const T yr = y[r] + acc;
+            y[r] = yr;
+            if constexpr (DOT) {
+                part[s - 1] = fma((double)x[r], (double)yr, part[s - 1]);
                 __threadfence(); /* visible before this block is counted */
-                last = atomicAdd(a.arrived, 1) == (int)gridDim.x - 1;
             }
         }
+    }
+    if constexpr (DOT) {
+        __syncthreads();
+        if (threadIdx.x == 0) last = atomicAdd(a.arrived, 1) == (int)gridDim.x - 1;
         __syncthreads();
         if (!last) return;
         __threadfence(); /* the other blocks' parts are read after their counts */
-        sum_dot<NT>(a, part, dot, red);
+        double acc = 0;
+        for (int64_t j = threadIdx.x; j < a.nseg; j += MPCGI_THREADS) acc += __ldcg(part + j);
+        sums[threadIdx.x] = acc;
+        mpcgi_block_sum(sums);
+        if (threadIdx.x == 0) {
+            *dot = sums[0];
+            *a.arrived = 0; /* ready for the next dot */
+        }
     }
 }
 
 template <typename T, typename S, bool LO, int NT, int V, bool INDEX, bool DOT>
 static cudaError_t launch_shape(const mpcgi_segscan_args *a, const S *val, const float *lo,
-                                const T *x, T *y, T *ws, double *dot, const int *skip)
+                                const T *x, T *y, T *carry, double *part, const int *skip)
 {
     return mpcgi_launch(scan_kernel<T, S, LO, NT, V, INDEX, DOT>, (unsigned)a->nseg, NT,
-                        a->stream, *a, val, lo, x, y, ws, dot, skip);
+                        a->stream, *a, val, lo, x, y, carry, part, skip);
 }
 
-/* The kernel of (L, V, index) (mpcgi_segscan_shape_ok). */
+/* The kernel of (L, V, index) (mpcgi_segscan_shape_ok), then the fixup. */
 template <typename T, typename S, bool LO, bool DOT>
 static int launch(const mpcgi_segscan_args *a, const S *val, const float *lo, const T *x, T *y,
-                  T *ws, double *dot, const int *skip)
+                  T *carry, double *part, double *dot, const int *skip)
 {
     cudaError_t e = cudaErrorInvalidValue;
     const int NT = a->L / a->V;
 #define SEGSCAN_SHAPE(nt, v)                                                                    \
     else if (!a->index && NT == nt && a->V == v) e =                                             \
-        launch_shape<T, S, LO, nt, v, false, DOT>(a, val, lo, x, y, ws, dot, skip);
+        launch_shape<T, S, LO, nt, v, false, DOT>(a, val, lo, x, y, carry, part, skip);
     if (a->index) {
         switch (a->L) {
-        case 128: e = launch_shape<T, S, LO, 128, 1, true, DOT>(a, val, lo, x, y, ws, dot, skip); break;
-        case 256: e = launch_shape<T, S, LO, 256, 1, true, DOT>(a, val, lo, x, y, ws, dot, skip); break;
-        case 512: e = launch_shape<T, S, LO, 512, 1, true, DOT>(a, val, lo, x, y, ws, dot, skip); break;
-        case 1024: e = launch_shape<T, S, LO, 1024, 1, true, DOT>(a, val, lo, x, y, ws, dot, skip); break;
+        case 128: e = launch_shape<T, S, LO, 128, 1, true, DOT>(a, val, lo, x, y, carry, part, skip); break;
+        case 256: e = launch_shape<T, S, LO, 256, 1, true, DOT>(a, val, lo, x, y, carry, part, skip); break;
+        case 512: e = launch_shape<T, S, LO, 512, 1, true, DOT>(a, val, lo, x, y, carry, part, skip); break;
+        case 1024: e = launch_shape<T, S, LO, 1024, 1, true, DOT>(a, val, lo, x, y, carry, part, skip); break;
         }
     }
     SEGSCAN_SHAPE(128, 1) SEGSCAN_SHAPE(128, 2) SEGSCAN_SHAPE(128, 4) SEGSCAN_SHAPE(128, 8)
     SEGSCAN_SHAPE(256, 1) SEGSCAN_SHAPE(256, 2) SEGSCAN_SHAPE(256, 4) SEGSCAN_SHAPE(256, 8)
     SEGSCAN_SHAPE(512, 1) SEGSCAN_SHAPE(512, 2) SEGSCAN_SHAPE(512, 4) SEGSCAN_SHAPE(512, 8)
 #undef SEGSCAN_SHAPE
-    return (int)e;
+    if (e != cudaSuccess) return (int)e;
+    const unsigned blocks = (unsigned)((a->nseg + MPCGI_THREADS / 32 - 1) / (MPCGI_THREADS / 32));
+    return (int)mpcgi_launch(fixup_kernel<T, DOT>, blocks, MPCGI_THREADS,
+                             a->stream, *a, (const T *)carry, x, y, part, dot, skip);
 }
 
 } /* namespace segscan */

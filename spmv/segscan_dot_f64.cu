@@ -7,5 +7,6 @@ extern "C" int mpcgi_segscan_apply_dot_f64(const mpcgi_segscan_args *a, const do
                                            const double *x, double *y, double *ws, double *dot,
                                            const int *skip)
 {
-    return segscan::launch<double, double, false, true>(a, val, nullptr, x, y, ws, dot, skip);
+    return segscan::launch<double, double, false, true>(a, val, nullptr, x, y, ws, ws + a->nseg,
+                                                        dot, skip);
 }

@@ -62,8 +62,7 @@ typedef struct scratch {
  *     parallel one);
  *   scan: scan_reduce for all threads of the segment;
  *   segment: scan_kernel for segment s (y of its rows, its carry);
- *   fixup: finish_row for each row that crosses segments (one warp: lanes sum carries in
- *     order, then shfl_down's tree, added to the tail of its head's segment).
+ *   fixup: fixup_kernel (a leader's warp: lanes sum carries in order, then shfl_down's tree).
  */
 #define SEGSCAN_EMULATION(SFX, T, VALUE)                                                         \
     static void warp_scan_##SFX(T *v, unsigned char *f)                                          \

@@ -4,8 +4,8 @@
 #include "spmv/segscan.cuh"
 
 extern "C" int mpcgi_segscan_apply_f32(const mpcgi_segscan_args *a, const float *val,
-                                       const float *x, float *y, float *ws)
+                                       const float *x, float *y, float *carry)
 {
-    return segscan::launch<float, float, false, false>(a, val, nullptr, x, y, ws, nullptr,
-                                                       nullptr);
+    return segscan::launch<float, float, false, false>(a, val, nullptr, x, y, carry, nullptr,
+                                                       nullptr, nullptr);
 }

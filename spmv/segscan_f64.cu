@@ -4,8 +4,8 @@
 #include "spmv/segscan.cuh"
 
 extern "C" int mpcgi_segscan_apply_f64(const mpcgi_segscan_args *a, const double *val,
-                                       const double *x, double *y, double *ws)
+                                       const double *x, double *y, double *carry)
 {
-    return segscan::launch<double, double, false, false>(a, val, nullptr, x, y, ws, nullptr,
-                                                         nullptr);
+    return segscan::launch<double, double, false, false>(a, val, nullptr, x, y, carry, nullptr,
+                                                         nullptr, nullptr);
 }

@@ -12,7 +12,6 @@
 typedef struct mpcgi_segscan_plan {
     const mpcgi_csr *A;
     int L, V, index;         /* segment length, nonzeros a thread, the seed's index reduction */
-    int x_last;              /* segscan.x_cache=evict_last */
     int64_t nseg;            /* max(1, ceil(nnz / L)) */
     int fp64, fp32, mixed;   /* the values held: fp64, fp32 (hi with mixed), lo (mixed) */
     int64_t *hb;             /* host copies for the emulation, built at its first apply */
@@ -22,8 +21,7 @@ typedef struct mpcgi_segscan_plan {
     double *d_val;
     float *d_val32, *d_lo32;
     uint16_t *d_idx;
-    int *d_cnt;              /* nseg + 1 zeroed ints: the crossing rows' counts, then */
-    int *d_arrived;          /* apply_dot's block count (d_cnt + nseg) */
+    int *d_arrived;          /* apply_dot's block count */
 } mpcgi_segscan_plan;
 
 /* y = A x on host vectors, the device kernels' operations in their order (FP64, FP32, or MIXED:

@@ -20,10 +20,7 @@ typedef struct mpcgi_segscan_args {
     const int32_t *col;      /* nnz */
     const uint16_t *idx;     /* nnz offsets in the run (index only) */
     const int64_t *hb;       /* nseg + 1: the first row with its head in each segment */
-    int *cnt;                /* nseg device ints, 0 between SpMVs: the blocks that have counted
-                                in the row crossing the end of each segment */
     int *arrived;            /* one device int, 0 between dots (apply_dot's last-block count) */
-    int x_last;              /* gather x with an L2 evict-last policy (segscan.x_cache) */
 } mpcgi_segscan_args;
 
 /* Whether (L, V, index) has kernels: the scan with L / V in {128, 256, 512} threads, the index
@@ -35,17 +32,17 @@ static inline int mpcgi_segscan_shape_ok(int L, int V, int index)
            L % V == 0;
 }
 
-/* y = A x. ws: the workspace, 2 nseg values of the vectors' type (the segments' carries and
- * tails) and 2 nseg doubles (apply_dot's partial dots).
+/* y = A x. carry: nseg values of the vectors' type (the workspace).
  *   f64: double values, vectors;  f32: float values, vectors;
  *   mixed: y = (hi + lo) x in fp64, hi and lo float, double vectors. */
 int mpcgi_segscan_apply_f64(const mpcgi_segscan_args *a, const double *val, const double *x,
-                            double *y, double *ws);
+                            double *y, double *carry);
 int mpcgi_segscan_apply_f32(const mpcgi_segscan_args *a, const float *val, const float *x,
-                            float *y, float *ws);
+                            float *y, float *carry);
 int mpcgi_segscan_apply_mixed(const mpcgi_segscan_args *a, const float *hi, const float *lo,
-                              const double *x, double *y, double *ws);
-/* y = A x and *dot = x^T y (fp64), deterministic; nothing is written when skip && *skip. */
+                              const double *x, double *y, double *carry);
+/* y = A x and *dot = x^T y (fp64), deterministic; ws: 2 nseg doubles (carries, then the
+ * segments' partial dots); nothing is written when skip && *skip. */
 int mpcgi_segscan_apply_dot_f64(const mpcgi_segscan_args *a, const double *val, const double *x,
                                 double *y, double *ws, double *dot, const int *skip);
 /* hb (nseg + 1) from row_ptr, and idx (nnz; NULL: not built). */

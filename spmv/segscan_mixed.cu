@@ -5,7 +5,8 @@
 
 extern "C" int mpcgi_segscan_apply_mixed(const mpcgi_segscan_args *a, const float *hi,
                                          const float *lo, const double *x, double *y,
-                                         double *ws)
+                                         double *carry)
 {
-    return segscan::launch<double, float, true, false>(a, hi, lo, x, y, ws, nullptr, nullptr);
+    return segscan::launch<double, float, true, false>(a, hi, lo, x, y, carry, nullptr, nullptr,
+                                                       nullptr);
 }

@@ -61,7 +61,7 @@ static int64_t check_reference(const mpcgi_csr *A, const double *x, const void *
 
 /* One shape of the backend: reduce, segment, per_thread ("auto" where NULL). */
 typedef struct shape {
-    const char *reduce, *segment, *per_thread, *x_cache;
+    const char *reduce, *segment, *per_thread;
 } shape;
 
 static void options_of(const shape *sh, mpcgi_options *o)
@@ -71,7 +71,6 @@ static void options_of(const shape *sh, mpcgi_options *o)
     CHECK_OK(NULL, mpcgi_options_set_text(NULL, o, "segscan.segment", sh->segment ? sh->segment : "auto"));
     CHECK_OK(NULL, mpcgi_options_set_text(NULL, o, "segscan.per_thread",
                                           sh->per_thread ? sh->per_thread : "auto"));
-    if (sh->x_cache) CHECK_OK(NULL, mpcgi_options_set_text(NULL, o, "segscan.x_cache", sh->x_cache));
 }
 
 static void poison(void *d, size_t bytes) /* NaN in every fp64 and fp32 entry */
@@ -182,13 +181,13 @@ static void check_one(const char *what, mpcgi_csr *A, const shape *sp, const dou
 }
 
 /* The shapes: the defaults, each thread count and V of the scan, the seed's index tree at its
- * smallest, default and largest segments; x gathered with the evict-last policy twice. */
+ * smallest, default and largest segments. */
 static const shape shapes[] = {
-    {"shuffle", NULL, NULL, NULL},         {"shuffle", "128", "1", NULL},
-    {"shuffle", "512", "2", NULL},         {"shuffle", "1024", "8", NULL},
-    {"shuffle", "4096", "8", NULL},        {"shuffle", "2048", "4", "evict_last"},
-    {"index", NULL, NULL, NULL},           {"index", "128", NULL, NULL},
-    {"index", "1024", "1", "evict_last"},
+    {"shuffle", NULL, NULL},         {"shuffle", "128", "1"},
+    {"shuffle", "512", "2"},         {"shuffle", "1024", "8"},
+    {"shuffle", "4096", "8"},        {"shuffle", "2048", "4"},
+    {"index", NULL, NULL},           {"index", "128", NULL},
+    {"index", "1024", "1"},
 };
 
 static void check_matrix(const char *what, mpcgi_csr *A, mpcgi_rng *g)
@@ -209,10 +208,10 @@ static void check_refusals(void)
         shape sp;
         const char *why;
     } bad[] = {
-        {{"shuffle", "128", "8", NULL}, "makes 16 threads a block"},
-        {{"shuffle", "4096", "1", NULL}, "makes 4096 threads a block"},
-        {{"index", "2048", NULL, NULL}, "segscan.reduce=index takes one nonzero a thread"},
-        {{"index", "256", "2", NULL}, "segscan.per_thread=2"},
+        {{"shuffle", "128", "8"}, "makes 16 threads a block"},
+        {{"shuffle", "4096", "1"}, "makes 4096 threads a block"},
+        {{"index", "2048", NULL}, "segscan.reduce=index takes one nonzero a thread"},
+        {{"index", "256", "2"}, "segscan.per_thread=2"},
     };
     int64_t rp[2] = {0, 0};
     mpcgi_csr A = {.n = 1, .nnz = 0, .row_ptr = rp};
