@@ -26,10 +26,10 @@
  * ends), + 8 per segment; x gathered, y written once per row.
  *
  * The shape (docs/backends.md "segscan"): V nonzeros a thread, L = 256 V a segment by default;
- * DEFAULT_V is the fastest on the H200 (bench/results/nvidia-h200-2026-11-25-segscan.md).
+ * DEFAULT_V is the fastest on the H200 (bench/results/nvidia-h200-2026-11-25-segscan-dev.md).
  */
 
-#define DEFAULT_V 4
+#define DEFAULT_V 8
 #define DEFAULT_THREADS 256
 #define SEED_L 256 /* the seed's segment, the index reduction's default */
 
@@ -42,7 +42,7 @@ static const mpcgi_option_key segscan_keys[] = {
      "nonzeros per segment, one block each; auto: 256 threads of segscan.per_thread (index: "
      "256, the seed's)"},
     {"segscan.per_thread", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 1, 8, 1, 1, NULL,
-     "nonzeros a thread of the shuffle reduction (128 .. 512 threads a block); auto: 4 (index: "
+     "nonzeros a thread of the shuffle reduction (128 .. 512 threads a block); auto: 8 (index: "
      "1)"},
     {"segscan.reduce", MPCGI_OPTION_WORD, REDUCE_SCAN, 0, 0, 0, 0, reduce_words,
      "the in-segment reduction: a warp-shuffle segmented scan, or the seed's index-based tree "
