@@ -27,4 +27,28 @@ static __device__ inline void mpcgi_block_sum(double *s)
     }
 }
 
+/* The block of the grid that counts last sums part[0 .. count) into *out, each thread its
+ * entries j = t, t + MPCGI_THREADS, ... in order, then mpcgi_block_sum; it resets *arrived (0
+ * between launches) for the next one. Every thread of every block (MPCGI_THREADS threads) calls
+ * it after its block's writes to part, each writer having fenced its own (__threadfence); sh:
+ * MPCGI_THREADS doubles of shared memory. */
+static __device__ inline void mpcgi_last_block_sum(const double *part, int64_t count,
+                                                   int *arrived, double *out, double *sh)
+{
+    __shared__ bool last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(arrived, 1) == (int)gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence(); /* the other blocks' parts are read after their counts */
+    double acc = 0;
+    for (int64_t j = threadIdx.x; j < count; j += MPCGI_THREADS) acc += __ldcg(part + j);
+    sh[threadIdx.x] = acc;
+    mpcgi_block_sum(sh);
+    if (threadIdx.x == 0) {
+        *out = sh[0];
+        *arrived = 0; /* ready for the next launch */
+    }
+}
+
 #endif /* MPCG_CORE_CUDA_REDUCE_CUH */

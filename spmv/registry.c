@@ -14,6 +14,7 @@ static const struct mpcgi_spmv_ops *const backends[] = {
     &mpcgi_spmv_cusparse,
     &mpcgi_spmv_adaptive,
     &mpcgi_spmv_segscan,
+    &mpcgi_spmv_fold,
 #endif
 };
 

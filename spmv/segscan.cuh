@@ -273,7 +273,6 @@ static __global__ void __launch_bounds__(MPCGI_THREADS)
                  const int *skip)
 {
     __shared__ double sums[MPCGI_THREADS];
-    __shared__ bool last;
     mpcgi_pdl_start();
     if (DOT && skip && *skip) return;
     const int lane = threadIdx.x & 31;
@@ -300,21 +299,7 @@ static __global__ void __launch_bounds__(MPCGI_THREADS)
             }
         }
     }
-    if constexpr (DOT) {
-        __syncthreads();
-        if (threadIdx.x == 0) last = atomicAdd(a.arrived, 1) == (int)gridDim.x - 1;
-        __syncthreads();
-        if (!last) return;
-        __threadfence(); /* the other blocks' parts are read after their counts */
-        double acc = 0;
-        for (int64_t j = threadIdx.x; j < a.nseg; j += MPCGI_THREADS) acc += __ldcg(part + j);
-        sums[threadIdx.x] = acc;
-        mpcgi_block_sum(sums);
-        if (threadIdx.x == 0) {
-            *dot = sums[0];
-            *a.arrived = 0; /* ready for the next dot */
-        }
-    }
+    if constexpr (DOT) mpcgi_last_block_sum(part, a.nseg, a.arrived, dot, sums);
 }
 
 template <typename T, typename S, bool LO, int NT, int V, bool INDEX, bool DOT>

@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "spmv/segscan_impl.h"
+#include "spmv/warp_emulate.h"
 
 /* hb[s]: the first row whose head is >= s L (n if none), hb[nseg] = n (segscan_heads_kernel). */
 static void host_heads(const mpcgi_segscan_plan *p)
@@ -62,9 +63,9 @@ typedef struct scratch {
  *     parallel one);
  *   scan: scan_reduce for all threads of the segment;
  *   segment: scan_kernel for segment s (y of its rows, its carry);
- *   fixup: fixup_kernel (a leader's warp: lanes sum carries in order, then shfl_down's tree).
+ *   fixup: fixup_kernel (a leader's warp: WSUM, spmv/warp_emulate.h's strided sum in T).
  */
-#define SEGSCAN_EMULATION(SFX, T, VALUE)                                                         \
+#define SEGSCAN_EMULATION(SFX, T, VALUE, WSUM)                                                   \
     static void warp_scan_##SFX(T *v, unsigned char *f)                                          \
     {                                                                                            \
         T vo[32];                                                                                \
@@ -163,16 +164,7 @@ typedef struct scratch {
             const int64_t base = s * L, r = p->hb[s] - 1;                                        \
             if (continued_end(p, base, p->hb[s]) == 0 || A->row_ptr[r] < base - L) continue;     \
             const int64_t end = (A->row_ptr[r + 1] + L - 1) / L;                                 \
-            T lane[32];                                                                          \
-            for (int l = 0; l < 32; l++) {                                                       \
-                T acc = 0;                                                                       \
-                for (int64_t j = s + l; j < end; j += 32) acc = acc + carry[j];                  \
-                lane[l] = acc;                                                                   \
-            }                                                                                    \
-            for (int off = 16; off >= 1; off /= 2) /* lanes >= 32 - off add their own */         \
-                for (int l = 0; l < 32; l++)                                                     \
-                    lane[l] = lane[l] + (l + off < 32 ? lane[l + off] : lane[l]);                \
-            y[r] = y[r] + lane[0];                                                               \
+            y[r] = y[r] + WSUM(carry, s, end);                                                   \
         }                                                                                        \
     }                                                                                            \
                                                                                                  \
@@ -194,9 +186,9 @@ static double mixed_value(const mpcgi_csr *A, int64_t k)
     return a;
 }
 
-SEGSCAN_EMULATION(f64, double, VALUE_F64)
-SEGSCAN_EMULATION(f32, float, VALUE_F32)
-SEGSCAN_EMULATION(mixed, double, VALUE_MIXED)
+SEGSCAN_EMULATION(f64, double, VALUE_F64, mpcgi_warp_strided_sum_f64)
+SEGSCAN_EMULATION(f32, float, VALUE_F32, mpcgi_warp_strided_sum_f32)
+SEGSCAN_EMULATION(mixed, double, VALUE_MIXED, mpcgi_warp_strided_sum_f64)
 
 mpcg_status mpcgi_segscan_emulate(mpcg_context *ctx, mpcgi_segscan_plan *p, mpcg_precision prec,
                                   const void *x, void *y)

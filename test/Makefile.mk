@@ -81,14 +81,18 @@ EXTRA_DIST += test/test_example_heat.sh
 # GPU tests (CUDA builds): each runs its CPU checks (CPU emulation, error mapping), then exits 77
 # (SKIP) where no GPU is usable
 if MPCG_HAVE_CUDA
-MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_spmv_segscan test/test_solver_cg_gpu test/test_device \
+MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_spmv_segscan test/test_spmv_fold \
+	test/test_solver_cg_gpu test/test_device \
 	test/test_spmv_adaptive test/test_spmv_mixed \
 	test/test_solver_cg_fused test/test_cg_kernels
 check_PROGRAMS += $(MPCG_GPU_TESTS)
 MPCG_TESTS += $(MPCG_GPU_TESTS)
-test_test_spmv_segscan_SOURCES = test/test_spmv_segscan.c
+test_test_spmv_segscan_SOURCES = test/test_spmv_segscan.c test/spmv_check.c test/spmv_check.h
 test_test_spmv_segscan_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_spmv_segscan_LDADD = $(TEST_LDADD)
+test_test_spmv_fold_SOURCES = test/test_spmv_fold.c test/spmv_check.c test/spmv_check.h
+test_test_spmv_fold_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_spmv_fold_LDADD = $(TEST_LDADD)
 test_test_spmv_cusparse_SOURCES = test/test_spmv_cusparse.c
 test_test_spmv_cusparse_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_spmv_cusparse_LDADD = $(TEST_LDADD)

@@ -26,7 +26,7 @@ static const variant variants[] = {
     {&mpcgi_spmv_cpu, NULL},           {&mpcgi_spmv_cusparse, NULL},
     {&mpcgi_spmv_adaptive, "auto"},    {&mpcgi_spmv_adaptive, "uniform"},
     {&mpcgi_spmv_adaptive, "split"},   {&mpcgi_spmv_adaptive, "binned"},
-    {&mpcgi_spmv_segscan, NULL},
+    {&mpcgi_spmv_segscan, NULL},       {&mpcgi_spmv_fold, NULL},
 };
 #define N_VARIANTS ((int)(sizeof variants / sizeof variants[0]))
 

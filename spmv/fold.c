@@ -1,0 +1,206 @@
+/* spmv/fold.c: the fold backend (seed 002): the Fold method's ELL-like slot-major layout, rows
+ * longer than the width folded into pieces added on the GPU; the ops glue and the options */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/cuda_check.h"
+#include "core/device.h"
+#include "core/device_cuda.h"
+#include "spmv/fold_impl.h"
+#include "spmv/fold_kernels.h"
+#include "spmv/spmv.h"
+
+/*
+ * The layout (spmv/fold_impl.h) is built on the host at analyze: the width F from the row
+ * lengths (fold.q_pct, fold.r_pct, or fold.width), then the slot-major columns and the map of
+ * folded rows. Values are scattered into slot order on the host and copied at upload and at
+ * each value update (the pattern stands). The host copies are kept only for the CPU emulation.
+ *
+ * Bytes per SpMV: F np slots of value + column (12 with fp64 values, 8 with fp32, 12 with hi +
+ * lo) — padding counted as moved —, x gathered, y written, the pieces' sums written and read
+ * (2 x 8 a piece), the folded rows' map (16 a row).
+ *
+ * Defaults: DEFAULT_Q_PCT, DEFAULT_R_PCT (docs/backends.md "fold": the sweep that chose them).
+ */
+
+#define DEFAULT_Q_PCT 150
+#define DEFAULT_R_PCT 0
+
+static const mpcgi_option_key fold_keys[] = {
+    {"fold.q_pct", MPCGI_OPTION_INT, DEFAULT_Q_PCT, 0, 100000, 0, 0, NULL,
+     "q in percent: the width F = ceil(q mean + r sigma) of the row lengths (seed 002: 150)"},
+    {"fold.r_pct", MPCGI_OPTION_INT, DEFAULT_R_PCT, 0, 100000, 0, 0, NULL,
+     "r in percent: the width F = ceil(q mean + r sigma) of the row lengths"},
+    {"fold.width", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 1, 1 << 20, 0, 1, NULL,
+     "the width F itself; auto: from fold.q_pct and fold.r_pct (at most the longest row)"},
+};
+static const mpcgi_option_table fold_options = {fold_keys, 3};
+
+static void fold_destroy(mpcg_context *ctx, void *impl)
+{
+    mpcgi_fold_plan *p = impl;
+    mpcgi_device_free(ctx, p->d_col), mpcgi_device_free(ctx, p->d_fbits);
+    mpcgi_device_free(ctx, p->d_fold_row), mpcgi_device_free(ctx, p->d_fold_ptr);
+    mpcgi_device_free(ctx, p->d_val), mpcgi_device_free(ctx, p->d_val32);
+    mpcgi_device_free(ctx, p->d_lo32), mpcgi_device_free(ctx, p->d_arrived);
+    mpcgi_host_free(p->val64), mpcgi_host_free(p->val32), mpcgi_host_free(p->lo32);
+    mpcgi_fold_layout_free(&p->L);
+    mpcgi_host_free(p);
+}
+
+static mpcg_status fold_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
+                                const mpcgi_options *opts, void **impl, mpcgi_spmv_sizes *sizes)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    mpcgi_fold_plan *p = NULL;
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *p, &p));
+    p->A = A;
+    p->q_pct = mpcgi_options_get(opts, &fold_keys[0]);
+    p->r_pct = mpcgi_options_get(opts, &fold_keys[1]);
+    const long width = mpcgi_options_get(opts, &fold_keys[2]);
+    p->L.F = mpcgi_fold_width(A, p->q_pct, p->r_pct, &p->L);
+    if (width != MPCGI_OPTION_AUTO) p->L.F = (int)width;
+    MPCG_TRY(ctx, st, mpcgi_fold_layout_build(ctx, A, &p->L));
+    p->mixed = (precisions & MPCGI_PREC_MIXED_STORE) != 0; /* hi is the fp32 side */
+    p->fp64 = (precisions & MPCG_CAP_FP64) != 0;
+    p->fp32 = (precisions & MPCG_CAP_FP32) != 0 || p->mixed;
+    p->host_stale = 1;
+    const size_t slots = (size_t)p->L.F * (size_t)p->L.np,
+                 extra = (size_t)p->L.pieces * 16 + (size_t)p->L.folded * 16;
+    sizes->bytes_matrix = slots * ((p->fp64 || p->mixed ? 8 : 4) + 4) + extra;
+    sizes->bytes_matrix32 = p->fp32 ? slots * 8 + extra : 0;
+    sizes->bytes_workspace = ((size_t)p->L.pieces + 1) * sizeof(double) +
+                             ((size_t)mpcgi_fold_blocks(p->L.np) + (size_t)p->L.folded) *
+                                 sizeof(double);
+    sizes->padding_ratio = p->L.nnz > 0 ? (double)slots / (double)p->L.nnz : 1.0;
+    *impl = p;
+done:
+    if (st != MPCG_SUCCESS && p) fold_destroy(ctx, p);
+    return st;
+}
+
+static mpcgi_fold_args args_of(mpcg_context *ctx, const mpcgi_fold_plan *p)
+{
+    return (mpcgi_fold_args){.stream = mpcgi_device_stream(ctx), .n = p->L.n, .np = p->L.np,
+                             .pieces = p->L.pieces, .folded = p->L.folded, .F = p->L.F,
+                             .col = p->d_col, .fbits = p->d_fbits, .fold_row = p->d_fold_row,
+                             .fold_ptr = p->d_fold_ptr, .arrived = p->d_arrived};
+}
+
+/* The values in slot order to the device, through the host copies (dropped after: a device plan
+ * keeps none). */
+static mpcg_status upload_values(mpcg_context *ctx, mpcgi_fold_plan *p)
+{
+    const size_t slots = (size_t)p->L.F * (size_t)p->L.np;
+    p->host_stale = 1;
+    MPCG_CHECK(ctx, mpcgi_fold_host_values(ctx, p));
+    if (p->d_val) MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_val, p->val64, slots * 8, MPCGI_H2D));
+    if (p->d_val32)
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_val32, p->val32, slots * 4, MPCGI_H2D));
+    if (p->d_lo32)
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_lo32, p->lo32, slots * 4, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_device_sync(ctx)); /* pageable copies staged: the host copies go */
+    mpcgi_host_free(p->val64), mpcgi_host_free(p->val32), mpcgi_host_free(p->lo32);
+    p->val64 = NULL, p->val32 = NULL, p->lo32 = NULL;
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status fold_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes)
+{
+    mpcgi_fold_plan *p = impl;
+    const mpcgi_fold_layout *L = &p->L;
+    const size_t slots = (size_t)L->F * (size_t)L->np, words = (size_t)(L->n + 31) / 32 + 1;
+    (void)sizes;
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 4, &p->d_col));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, words * 4, &p->d_fbits));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ((size_t)L->folded + 1) * 8, &p->d_fold_row));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ((size_t)L->folded + 1) * 8, &p->d_fold_ptr));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, sizeof(int), &p->d_arrived));
+    if (p->fp64) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 8, &p->d_val));
+    if (p->fp32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 4, &p->d_val32));
+    if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 4, &p->d_lo32));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_col, L->col, slots * 4, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fbits, L->fbits, words * 4, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fold_row, L->fold_row,
+                                      ((size_t)L->folded + 1) * 8, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fold_ptr, L->fold_ptr,
+                                      ((size_t)L->folded + 1) * 8, MPCGI_H2D));
+    MPCG_CUDA(ctx, cudaMemsetAsync(p->d_arrived, 0, sizeof(int), mpcgi_gpu_of(ctx)->stream));
+    return upload_values(ctx, p);
+}
+
+static mpcg_status fold_update_values(mpcg_context *ctx, void *impl, const mpcgi_csr *A)
+{
+    mpcgi_fold_plan *p = impl;
+    p->A = A; /* same pattern: the layout stands */
+    p->host_stale = 1;
+    return p->d_col ? upload_values(ctx, p) : MPCG_SUCCESS;
+}
+
+static mpcg_status fold_apply(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
+                              void *y, void *ws)
+{
+    mpcgi_fold_plan *p = impl;
+    mpcgi_fold_args a = args_of(ctx, p);
+    if (prec == MPCG_PRECISION_FP32)
+        MPCG_LAUNCH(ctx, mpcgi_fold_apply_f32(&a, p->d_val32, x, y, ws));
+    else if (prec == MPCG_PRECISION_MIXED)
+        MPCG_LAUNCH(ctx, mpcgi_fold_apply_mixed(&a, p->d_val32, p->d_lo32, x, y, ws));
+    else
+        MPCG_LAUNCH(ctx, mpcgi_fold_apply_f64(&a, p->d_val, x, y, ws));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status fold_apply_dot(mpcg_context *ctx, void *impl, const double *x, double *y,
+                                  double *dot_dev, const int *skip_dev, void *ws)
+{
+    mpcgi_fold_plan *p = impl;
+    mpcgi_fold_args a = args_of(ctx, p);
+    MPCG_ENSURE(ctx, p->d_val, MPCG_ERR_NOT_SUPPORTED,
+                "backend fold: the fused dot needs fp64 values on this plan");
+    MPCG_LAUNCH(ctx, mpcgi_fold_apply_dot_f64(&a, p->d_val, x, y, ws, dot_dev, skip_dev));
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status fold_apply_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
+                                   const void *x, void *y)
+{
+    return mpcgi_fold_emulate(ctx, impl, prec, x, y);
+}
+
+/* The fold statistics: F and its rule, the row lengths, the rows folded and the pieces added,
+ * the padding (slots / nonzeros - 1) and the inner loop's reduction (longest row / F). */
+static void fold_describe(const void *impl, char *buf, size_t size)
+{
+    const mpcgi_fold_plan *p = impl;
+    const mpcgi_fold_layout *L = &p->L;
+    const double slots = (double)L->F * (double)L->np;
+    snprintf(buf, size,
+             "Fold ELL, slot-major: F = %d (q %.2f, r %.2f; rows: mean %.2f, sigma %.2f, max "
+             "%lld), %lld rows folded into %lld pieces (%lld threads), padding %.1f %% of the "
+             "nonzeros, inner loop max / F = %.2f",
+             L->F, (double)p->q_pct / 100, (double)p->r_pct / 100, L->mean, L->sigma,
+             (long long)L->max_len, (long long)L->folded, (long long)L->pieces,
+             (long long)L->np, L->nnz > 0 ? 100.0 * (slots / (double)L->nnz - 1) : 0.0,
+             L->F > 0 ? (double)L->max_len / L->F : 0.0);
+}
+
+const struct mpcgi_spmv_ops mpcgi_spmv_fold = {
+    .name = "fold",
+    .description = "Fold method (seed 002): ELL of width about the mean row length, slot-major, "
+                   "long rows folded into pieces added on the GPU",
+    .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
+            MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
+    .options = &fold_options,
+    .analyze = fold_analyze,
+    .update_values = fold_update_values,
+    .upload = fold_upload,
+    .apply = fold_apply,
+    .apply_host = fold_apply_host,
+    .destroy = fold_destroy,
+    .describe = fold_describe,
+    .apply_dot = fold_apply_dot,
+};

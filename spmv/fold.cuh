@@ -1,0 +1,139 @@
+/* spmv/fold.cuh: the fold backend's SpMV kernels (seed 002): one thread per (sub-)row of the
+ * folded, slot-major ELL layout, then the pieces of folded rows added on the GPU; included by
+ * spmv/fold_f64.cu, _f32.cu, _mixed.cu and _dot_f64.cu, one instance set each */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SPMV_FOLD_CUH
+#define MPCG_SPMV_FOLD_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "core/cuda_reduce.cuh"
+#include "core/launch.cuh"
+#include "spmv/fold_kernels.h"
+
+/*
+ * Thread p < np sums its F slots, acc = fma(value, x[col], acc) for k = 0 .. F - 1, the loads
+ * of slot k of consecutive threads consecutive (slot-major: k np + p), no branch in the loop
+ * (padding slots hold 0 and a column the thread reads anyway). Thread p < n writes y[p] (the
+ * whole row, or a folded row's first piece); threads n .. n + pieces - 1 write their piece's
+ * sum to the workspace, and fold_fixup_kernel adds each folded row's pieces to y, one warp a
+ * row: lane l sums pieces l, l + 32, ... in order, then a fixed shuffle tree. Every sum has a
+ * fixed order (the same bits from run to run); the CPU emulation (spmv/fold_emulate.c) repeats
+ * the operations with C's fma.
+ *
+ * apply_dot: each block of the SpMV sums x_p y_p of its rows that are not folded (fixed order:
+ * butterflies, then warp 0) into part[block]; the fixup adds x_i y_i of each folded row to
+ * fpart[j], and its last block sums part and fpart (mpcgi_last_block_sum).
+ */
+
+namespace fold {
+
+constexpr unsigned FULL = 0xffffffffu;
+
+/* A stored value in the arithmetic type: fp64, fp32, or hi + lo of the mixed storage. */
+template <typename T, typename S, bool LO>
+static __device__ __forceinline__ T value(const S *val, const float *lo, int64_t i)
+{
+    if constexpr (LO) return __dadd_rn((double)__ldcs(val + i), (double)__ldcs(lo + i));
+    else return (T)__ldcs(val + i);
+}
+
+static __device__ __forceinline__ double fma_rn(double a, double b, double c)
+{
+    return __fma_rn(a, b, c);
+}
+static __device__ __forceinline__ float fma_rn(float a, float b, float c)
+{
+    return __fmaf_rn(a, b, c);
+}
+
+template <typename T, typename S, bool LO, bool DOT>
+static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
+    fold_kernel(const __grid_constant__ mpcgi_fold_args a, const S *__restrict__ val,
+                const float *__restrict__ lo, const T *__restrict__ x, T *__restrict__ y,
+                T *__restrict__ piece, double *__restrict__ part, const int *skip)
+{
+    __shared__ double dsum[MPCGI_FOLD_THREADS / 32];
+    mpcgi_pdl_start();
+    if (DOT && skip && *skip) return;
+    const int64_t p = (int64_t)blockIdx.x * MPCGI_FOLD_THREADS + threadIdx.x, np = a.np;
+    T acc = T(0);
+    if (p < np) {
+#pragma unroll 4
+        for (int k = 0; k < a.F; k++) {
+            const int64_t i = (int64_t)k * np + p;
+            acc = fma_rn(value<T, S, LO>(val, lo, i), __ldg(x + __ldcs(a.col + i)), acc);
+        }
+        if (p < a.n) y[p] = acc;
+        else if (p < a.n + a.pieces) piece[p - a.n] = acc;
+    }
+    if constexpr (DOT) {
+        const int t = threadIdx.x;
+        double d = 0;
+        if (p < a.n && !(a.fbits[p >> 5] >> (p & 31) & 1)) d = (double)x[p] * (double)acc;
+#pragma unroll
+        for (int o = 16; o >= 1; o /= 2) d += __shfl_xor_sync(FULL, d, o);
+        if ((t & 31) == 0) dsum[t >> 5] = d;
+        __syncthreads();
+        if (t < 32) {
+            double u = t < MPCGI_FOLD_THREADS / 32 ? dsum[t] : 0.0;
+#pragma unroll
+            for (int o = 16; o >= 1; o /= 2) u += __shfl_xor_sync(FULL, u, o);
+            if (t == 0) part[blockIdx.x] = u;
+        }
+    }
+}
+
+/* Folded row j (one warp): y[i] += its pieces' sums; with DOT x_i y_i to fpart[j], and the last
+ * block sums part[0 .. blocks) and fpart[0 .. m) (contiguous) into *dot. */
+template <typename T, bool DOT>
+static __global__ void __launch_bounds__(MPCGI_THREADS)
+    fold_fixup_kernel(const __grid_constant__ mpcgi_fold_args a, const T *__restrict__ piece,
+                      const T *__restrict__ x, T *__restrict__ y, double *part, int64_t blocks,
+                      double *dot, const int *skip)
+{
+    __shared__ double sums[MPCGI_THREADS];
+    mpcgi_pdl_start();
+    if (DOT && skip && *skip) return;
+    const int lane = threadIdx.x & 31;
+    const int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (j < a.folded) {
+        const int64_t i = a.fold_row[j], b = a.fold_ptr[j], e = a.fold_ptr[j + 1];
+        T acc = T(0);
+        for (int64_t q = b + lane; q < e; q += 32) acc = acc + piece[q];
+#pragma unroll
+        for (int off = 16; off >= 1; off /= 2) acc = acc + __shfl_down_sync(FULL, acc, off);
+        if (lane == 0) {
+            const T yi = y[i] + acc;
+            y[i] = yi;
+            if constexpr (DOT) {
+                part[blocks + j] = (double)x[i] * (double)yi;
+                __threadfence(); /* visible before this block is counted */
+            }
+        }
+    }
+    if constexpr (DOT) mpcgi_last_block_sum(part, blocks + a.folded, a.arrived, dot, sums);
+}
+
+/* The SpMV, then (folded rows, or a dot to finish) the fixup. ws: pieces values of T, then the
+ * partial dots (8-byte aligned: the pieces' region is rounded up). */
+template <typename T, typename S, bool LO, bool DOT>
+static int launch(const mpcgi_fold_args *a, const S *val, const float *lo, const T *x, T *y,
+                  void *ws, double *dot, const int *skip)
+{
+    const int64_t blocks = mpcgi_fold_blocks(a->np);
+    T *piece = (T *)ws;
+    double *part = (double *)ws + (a->pieces * (int64_t)sizeof(T) + 7) / 8;
+    cudaError_t e = mpcgi_launch(fold_kernel<T, S, LO, DOT>, (unsigned)blocks, MPCGI_FOLD_THREADS,
+                                 a->stream, *a, val, lo, x, y, piece, part, skip);
+    if (e != cudaSuccess || (!DOT && a->folded == 0)) return (int)e;
+    const int64_t warps = a->folded > 0 ? a->folded : 1;
+    const unsigned fb = (unsigned)((warps + MPCGI_THREADS / 32 - 1) / (MPCGI_THREADS / 32));
+    return (int)mpcgi_launch(fold_fixup_kernel<T, DOT>, fb, MPCGI_THREADS, a->stream, *a,
+                             (const T *)piece, x, y, part, blocks, dot, skip);
+}
+
+} /* namespace fold */
+
+#endif /* MPCG_SPMV_FOLD_CUH */

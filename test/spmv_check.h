@@ -1,0 +1,28 @@
+/* test/spmv_check.h: the checks every device SpMV backend's test runs: its CPU emulation against
+ * a long double reference, the GPU bit for bit against the emulation (outputs poisoned with NaN
+ * first, twice), and the fused dot */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_TEST_SPMV_CHECK_H
+#define MPCG_TEST_SPMV_CHECK_H
+
+#include "core/rng.h"
+#include "solver/options.h"
+#include "spmv/spmv.h"
+
+/* The contexts of the checks (gpu NULL: the GPU checks are skipped); set by the test's main. */
+extern mpcg_context *spmv_check_cpu, *spmv_check_gpu;
+
+/* A CSR of order n with the given row lengths (columns spread over [0, n), sorted, values in
+ * [-1, 1), fp32 copies made); len may hold zeros. 0, or -1 on failure. */
+int spmv_check_skew_csr(mpcgi_rng *g, int64_t n, const int64_t *len, mpcgi_csr *A);
+/* Rows of y (fp32: float, else double) off the long double sum by more than (len + 2) eps
+ * sum |a x| (the first three printed). */
+int64_t spmv_check_reference(const mpcgi_csr *A, const double *x, const void *y, int fp32);
+/* The backend ops with options opts on A and x, named `name` in messages: fp64 and fp32, the
+ * emulation against the reference, the GPU against the emulation twice, and apply_dot where
+ * the backend has it (y bitwise equal to apply's, the same dot twice and close to x^T y in long
+ * double, nothing written with the skip flag set). */
+void spmv_check_backend(const struct mpcgi_spmv_ops *ops, const char *name, mpcgi_csr *A,
+                        const mpcgi_options *opts, const double *x);
+
+#endif /* MPCG_TEST_SPMV_CHECK_H */

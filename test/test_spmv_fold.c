@@ -1,0 +1,204 @@
+/* test/test_spmv_fold.c: the fold backend (seed 002): the layout of the seed's worked example,
+ * the width rule F = ceil(q mean + r sigma) on a matrix of known mean, sigma and longest row,
+ * then the checks of test/spmv_check.h (emulation against a long double reference, the GPU bit
+ * for bit against the emulation, the fused dot) for several widths on matrices with empty rows,
+ * rows longer than 10 F, n not a multiple of 32 and no nonzeros; a value update */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/context.h"
+#include "core/cuda_check.h"
+#include "core/device.h"
+#include "spmv/fold_impl.h"
+#include "test/spmv_check.h"
+#include "test/testutil.h"
+
+#define cpu spmv_check_cpu
+#define gpu spmv_check_gpu
+
+/* Options from "key=value" words (NULL-terminated). */
+static void options_of(const char *const *kv, mpcgi_options *o)
+{
+    memset(o, 0, sizeof *o);
+    for (; kv && *kv; kv++) {
+        char key[64];
+        const char *eq = strchr(*kv, '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - *kv), *kv);
+        CHECK_OK(NULL, mpcgi_options_set_text(NULL, o, key, eq + 1));
+    }
+}
+
+/* A plan's layout (its impl: spmv/fold_impl.h). */
+static const mpcgi_fold_layout *layout_of(const mpcgi_spmv_plan *plan)
+{
+    return &((const mpcgi_fold_plan *)plan->impl)->L;
+}
+
+/* The seed's worked example (digest section 2.8): rows of 2, 9, 3, 1 entries at F = 4: row 1
+ * folds into its slot and pieces at threads 4 (entries 4 .. 7) and 5 (entry 8); 32 threads;
+ * unused slots repeat the thread's last column. */
+static void test_example(mpcgi_rng *g)
+{
+    const int64_t len[4] = {2, 9, 3, 1};
+    const char *const kv[] = {"fold.width=4", NULL};
+    mpcgi_csr A;
+    mpcgi_options o;
+    mpcgi_spmv_plan *plan = NULL;
+    options_of(kv, &o);
+    if (spmv_check_skew_csr(g, 4, len, &A) != 0) return;
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_fold, &A, MPCG_CAP_FP64, &o, &plan));
+    if (plan) {
+        const mpcgi_fold_layout *L = layout_of(plan);
+        CHECK(L->F == 4 && L->pieces == 2 && L->folded == 1 && L->np == 32);
+        CHECK(L->fold_row[0] == 1 && L->fold_ptr[0] == 0 && L->fold_ptr[1] == 2);
+        CHECK(L->fbits[0] == 2u);
+        for (int k = 0; k < 4; k++) {
+            CHECK(L->col[k * 32 + 1] == A.col_idx[A.row_ptr[1] + k]);     /* entries 0 .. 3 */
+            CHECK(L->col[k * 32 + 4] == A.col_idx[A.row_ptr[1] + 4 + k]); /* 4 .. 7 */
+            CHECK(L->col[k * 32 + 5] == A.col_idx[A.row_ptr[1] + 8]);     /* 8, repeated */
+            CHECK(L->col[k * 32 + 0] == A.col_idx[k < 2 ? k : 1]);        /* row 0: 2, repeated */
+            CHECK(L->col[k * 32 + 6] == 0);                              /* padding thread */
+        }
+        double x[4] = {1, -2, 0.5, 3}, y[4], want[4] = {0, 0, 0, 0};
+        for (int64_t i = 0; i < 4; i++)
+            for (int64_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
+                want[i] += A.val[k] * x[A.col_idx[k]];
+        CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, x, y));
+        for (int i = 0; i < 4; i++) CHECK(fabs(y[i] - want[i]) <= 1e-14 * (1 + fabs(want[i])));
+    }
+    mpcgi_spmv_plan_destroy(cpu, plan);
+    mpcgi_csr_free(&A);
+}
+
+/* The width rule on rows of 2, 4, 6, 12 entries: mean 6, sigma sqrt(14) = 3.742, longest 12. */
+static void test_width(mpcgi_rng *g)
+{
+    static const struct {
+        const char *kv[3];
+        int F;
+        int64_t pieces, folded;
+    } cases[] = {
+        {{NULL}, 9, 1, 1},                                /* the seed's q = 1.5: 9 */
+        {{"fold.q_pct=100", "fold.r_pct=100", NULL}, 10, 1, 1}, /* 6 + 3.742 */
+        {{"fold.q_pct=100", "fold.r_pct=200", NULL}, 12, 0, 0}, /* 13.48, capped at the longest */
+        {{"fold.q_pct=50", NULL}, 3, 5, 3},               /* 4 -> 1 piece, 6 -> 1, 12 -> 3 */
+        {{"fold.width=1", NULL}, 1, 20, 4},               /* every entry past the first */
+    };
+    const int64_t len[4] = {2, 4, 6, 12};
+    mpcgi_csr A;
+    if (spmv_check_skew_csr(g, 4, len, &A) != 0) return;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mpcgi_options o;
+        mpcgi_spmv_plan *plan = NULL;
+        options_of(cases[c].kv, &o);
+        CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_fold, &A, MPCG_CAP_FP64, &o, &plan));
+        if (!plan) continue;
+        const mpcgi_fold_layout *L = layout_of(plan);
+        if (L->F != cases[c].F || L->pieces != cases[c].pieces || L->folded != cases[c].folded)
+            printf("  width case %zu: F %d pieces %lld folded %lld\n", c, L->F,
+                   (long long)L->pieces, (long long)L->folded);
+        CHECK(L->F == cases[c].F && L->pieces == cases[c].pieces &&
+              L->folded == cases[c].folded);
+        CHECK(fabs(L->mean - 6) < 1e-12 && fabs(L->sigma - sqrt(14.0)) < 1e-12 && L->max_len == 12);
+        char d[320], want[64];
+        mpcgi_spmv_describe(plan, d, sizeof d);
+        snprintf(want, sizeof want, "F = %d (", cases[c].F);
+        CHECK(strstr(d, want) && strstr(d, "mean 6.00, sigma 3.74, max 12"));
+        snprintf(want, sizeof want, "max / F = %.2f", 12.0 / cases[c].F);
+        CHECK(strstr(d, want));
+        mpcgi_spmv_plan_destroy(cpu, plan);
+    }
+    mpcgi_csr_free(&A);
+}
+
+/* The widths checked on every matrix: the default, one entry a thread (all folded), 3, the
+ * mean + 2 sigma rule, half the mean. */
+static const char *const widths[][3] = {
+    {NULL}, {"fold.width=1", NULL}, {"fold.width=3", NULL},
+    {"fold.q_pct=100", "fold.r_pct=200", NULL}, {"fold.q_pct=50", NULL},
+};
+
+static void check_matrix(const char *what, mpcgi_csr *A, mpcgi_rng *g)
+{
+    double *x = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)A->n + 1, sizeof *x, &x));
+    for (int64_t i = 0; x && i < A->n; i++) x[i] = 2 * mpcgi_rng_uniform(g) - 1;
+    for (size_t k = 0; x && k < sizeof widths / sizeof widths[0]; k++) {
+        mpcgi_options o;
+        char name[128];
+        options_of(widths[k], &o);
+        snprintf(name, sizeof name, "%s %s %s", what, widths[k][0] ? widths[k][0] : "default",
+                 widths[k][0] && widths[k][1] ? widths[k][1] : "");
+        spmv_check_backend(&mpcgi_spmv_fold, name, A, &o, x);
+    }
+    printf("  %s: n = %lld, nnz = %lld checked\n", what, (long long)A->n, (long long)A->nnz);
+    mpcgi_host_free(x);
+}
+
+/* New values on the same pattern: the GPU plan after update_values equals a fresh emulation. */
+static void test_update(mpcgi_rng *g)
+{
+    mpcgi_csr A;
+    double *x = NULL, *y = NULL, *hy = NULL, *dx = NULL, *dy = NULL;
+    mpcgi_spmv_plan *plan = NULL, *emu = NULL;
+    if (!gpu || test_random_csr(g, 777, 12, 1, &A) != 0) return;
+    const size_t b = (size_t)A.n * 8;
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, b, &x));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, b, &y));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, b, &hy));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, b, &dx));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, b, &dy));
+    CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_fold, &A, MPCG_CAP_FP64, NULL, &plan));
+    if (x && y && hy && dx && dy && plan) {
+        for (int64_t i = 0; i < A.n; i++) x[i] = 2 * mpcgi_rng_uniform(g) - 1;
+        for (int64_t k = 0; k < A.nnz; k++) A.val[k] = 3 * mpcgi_rng_uniform(g) - 1;
+        CHECK_OK(gpu, mpcgi_spmv_plan_update_values(gpu, plan, &A));
+        CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_fold, &A, MPCG_CAP_FP64, NULL, &emu));
+        if (emu) CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, x, y));
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, dx, x, b, MPCGI_H2D));
+        CHECK_OK(gpu, MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(dy, 0xff, b, mpcg_context_stream(gpu))));
+        CHECK_OK(gpu, mpcgi_spmv_apply(gpu, plan, MPCG_PRECISION_FP64, dx, dy));
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, hy, dy, b, MPCGI_D2H));
+        CHECK(memcmp(hy, y, b) == 0);
+        CHECK(spmv_check_reference(&A, x, hy, 0) == 0);
+    }
+    mpcgi_spmv_plan_destroy(gpu, plan), mpcgi_spmv_plan_destroy(cpu, emu);
+    mpcgi_device_free(gpu, dx), mpcgi_device_free(gpu, dy);
+    mpcgi_host_free(x), mpcgi_host_free(y), mpcgi_host_free(hy);
+    mpcgi_csr_free(&A);
+}
+
+int main(void)
+{
+    test_init_seed("test_spmv_fold");
+    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
+    if (!cpu) return test_finish("test_spmv_fold");
+    if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
+    else printf("test_spmv_fold: no usable GPU, the GPU checks are skipped\n");
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed);
+    test_example(&g);
+    test_width(&g);
+    mpcgi_csr A;
+    /* random rows with empty ones, n not a multiple of 32 */
+    if (test_random_csr(&g, 1001, 9, 1, &A) == 0) check_matrix("random 1001", &A, &g), mpcgi_csr_free(&A);
+    /* skew: rows far longer than 10 F (F about 3), empty rows between, rows of 1 - 3 */
+    int64_t n = 3001, *len = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *len, &len));
+    for (int64_t i = 0; len && i < n; i++) len[i] = i % 7 == 3 ? 0 : 1 + (int64_t)mpcgi_rng_below(&g, 3);
+    if (len) {
+        len[0] = 1500, len[1] = 0, len[2] = 777, len[n - 1] = 0, len[n - 2] = 0, len[900] = 64;
+        if (spmv_check_skew_csr(&g, n, len, &A) == 0) check_matrix("skew", &A, &g), mpcgi_csr_free(&A);
+        for (int64_t i = 0; i < n; i++) len[i] = 0; /* no nonzeros: y = 0 */
+        if (spmv_check_skew_csr(&g, 77, len, &A) == 0) check_matrix("empty", &A, &g), mpcgi_csr_free(&A);
+    }
+    mpcgi_host_free(len);
+    test_update(&g);
+    int skip = !gpu && !test_failures; /* the CPU checks passed; the GPU ones could not run */
+    mpcg_context_destroy(gpu);
+    mpcg_context_destroy(cpu);
+    return skip ? TEST_SKIP : test_finish("test_spmv_fold");
+}
