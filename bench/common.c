@@ -494,6 +494,7 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_str(f, "precision", r->precision);
     if (r->precond[0]) json_str(f, "precond", r->precond);
     if (r->options && r->options[0]) json_str(f, "options", r->options);
+    if (r->storage[0]) json_str(f, "storage", r->storage);
     json_num(f, "ms", r->ms);
     json_num(f, "gbs", r->gbs);
     json_num(f, "frac_copy", r->frac_copy);

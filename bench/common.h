@@ -181,6 +181,7 @@ typedef struct bench_record {
     char reason[40];            /* cg: the stop reason */
     char precond[16];           /* cg: the preconditioner used (mpcg_info.precond; "" for spmv) */
     const char *options;        /* the run's -O options ("KEY=VALUE ..."); "" or NULL: none */
+    char storage[320];          /* spmv: the plan's layout in words (mpcgi_spmv_describe) */
     int64_t maxit;              /* cg: the iteration cap */
     double tol;                 /* cg: the tolerance */
     int64_t runs;               /* spmv: calls per group; cg: timed solves */

@@ -186,6 +186,7 @@ static mpcg_status case_build(spmv_case *c, const reference *R, const bench_devi
     double unused, unused_h2d;
     MPCG_CHECK(ctx, case_add_copy(c, R, &r->setup_ms, &r->setup_h2d_ms));
     r->bytes_matrix = (double)c->plan[0]->sizes.bytes_matrix;
+    mpcgi_spmv_describe(c->plan[0], r->storage, sizeof r->storage);
     r->bytes = r->bytes_matrix + 2.0 * (double)c->A->n * (double)c->vw;
     double l2x = (double)L2_MULTIPLE * (double)dev->l2_bytes;
     int64_t k = r->bytes <= l2x ? (int64_t)ceil(l2x / r->bytes) : 1;
@@ -423,6 +424,10 @@ static int run_all(const spmv_opts *o, spmv_run *run)
     print_header();
     for (int k = 0; k < run->nprec; k++)
         if (run_precision(run, run->precs[k]) != MPCG_SUCCESS) goto fail;
+    for (int k = 0; k < run->records.count; k++) /* after the table, not inside it */
+        if (run->records.v[k].storage[0])
+            printf("storage (%s, %s): %s\n", run->records.v[k].backend,
+                   run->records.v[k].precision, run->records.v[k].storage);
     rc = run->failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
     if (o->c.json && bench_json_write(o->c.prog, o->c.json, &run->records, &run->dev) != 0)
         rc = BENCH_EXIT_FAILED;

@@ -2,7 +2,8 @@
 libmpcgi_la_SOURCES += spmv/spmv.h spmv/spmv.c spmv/registry.c spmv/cpu.c spmv/rows.h
 libmpcgi_la_SOURCES += spmv/describe.c
 if MPCG_HAVE_CUDA
-libmpcgi_la_SOURCES += spmv/cusparse.c spmv/csr_rows.cuh spmv/cusparse_mixed.h spmv/cusparse_mixed.cu
+libmpcgi_la_SOURCES += spmv/cusparse.c spmv/csr_rows.cuh spmv/cusparse_mixed.h spmv/cusparse_mixed.cu \
+	spmv/cusparse_sell.c
 # adaptive: CSR-vector with NT threads per row and row binning (seed 003); docs/backends.md
 libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_plan.h \
 	spmv/adaptive_rules.c spmv/adaptive_binning.c spmv/adaptive_tiles_setup.c \

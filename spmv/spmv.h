@@ -150,5 +150,6 @@ extern const struct mpcgi_spmv_ops mpcgi_spmv_cusparse; /* CUDA builds only */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_adaptive;
 extern const struct mpcgi_spmv_ops mpcgi_spmv_segscan; /* CUDA builds only */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_fold;    /* CUDA builds only */
+extern const struct mpcgi_spmv_ops mpcgi_spmv_cusparse_sell; /* CUDA builds only */
 
 #endif /* MPCG_SPMV_SPMV_H */

@@ -19,10 +19,11 @@ int spmv_check_skew_csr(mpcgi_rng *g, int64_t n, const int64_t *len, mpcgi_csr *
  * sum |a x| (the first three printed). */
 int64_t spmv_check_reference(const mpcgi_csr *A, const double *x, const void *y, int fp32);
 /* The backend ops with options opts on A and x, named `name` in messages: fp64 and fp32, the
- * emulation against the reference, the GPU against the emulation twice, and apply_dot where
- * the backend has it (y bitwise equal to apply's, the same dot twice and close to x^T y in long
- * double, nothing written with the skip flag set). */
+ * emulation against the reference, the GPU against the emulation twice (exact: bit for bit;
+ * else the GPU against the reference), and apply_dot where the backend has it (y bitwise equal
+ * to apply's, the same dot twice and close to x^T y in long double, nothing written with the
+ * skip flag set). */
 void spmv_check_backend(const struct mpcgi_spmv_ops *ops, const char *name, mpcgi_csr *A,
-                        const mpcgi_options *opts, const double *x);
+                        const mpcgi_options *opts, const double *x, int exact);
 
 #endif /* MPCG_TEST_SPMV_CHECK_H */

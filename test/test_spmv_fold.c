@@ -2,7 +2,8 @@
  * the width rule F = ceil(q mean + r sigma) on a matrix of known mean, sigma and longest row,
  * then the checks of test/spmv_check.h (emulation against a long double reference, the GPU bit
  * for bit against the emulation, the fused dot) for several widths on matrices with empty rows,
- * rows longer than 10 F, n not a multiple of 32 and no nonzeros; a value update */
+ * rows longer than 10 F, n not a multiple of 32 and no nonzeros, and the cusparse-sell baseline
+ * against the reference; a value update */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <stdio.h>
@@ -132,8 +133,11 @@ static void check_matrix(const char *what, mpcgi_csr *A, mpcgi_rng *g)
         options_of(widths[k], &o);
         snprintf(name, sizeof name, "%s %s %s", what, widths[k][0] ? widths[k][0] : "default",
                  widths[k][0] && widths[k][1] ? widths[k][1] : "");
-        spmv_check_backend(&mpcgi_spmv_fold, name, A, &o, x);
+        spmv_check_backend(&mpcgi_spmv_fold, name, A, &o, x, 1);
     }
+    char name[128]; /* the baseline: cuSPARSE's sliced ELL, against the reference */
+    snprintf(name, sizeof name, "%s cusparse-sell", what);
+    if (x) spmv_check_backend(&mpcgi_spmv_cusparse_sell, name, A, NULL, x, 0);
     printf("  %s: n = %lld, nnz = %lld checked\n", what, (long long)A->n, (long long)A->nnz);
     mpcgi_host_free(x);
 }

@@ -53,7 +53,7 @@ static void check_matrix(const char *what, mpcgi_csr *A, mpcgi_rng *g)
         options_of(sp, &opts);
         snprintf(name, sizeof name, "%s %s L=%s V=%s", what, sp->reduce,
                  sp->segment ? sp->segment : "auto", sp->per_thread ? sp->per_thread : "auto");
-        spmv_check_backend(&mpcgi_spmv_segscan, name, A, &opts, x);
+        spmv_check_backend(&mpcgi_spmv_segscan, name, A, &opts, x, 1);
     }
     printf("  %s: n = %lld, nnz = %lld checked\n", what, (long long)A->n, (long long)A->nnz);
     mpcgi_host_free(x);
