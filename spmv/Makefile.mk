@@ -18,8 +18,9 @@ libmpcgi_la_SOURCES += spmv/segscan.c spmv/segscan_emulate.c spmv/segscan_impl.h
 # fold: the Fold method's slot-major ELL, long rows folded (seed 002); docs/backends.md
 libmpcgi_la_SOURCES += spmv/fold.c spmv/fold_layout.c spmv/fold_impl.h spmv/fold_kernels.h \
 	spmv/fold.cuh spmv/fold_f64.cu spmv/fold_f32.cu spmv/fold_dot_f64.cu spmv/fold_mixed.cu \
-	spmv/warp_emulate.h
-MPCG_CU_FILES += spmv/fold_f64.cu spmv/fold_f32.cu spmv/fold_dot_f64.cu spmv/fold_mixed.cu
+	spmv/warp_emulate.h spmv/fold_setup.h spmv/fold_setup.cu
+MPCG_CU_FILES += spmv/fold_f64.cu spmv/fold_f32.cu spmv/fold_dot_f64.cu spmv/fold_mixed.cu \
+	spmv/fold_setup.cu
 MPCG_CU_FILES += spmv/segscan_f64.cu spmv/segscan_f32.cu spmv/segscan_dot_f64.cu \
 	spmv/segscan_mixed.cu spmv/segscan_setup.cu
 MPCG_CU_FILES += spmv/cusparse_mixed.cu spmv/adaptive_spmv_f64.cu spmv/adaptive_spmv_f32.cu \

@@ -1,4 +1,4 @@
-/* spmv/cusparse_sell.c: the cusparse-sell backend: cuSPARSE's sliced ELL SpMV
+/* spmv/cusparse_sell.c: the cusparsesell backend: cuSPARSE's sliced ELL SpMV
  * (CUSPARSE_SPMV_SELL_ALG1, slices of 32 rows), the vendor's padded and transposed format, the
  * baseline the fold backend is measured against; and its CPU emulation */
 /* SPDX-License-Identifier: BSD-3-Clause */
@@ -88,7 +88,7 @@ static mpcg_status sell_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned 
         for (int64_t i = s * SLICE; i < A->n && i < (s + 1) * SLICE; i++)
             if (A->row_ptr[i + 1] - A->row_ptr[i] > w) w = A->row_ptr[i + 1] - A->row_ptr[i];
         MPCG_ENSURE_GOTO(ctx, st, p->offset[s] + w * SLICE <= INT32_MAX, MPCG_ERR_NOT_SUPPORTED,
-                         "backend cusparse-sell: more than 2^31 - 1 slots (32-bit offsets)");
+                         "backend cusparsesell: more than 2^31 - 1 slots (32-bit offsets)");
         p->offset[s + 1] = (int32_t)(p->offset[s] + w * SLICE);
     }
     p->slots = p->offset[p->nslices];
@@ -231,7 +231,7 @@ static void sell_describe(const void *impl, char *buf, size_t size)
 }
 
 const struct mpcgi_spmv_ops mpcgi_spmv_cusparse_sell = {
-    .name = "cusparse-sell",
+    .name = "cusparsesell",
     .description = "cuSPARSE sliced ELL SpMV (SELL_ALG1, 32-row slices), a vendor baseline",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_NEEDS_DEVICE | MPCG_CAP_CPU_EMULATION,
     .analyze = sell_analyze,

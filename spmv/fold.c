@@ -11,13 +11,16 @@
 #include "core/device_cuda.h"
 #include "spmv/fold_impl.h"
 #include "spmv/fold_kernels.h"
+#include "spmv/fold_setup.h"
 #include "spmv/spmv.h"
 
 /*
- * The layout (spmv/fold_impl.h) is built on the host at analyze: the width F from the row
- * lengths (fold.q_pct, fold.r_pct, or fold.width), then the slot-major columns and the map of
- * folded rows. Values are scattered into slot order on the host and copied at upload and at
- * each value update (the pattern stands). The host copies are kept only for the CPU emulation.
+ * analyze takes the width F from the row lengths (fold.q_pct, fold.r_pct, or fold.width) and
+ * counts the pieces (two passes over the row pointers, parallel); upload copies the CSR arrays
+ * and builds the layout on the GPU (spmv/fold_setup.cu: scans, the slot-major columns and their
+ * padding, the folded rows' map, the values in slot order); a value update copies the new
+ * values and scatters them again (the pattern stands). A CPU plan builds the same layout on the
+ * host at its first product (spmv/fold_layout.c).
  *
  * Bytes per SpMV: F np slots of value + column (12 with fp64 values, 8 with fp32, 12 with hi +
  * lo) — padding counted as moved —, x gathered, y written, the pieces' sums written and read
@@ -46,6 +49,7 @@ static void fold_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d_fold_row), mpcgi_device_free(ctx, p->d_fold_ptr);
     mpcgi_device_free(ctx, p->d_val), mpcgi_device_free(ctx, p->d_val32);
     mpcgi_device_free(ctx, p->d_lo32), mpcgi_device_free(ctx, p->d_arrived);
+    mpcgi_device_free(ctx, p->d_row_ptr), mpcgi_device_free(ctx, p->d_pbase);
     mpcgi_host_free(p->val64), mpcgi_host_free(p->val32), mpcgi_host_free(p->lo32);
     mpcgi_fold_layout_free(&p->L);
     mpcgi_host_free(p);
@@ -63,7 +67,7 @@ static mpcg_status fold_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned 
     const long width = mpcgi_options_get(opts, &fold_keys[2]);
     p->L.F = mpcgi_fold_width(A, p->q_pct, p->r_pct, &p->L);
     if (width != MPCGI_OPTION_AUTO) p->L.F = (int)width;
-    MPCG_TRY(ctx, st, mpcgi_fold_layout_build(ctx, A, &p->L));
+    mpcgi_fold_count(A, &p->L);
     p->mixed = (precisions & MPCGI_PREC_MIXED_STORE) != 0; /* hi is the fp32 side */
     p->fp64 = (precisions & MPCG_CAP_FP64) != 0;
     p->fp32 = (precisions & MPCG_CAP_FP32) != 0 || p->mixed;
@@ -90,22 +94,69 @@ static mpcgi_fold_args args_of(mpcg_context *ctx, const mpcgi_fold_plan *p)
                              .fold_ptr = p->d_fold_ptr, .arrived = p->d_arrived};
 }
 
-/* The values in slot order to the device, through the host copies (dropped after: a device plan
- * keeps none). */
+/* One precision's values: A's array (CSR order) to a scratch buffer, scattered into dst. */
+static mpcg_status upload_one(mpcg_context *ctx, mpcgi_fold_plan *p, const void *src, int f32,
+                              void *dst)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    const size_t es = f32 ? 4 : 8;
+    void *tmp = NULL;
+    const mpcgi_fold_layout *L = &p->L;
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)L->nnz * es + 8, &tmp));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, tmp, src, (size_t)L->nnz * es, MPCGI_H2D));
+    if (f32)
+        MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_values_f32(mpcgi_device_stream(ctx), L->n,
+                                                              L->np, L->F, p->d_row_ptr,
+                                                              p->d_pbase, tmp, dst));
+    else
+        MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_values_f64(mpcgi_device_stream(ctx), L->n,
+                                                              L->np, L->F, p->d_row_ptr,
+                                                              p->d_pbase, tmp, dst));
+    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx)); /* the scratch is read before it goes */
+done:
+    mpcgi_device_free(ctx, tmp);
+    return st;
+}
+
 static mpcg_status upload_values(mpcg_context *ctx, mpcgi_fold_plan *p)
 {
-    const size_t slots = (size_t)p->L.F * (size_t)p->L.np;
-    p->host_stale = 1;
-    MPCG_CHECK(ctx, mpcgi_fold_host_values(ctx, p));
-    if (p->d_val) MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_val, p->val64, slots * 8, MPCGI_H2D));
-    if (p->d_val32)
-        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_val32, p->val32, slots * 4, MPCGI_H2D));
-    if (p->d_lo32)
-        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_lo32, p->lo32, slots * 4, MPCGI_H2D));
-    MPCG_CHECK(ctx, mpcgi_device_sync(ctx)); /* pageable copies staged: the host copies go */
-    mpcgi_host_free(p->val64), mpcgi_host_free(p->val32), mpcgi_host_free(p->lo32);
-    p->val64 = NULL, p->val32 = NULL, p->lo32 = NULL;
+    const mpcgi_csr *A = p->A;
+    if (p->d_val) MPCG_CHECK(ctx, upload_one(ctx, p, A->val, 0, p->d_val));
+    if (p->d_val32) MPCG_CHECK(ctx, upload_one(ctx, p, A->val32, 1, p->d_val32));
+    if (p->d_lo32) MPCG_CHECK(ctx, upload_one(ctx, p, A->lo32, 1, p->d_lo32));
     return MPCG_SUCCESS;
+}
+
+/* The device layout from the CSR arrays (spmv/fold_setup.cu); scratch freed at the end. */
+static mpcg_status build_pattern(mpcg_context *ctx, mpcgi_fold_plan *p)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    const mpcgi_fold_layout *L = &p->L;
+    void *stream = mpcgi_device_stream(ctx), *tmp = NULL;
+    int32_t *csr_col = NULL;
+    int64_t *fidx = NULL, *scratch = NULL;
+    size_t tmp_bytes = 0;
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)L->nnz * 4 + 4, &csr_col));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, ((size_t)L->n + 1) * 8, &fidx));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, ((size_t)L->n + 1) * 16, &scratch));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, csr_col, p->A->col_idx, (size_t)L->nnz * 4,
+                                        MPCGI_H2D));
+    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_pattern(stream, L->n, L->np, L->pieces, L->F,
+                                                       p->d_row_ptr, csr_col, p->d_pbase, fidx,
+                                                       scratch, NULL, &tmp_bytes, p->d_col,
+                                                       p->d_fbits, p->d_fold_row,
+                                                       p->d_fold_ptr));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, tmp_bytes + 16, &tmp));
+    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_pattern(stream, L->n, L->np, L->pieces, L->F,
+                                                       p->d_row_ptr, csr_col, p->d_pbase, fidx,
+                                                       scratch, tmp, &tmp_bytes, p->d_col,
+                                                       p->d_fbits, p->d_fold_row,
+                                                       p->d_fold_ptr));
+    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx)); /* the scratch is read before it goes */
+done:
+    mpcgi_device_free(ctx, tmp), mpcgi_device_free(ctx, csr_col);
+    mpcgi_device_free(ctx, fidx), mpcgi_device_free(ctx, scratch);
+    return st;
 }
 
 static mpcg_status fold_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes)
@@ -114,6 +165,8 @@ static mpcg_status fold_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *
     const mpcgi_fold_layout *L = &p->L;
     const size_t slots = (size_t)L->F * (size_t)L->np, words = (size_t)(L->n + 31) / 32 + 1;
     (void)sizes;
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ((size_t)L->n + 1) * 8, &p->d_row_ptr));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ((size_t)L->n + 1) * 8, &p->d_pbase));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 4, &p->d_col));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, words * 4, &p->d_fbits));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ((size_t)L->folded + 1) * 8, &p->d_fold_row));
@@ -122,13 +175,10 @@ static mpcg_status fold_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *
     if (p->fp64) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 8, &p->d_val));
     if (p->fp32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 4, &p->d_val32));
     if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 4, &p->d_lo32));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_col, L->col, slots * 4, MPCGI_H2D));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fbits, L->fbits, words * 4, MPCGI_H2D));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fold_row, L->fold_row,
-                                      ((size_t)L->folded + 1) * 8, MPCGI_H2D));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fold_ptr, L->fold_ptr,
-                                      ((size_t)L->folded + 1) * 8, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, p->A->row_ptr, ((size_t)L->n + 1) * 8,
+                                      MPCGI_H2D));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d_arrived, 0, sizeof(int), mpcgi_gpu_of(ctx)->stream));
+    MPCG_CHECK(ctx, build_pattern(ctx, p));
     return upload_values(ctx, p);
 }
 

@@ -19,7 +19,7 @@
  * whole row, or a folded row's first piece); threads n .. n + pieces - 1 write their piece's
  * sum to the workspace, and fold_fixup_kernel adds each folded row's pieces to y, one warp a
  * row: lane l sums pieces l, l + 32, ... in order, then a fixed shuffle tree. Every sum has a
- * fixed order (the same bits from run to run); the CPU emulation (spmv/fold_emulate.c) repeats
+ * fixed order (the same bits from run to run); the CPU emulation (spmv/fold_layout.c) repeats
  * the operations with C's fma.
  *
  * apply_dot: each block of the SpMV sums x_p y_p of its rows that are not folded (fixed order:

@@ -31,7 +31,10 @@ typedef struct mpcgi_fold_layout {
 /* F = ceil(q mean + r sigma) (q_pct, r_pct: q and r in percent), at least 1, at most the
  * longest row (wider would only pad); mean, sigma and the longest row to *L. */
 int mpcgi_fold_width(const mpcgi_csr *A, long q_pct, long r_pct, mpcgi_fold_layout *L);
-/* The pattern of A folded at width F (L->F on entry, with the statistics of mpcgi_fold_width). */
+/* L->pieces, folded, np (and n, nnz) of A folded at width L->F. */
+void mpcgi_fold_count(const mpcgi_csr *A, mpcgi_fold_layout *L);
+/* The pattern of A folded at width F (L->F on entry, with the statistics of mpcgi_fold_width) on
+ * the host: the CPU emulation's copy (spmv/fold_setup.cu builds the device one alike). */
 mpcg_status mpcgi_fold_layout_build(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_fold_layout *L);
 void mpcgi_fold_layout_free(mpcgi_fold_layout *L);
 /* A's values (val: double, val32 or lo32: float) into slot order, zero padding (F np). */
@@ -45,20 +48,18 @@ typedef struct mpcgi_fold_plan {
     mpcgi_fold_layout L;
     long q_pct, r_pct;
     int fp64, fp32, mixed;   /* the values held: fp64, fp32 (hi with mixed), lo (mixed) */
-    double *val64;           /* host slot-order values for the emulation, made at its first */
-    float *val32, *lo32;     /* apply and refreshed with the values */
+    double *val64;           /* a CPU plan's slot-order values (with L's arrays: made at its */
+    float *val32, *lo32;     /* first product, refreshed after a value update) */
     int host_stale;          /* values changed since the host copies were made */
     int32_t *d_col;
     uint32_t *d_fbits;
+    int64_t *d_row_ptr, *d_pbase; /* kept for value updates (the scatter on the GPU) */
     int64_t *d_fold_row, *d_fold_ptr;
     double *d_val;
     float *d_val32, *d_lo32;
     int *d_arrived;
 } mpcgi_fold_plan;
 
-/* The host copies of the values in slot order (the layout first, if not built), made or
- * refreshed as p->A's values stand (host_stale). */
-mpcg_status mpcgi_fold_host_values(mpcg_context *ctx, mpcgi_fold_plan *p);
 /* y = A x on host vectors, the kernels' operations in their order (FP64, FP32, or MIXED). */
 mpcg_status mpcgi_fold_emulate(mpcg_context *ctx, mpcgi_fold_plan *p, mpcg_precision prec,
                                const void *x, void *y);

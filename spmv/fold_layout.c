@@ -10,19 +10,36 @@
 #include "spmv/fold_impl.h"
 #include "spmv/warp_emulate.h"
 
+/* The row statistics and the piece counts run over CHUNKS fixed slices of the rows (in parallel
+ * where OpenMP is on), combined in slice order: the same sums whatever the thread count. */
+#define CHUNKS 64
+
 int mpcgi_fold_width(const mpcgi_csr *A, long q_pct, long r_pct, mpcgi_fold_layout *L)
 {
     const int64_t n = A->n;
-    double mean = n > 0 ? (double)A->nnz / (double)n : 0, ss = 0;
+    const double mean = n > 0 ? (double)A->nnz / (double)n : 0;
+    double ss[CHUNKS];
+    int64_t mx[CHUNKS];
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int c = 0; c < CHUNKS; c++) {
+        double s = 0;
+        int64_t m = 0;
+        for (int64_t i = n * c / CHUNKS; i < n * (c + 1) / CHUNKS; i++) {
+            const int64_t len = A->row_ptr[i + 1] - A->row_ptr[i];
+            const double d = (double)len - mean;
+            s += d * d;
+            if (len > m) m = len;
+        }
+        ss[c] = s, mx[c] = m;
+    }
+    double s = 0;
     int64_t max_len = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const int64_t len = A->row_ptr[i + 1] - A->row_ptr[i];
-        const double d = (double)len - mean;
-        ss += d * d;
-        if (len > max_len) max_len = len;
+    for (int c = 0; c < CHUNKS; c++) {
+        s += ss[c];
+        if (mx[c] > max_len) max_len = mx[c];
     }
     L->mean = mean;
-    L->sigma = n > 0 ? sqrt(ss / (double)n) : 0;
+    L->sigma = n > 0 ? sqrt(s / (double)n) : 0;
     L->max_len = max_len;
     double w = ceil((double)q_pct / 100.0 * mean + (double)r_pct / 100.0 * L->sigma - 1e-9);
     if (w > (double)max_len) w = (double)max_len; /* wider only pads */
@@ -34,6 +51,22 @@ int mpcgi_fold_width(const mpcgi_csr *A, long q_pct, long r_pct, mpcgi_fold_layo
 static int64_t pieces_of(int64_t len, int F)
 {
     return len > F ? (len - 1) / F : 0;
+}
+
+void mpcgi_fold_count(const mpcgi_csr *A, mpcgi_fold_layout *L)
+{
+    const int64_t n = A->n;
+    const int F = L->F;
+    int64_t pieces = 0, folded = 0;
+#pragma omp parallel for schedule(static) reduction(+ : pieces, folded) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t pc = pieces_of(A->row_ptr[i + 1] - A->row_ptr[i], F);
+        pieces += pc;
+        folded += pc > 0;
+    }
+    L->n = n, L->nnz = A->nnz, L->pieces = pieces, L->folded = folded;
+    L->np = (n + pieces + 31) / 32 * 32;
+    if (L->np == 0) L->np = 32;
 }
 
 void mpcgi_fold_layout_free(mpcgi_fold_layout *L)
@@ -64,15 +97,8 @@ mpcg_status mpcgi_fold_layout_build(mpcg_context *ctx, const mpcgi_csr *A, mpcgi
 {
     const int64_t n = A->n;
     const int F = L->F;
-    int64_t pieces = 0, folded = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const int64_t pc = pieces_of(A->row_ptr[i + 1] - A->row_ptr[i], F);
-        pieces += pc;
-        folded += pc > 0;
-    }
-    L->n = n, L->nnz = A->nnz, L->pieces = pieces, L->folded = folded;
-    L->np = (n + pieces + 31) / 32 * 32;
-    if (L->np == 0) L->np = 32;
+    mpcgi_fold_count(A, L);
+    const int64_t folded = L->folded;
     const size_t slots = (size_t)F * (size_t)L->np;
     MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, slots, sizeof *L->col, &L->col));
     MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, (size_t)(n + 31) / 32 + 1, sizeof *L->fbits, &L->fbits));
@@ -178,11 +204,6 @@ static mpcg_status host_values(mpcg_context *ctx, mpcgi_fold_plan *p)
     if (p->lo32) mpcgi_fold_scatter_f32(&p->L, p->A, p->A->lo32, p->lo32);
     p->host_stale = 0;
     return MPCG_SUCCESS;
-}
-
-mpcg_status mpcgi_fold_host_values(mpcg_context *ctx, mpcgi_fold_plan *p)
-{
-    return host_values(ctx, p);
 }
 
 mpcg_status mpcgi_fold_emulate(mpcg_context *ctx, mpcgi_fold_plan *p, mpcg_precision prec,

@@ -2,7 +2,7 @@
  * the width rule F = ceil(q mean + r sigma) on a matrix of known mean, sigma and longest row,
  * then the checks of test/spmv_check.h (emulation against a long double reference, the GPU bit
  * for bit against the emulation, the fused dot) for several widths on matrices with empty rows,
- * rows longer than 10 F, n not a multiple of 32 and no nonzeros, and the cusparse-sell baseline
+ * rows longer than 10 F, n not a multiple of 32 and no nonzeros, and the cusparsesell baseline
  * against the reference; a value update */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
@@ -51,24 +51,24 @@ static void test_example(mpcgi_rng *g)
     options_of(kv, &o);
     if (spmv_check_skew_csr(g, 4, len, &A) != 0) return;
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_fold, &A, MPCG_CAP_FP64, &o, &plan));
-    if (plan) {
-        const mpcgi_fold_layout *L = layout_of(plan);
-        CHECK(L->F == 4 && L->pieces == 2 && L->folded == 1 && L->np == 32);
-        CHECK(L->fold_row[0] == 1 && L->fold_ptr[0] == 0 && L->fold_ptr[1] == 2);
-        CHECK(L->fbits[0] == 2u);
-        for (int k = 0; k < 4; k++) {
-            CHECK(L->col[k * 32 + 1] == A.col_idx[A.row_ptr[1] + k]);     /* entries 0 .. 3 */
-            CHECK(L->col[k * 32 + 4] == A.col_idx[A.row_ptr[1] + 4 + k]); /* 4 .. 7 */
-            CHECK(L->col[k * 32 + 5] == A.col_idx[A.row_ptr[1] + 8]);     /* 8, repeated */
-            CHECK(L->col[k * 32 + 0] == A.col_idx[k < 2 ? k : 1]);        /* row 0: 2, repeated */
-            CHECK(L->col[k * 32 + 6] == 0);                              /* padding thread */
-        }
+    if (plan) { /* a CPU plan builds its layout at its first product */
         double x[4] = {1, -2, 0.5, 3}, y[4], want[4] = {0, 0, 0, 0};
         for (int64_t i = 0; i < 4; i++)
             for (int64_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++)
                 want[i] += A.val[k] * x[A.col_idx[k]];
         CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, x, y));
         for (int i = 0; i < 4; i++) CHECK(fabs(y[i] - want[i]) <= 1e-14 * (1 + fabs(want[i])));
+        const mpcgi_fold_layout *L = layout_of(plan);
+        CHECK(L->F == 4 && L->pieces == 2 && L->folded == 1 && L->np == 32 && L->col);
+        for (int k = 0; L->col && k < 4; k++) {
+            CHECK(L->col[k * 32 + 1] == A.col_idx[A.row_ptr[1] + k]);     /* entries 0 .. 3 */
+            CHECK(L->col[k * 32 + 4] == A.col_idx[A.row_ptr[1] + 4 + k]); /* 4 .. 7 */
+            CHECK(L->col[k * 32 + 5] == A.col_idx[A.row_ptr[1] + 8]);     /* 8, repeated */
+            CHECK(L->col[k * 32 + 0] == A.col_idx[k < 2 ? k : 1]);        /* row 0: 2, repeated */
+            CHECK(L->col[k * 32 + 6] == 0);                              /* padding thread */
+        }
+        CHECK(L->col && L->fold_row[0] == 1 && L->fold_ptr[0] == 0 && L->fold_ptr[1] == 2);
+        CHECK(L->col && L->fbits[0] == 2u);
     }
     mpcgi_spmv_plan_destroy(cpu, plan);
     mpcgi_csr_free(&A);
@@ -136,7 +136,7 @@ static void check_matrix(const char *what, mpcgi_csr *A, mpcgi_rng *g)
         spmv_check_backend(&mpcgi_spmv_fold, name, A, &o, x, 1);
     }
     char name[128]; /* the baseline: cuSPARSE's sliced ELL, against the reference */
-    snprintf(name, sizeof name, "%s cusparse-sell", what);
+    snprintf(name, sizeof name, "%s cusparsesell", what);
     if (x) spmv_check_backend(&mpcgi_spmv_cusparse_sell, name, A, NULL, x, 0);
     printf("  %s: n = %lld, nnz = %lld checked\n", what, (long long)A->n, (long long)A->nnz);
     mpcgi_host_free(x);
