@@ -94,68 +94,68 @@ static mpcgi_fold_args args_of(mpcg_context *ctx, const mpcgi_fold_plan *p)
                              .fold_ptr = p->d_fold_ptr, .arrived = p->d_arrived};
 }
 
-/* One precision's values: A's array (CSR order) to a scratch buffer, scattered into dst. */
-static mpcg_status upload_one(mpcg_context *ctx, mpcgi_fold_plan *p, const void *src, int f32,
-                              void *dst)
-{
-    mpcg_status st = MPCG_SUCCESS;
-    const size_t es = f32 ? 4 : 8;
-    void *tmp = NULL;
-    const mpcgi_fold_layout *L = &p->L;
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)L->nnz * es + 8, &tmp));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, tmp, src, (size_t)L->nnz * es, MPCGI_H2D));
-    if (f32)
-        MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_values_f32(mpcgi_device_stream(ctx), L->n,
-                                                              L->np, L->F, p->d_row_ptr,
-                                                              p->d_pbase, tmp, dst));
-    else
-        MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_values_f64(mpcgi_device_stream(ctx), L->n,
-                                                              L->np, L->F, p->d_row_ptr,
-                                                              p->d_pbase, tmp, dst));
-    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx)); /* the scratch is read before it goes */
-done:
-    mpcgi_device_free(ctx, tmp);
-    return st;
-}
+/* 256-byte aligned offset. */
+static size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
-static mpcg_status upload_values(mpcg_context *ctx, mpcgi_fold_plan *p)
+/* One precision's values: A's array (CSR order) to the staging buffer, scattered into dst
+ * (queued; the caller synchronises before the staging buffer goes). */
+static mpcg_status stage_values(mpcg_context *ctx, mpcgi_fold_plan *p, const void *src, int f32,
+                                void *dst, void *stage)
 {
-    const mpcgi_csr *A = p->A;
-    if (p->d_val) MPCG_CHECK(ctx, upload_one(ctx, p, A->val, 0, p->d_val));
-    if (p->d_val32) MPCG_CHECK(ctx, upload_one(ctx, p, A->val32, 1, p->d_val32));
-    if (p->d_lo32) MPCG_CHECK(ctx, upload_one(ctx, p, A->lo32, 1, p->d_lo32));
+    const mpcgi_fold_layout *L = &p->L;
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, stage, src, (size_t)L->nnz * (f32 ? 4 : 8), MPCGI_H2D));
+    void *s = mpcgi_device_stream(ctx);
+    if (f32)
+        MPCG_LAUNCH(ctx, mpcgi_fold_build_values_f32(s, L->n, L->np, L->F, p->d_row_ptr,
+                                                     p->d_pbase, stage, dst));
+    else
+        MPCG_LAUNCH(ctx, mpcgi_fold_build_values_f64(s, L->n, L->np, L->F, p->d_row_ptr,
+                                                     p->d_pbase, stage, dst));
     return MPCG_SUCCESS;
 }
 
-/* The device layout from the CSR arrays (spmv/fold_setup.cu); scratch freed at the end. */
-static mpcg_status build_pattern(mpcg_context *ctx, mpcgi_fold_plan *p)
+/* The values of every precision the plan holds, through `stage` (at least 8 nnz bytes). Each
+ * copy into the staging buffer waits for the scatter before it (stream order). */
+static mpcg_status stage_all_values(mpcg_context *ctx, mpcgi_fold_plan *p, void *stage)
+{
+    const mpcgi_csr *A = p->A;
+    if (p->d_val) MPCG_CHECK(ctx, stage_values(ctx, p, A->val, 0, p->d_val, stage));
+    if (p->d_val32) MPCG_CHECK(ctx, stage_values(ctx, p, A->val32, 1, p->d_val32, stage));
+    if (p->d_lo32) MPCG_CHECK(ctx, stage_values(ctx, p, A->lo32, 1, p->d_lo32, stage));
+    return MPCG_SUCCESS;
+}
+
+/* The device layout and values from the CSR arrays (spmv/fold_setup.cu), through one staging
+ * buffer: the CSR columns, the scans' arrays and temporary storage, then each precision's
+ * values (one allocation, one synchronisation, one free: setup time is the point). */
+static mpcg_status build_device(mpcg_context *ctx, mpcgi_fold_plan *p)
 {
     mpcg_status st = MPCG_SUCCESS;
     const mpcgi_fold_layout *L = &p->L;
-    void *stream = mpcgi_device_stream(ctx), *tmp = NULL;
-    int32_t *csr_col = NULL;
-    int64_t *fidx = NULL, *scratch = NULL;
+    void *stream = mpcgi_device_stream(ctx);
+    char *stage = NULL;
     size_t tmp_bytes = 0;
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)L->nnz * 4 + 4, &csr_col));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, ((size_t)L->n + 1) * 8, &fidx));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, ((size_t)L->n + 1) * 16, &scratch));
+    const size_t n1 = (size_t)L->n + 1, cols = align256((size_t)L->nnz * 4 + 4),
+                 fidx = align256(n1 * 8), scr = align256(n1 * 16);
+    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_pattern(
+                                stream, L->n, L->np, L->pieces, L->F, p->d_row_ptr, NULL, NULL,
+                                NULL, NULL, NULL, &tmp_bytes, NULL, NULL, NULL, NULL));
+    size_t need = cols + fidx + scr + align256(tmp_bytes + 16);
+    if (need < (size_t)L->nnz * 8 + 8) need = (size_t)L->nnz * 8 + 8;
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, need, &stage));
+    int32_t *csr_col = (int32_t *)stage;
+    int64_t *fx = (int64_t *)(stage + cols), *scratch = (int64_t *)(stage + cols + fidx);
+    void *tmp = stage + cols + fidx + scr;
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, csr_col, p->A->col_idx, (size_t)L->nnz * 4,
                                         MPCGI_H2D));
-    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_pattern(stream, L->n, L->np, L->pieces, L->F,
-                                                       p->d_row_ptr, csr_col, p->d_pbase, fidx,
-                                                       scratch, NULL, &tmp_bytes, p->d_col,
-                                                       p->d_fbits, p->d_fold_row,
-                                                       p->d_fold_ptr));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, tmp_bytes + 16, &tmp));
-    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_pattern(stream, L->n, L->np, L->pieces, L->F,
-                                                       p->d_row_ptr, csr_col, p->d_pbase, fidx,
-                                                       scratch, tmp, &tmp_bytes, p->d_col,
-                                                       p->d_fbits, p->d_fold_row,
-                                                       p->d_fold_ptr));
-    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx)); /* the scratch is read before it goes */
+    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_pattern(
+                                stream, L->n, L->np, L->pieces, L->F, p->d_row_ptr, csr_col,
+                                p->d_pbase, fx, scratch, tmp, &tmp_bytes, p->d_col, p->d_fbits,
+                                p->d_fold_row, p->d_fold_ptr));
+    MPCG_TRY(ctx, st, stage_all_values(ctx, p, stage));
+    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx)); /* the staging buffer is read before it goes */
 done:
-    mpcgi_device_free(ctx, tmp), mpcgi_device_free(ctx, csr_col);
-    mpcgi_device_free(ctx, fidx), mpcgi_device_free(ctx, scratch);
+    mpcgi_device_free(ctx, stage);
     return st;
 }
 
@@ -178,16 +178,23 @@ static mpcg_status fold_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, p->A->row_ptr, ((size_t)L->n + 1) * 8,
                                       MPCGI_H2D));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d_arrived, 0, sizeof(int), mpcgi_gpu_of(ctx)->stream));
-    MPCG_CHECK(ctx, build_pattern(ctx, p));
-    return upload_values(ctx, p);
+    return build_device(ctx, p);
 }
 
 static mpcg_status fold_update_values(mpcg_context *ctx, void *impl, const mpcgi_csr *A)
 {
     mpcgi_fold_plan *p = impl;
+    mpcg_status st = MPCG_SUCCESS;
+    void *stage = NULL;
     p->A = A; /* same pattern: the layout stands */
     p->host_stale = 1;
-    return p->d_col ? upload_values(ctx, p) : MPCG_SUCCESS;
+    if (!p->d_col) return MPCG_SUCCESS; /* a CPU plan: its host copies follow at its next product */
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)A->nnz * 8 + 8, &stage));
+    MPCG_TRY(ctx, st, stage_all_values(ctx, p, stage));
+    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx));
+done:
+    mpcgi_device_free(ctx, stage);
+    return st;
 }
 
 static mpcg_status fold_apply(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
