@@ -495,6 +495,11 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     if (r->precond[0]) json_str(f, "precond", r->precond);
     if (r->options && r->options[0]) json_str(f, "options", r->options);
     if (r->storage[0]) json_str(f, "storage", r->storage);
+    for (int k = 0; k < r->nphases; k++) {
+        char key[48];
+        snprintf(key, sizeof key, "phase_%s_ms", r->phase_name[k]);
+        json_num(f, key, r->phase_ms[k]);
+    }
     json_num(f, "ms", r->ms);
     json_num(f, "gbs", r->gbs);
     json_num(f, "frac_copy", r->frac_copy);

@@ -182,6 +182,9 @@ typedef struct bench_record {
     char precond[16];           /* cg: the preconditioner used (mpcg_info.precond; "" for spmv) */
     const char *options;        /* the run's -O options ("KEY=VALUE ..."); "" or NULL: none */
     char storage[320];          /* spmv: the plan's layout in words (mpcgi_spmv_describe) */
+    int nphases;                /* spmv: steps of the apply timed apart (the phases slot) */
+    const char *phase_name[4];
+    double phase_ms[4];         /* spmv: each step alone, per call (the protocol of ms) */
     int64_t maxit;              /* cg: the iteration cap */
     double tol;                 /* cg: the tolerance */
     int64_t runs;               /* spmv: calls per group; cg: timed solves */

@@ -60,6 +60,7 @@ typedef struct spmv_case {
     const struct mpcgi_spmv_ops *ops;
     mpcg_precision prec;
     const mpcgi_options *opts; /* -O */
+    int phase;                 /* the step time_phases is timing */
     size_t vw; /* bytes per vector entry */
     int64_t k;
     mpcgi_spmv_plan *plan[MAX_ROTATION];
@@ -227,6 +228,32 @@ static mpcg_status call_apply(mpcg_context *ctx, void *arg, int64_t i)
     return mpcgi_spmv_apply(ctx, c->plan[j], c->prec, c->x[j], c->y[j]);
 }
 
+/* Call i of the protocol for one step of the apply (c->phase): copy i mod K. */
+static mpcg_status call_phase(mpcg_context *ctx, void *arg, int64_t i)
+{
+    spmv_case *c = arg;
+    int64_t j = i % c->k;
+    return mpcgi_spmv_apply_phase(ctx, c->plan[j], c->prec, c->x[j], c->y[j], c->phase);
+}
+
+/* Each step of a backend's apply alone (the phases slot), same protocol; a step reads what the
+ * steps before it left, so every copy first runs the whole apply once. */
+static mpcg_status time_phases(spmv_case *c, const bench_protocol *p, bench_record *r)
+{
+    mpcg_context *ctx = c->ctx;
+    bench_timing t;
+    r->nphases = c->ops->phases < 4 ? c->ops->phases : 4;
+    for (int64_t j = 0; j < c->k; j++)
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, c->plan[j], c->prec, c->x[j], c->y[j]));
+    for (int k = 0; k < r->nphases; k++) {
+        c->phase = k;
+        MPCG_CHECK(ctx, bench_time_calls(ctx, p, call_phase, c, &t));
+        r->phase_name[k] = c->ops->phase_names[k];
+        r->phase_ms[k] = t.ms;
+    }
+    return MPCG_SUCCESS;
+}
+
 /* Build, check and time one backend x precision into r (status "wrong" without a time). */
 static mpcg_status run_case(spmv_case *c, const reference *R, const bench_device *dev,
                             int per_group, bench_record *r)
@@ -255,6 +282,7 @@ static mpcg_status run_case(spmv_case *c, const reference *R, const bench_device
     r->frac_copy = r->gbs / dev->copy_gbs;
     r->setup_spmvs = r->setup_ms / t.ms;
     r->setup_device_spmvs = (r->setup_ms - r->setup_h2d_ms) / t.ms;
+    if (c->ops->apply_phase) MPCG_TRY(ctx, st, time_phases(c, &p, r));
 done:
     mpcgi_host_free(y_host);
     case_free(c);
@@ -428,6 +456,15 @@ static int run_all(const spmv_opts *o, spmv_run *run)
         if (run->records.v[k].storage[0])
             printf("storage (%s, %s): %s\n", run->records.v[k].backend,
                    run->records.v[k].precision, run->records.v[k].storage);
+    for (int k = 0; k < run->records.count; k++) {
+        const bench_record *r = &run->records.v[k];
+        if (r->nphases == 0) continue;
+        printf("steps (%s, %s): the whole apply %.4g ms;", r->backend, r->precision, r->ms);
+        for (int q = 0; q < r->nphases; q++)
+            printf(" %s alone %.4g ms (%.0f %%)", r->phase_name[q], r->phase_ms[q],
+                   100.0 * r->phase_ms[q] / r->ms);
+        printf("\n");
+    }
     rc = run->failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
     if (o->c.json && bench_json_write(o->c.prog, o->c.json, &run->records, &run->dev) != 0)
         rc = BENCH_EXIT_FAILED;

@@ -86,7 +86,7 @@ done:
     return st;
 }
 
-static mpcgi_fold_args args_of(mpcg_context *ctx, const mpcgi_fold_plan *p)
+mpcgi_fold_args mpcgi_fold_args_of(mpcg_context *ctx, const mpcgi_fold_plan *p)
 {
     return (mpcgi_fold_args){.stream = mpcgi_device_stream(ctx), .n = p->L.n, .np = p->L.np,
                              .pieces = p->L.pieces, .folded = p->L.folded, .F = p->L.F,
@@ -201,7 +201,7 @@ static mpcg_status fold_apply(mpcg_context *ctx, void *impl, mpcg_precision prec
                               void *y, void *ws)
 {
     mpcgi_fold_plan *p = impl;
-    mpcgi_fold_args a = args_of(ctx, p);
+    mpcgi_fold_args a = mpcgi_fold_args_of(ctx, p);
     if (prec == MPCG_PRECISION_FP32)
         MPCG_LAUNCH(ctx, mpcgi_fold_apply_f32(&a, p->d_val32, x, y, ws));
     else if (prec == MPCG_PRECISION_MIXED)
@@ -215,7 +215,7 @@ static mpcg_status fold_apply_dot(mpcg_context *ctx, void *impl, const double *x
                                   double *dot_dev, const int *skip_dev, void *ws)
 {
     mpcgi_fold_plan *p = impl;
-    mpcgi_fold_args a = args_of(ctx, p);
+    mpcgi_fold_args a = mpcgi_fold_args_of(ctx, p);
     MPCG_ENSURE(ctx, p->d_val, MPCG_ERR_NOT_SUPPORTED,
                 "backend fold: the fused dot needs fp64 values on this plan");
     MPCG_LAUNCH(ctx, mpcgi_fold_apply_dot_f64(&a, p->d_val, x, y, ws, dot_dev, skip_dev));

@@ -48,11 +48,13 @@ static __device__ __forceinline__ float fma_rn(float a, float b, float c)
     return __fmaf_rn(a, b, c);
 }
 
-template <typename T, typename S, bool LO, bool DOT>
+/* XG (the gather backend's direct kernel): x[col] comes pre-gathered in slot order, xg. */
+template <typename T, typename S, bool LO, bool DOT, bool XG>
 static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
     fold_kernel(const __grid_constant__ mpcgi_fold_args a, const S *__restrict__ val,
-                const float *__restrict__ lo, const T *__restrict__ x, T *__restrict__ y,
-                T *__restrict__ piece, double *__restrict__ part, const int *skip)
+                const float *__restrict__ lo, const T *__restrict__ x,
+                const T *__restrict__ xg, T *__restrict__ y, T *__restrict__ piece,
+                double *__restrict__ part, const int *skip)
 {
     __shared__ double dsum[MPCGI_FOLD_THREADS / 32];
     mpcgi_pdl_start();
@@ -63,7 +65,8 @@ static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
 #pragma unroll 4
         for (int k = 0; k < a.F; k++) {
             const int64_t i = (int64_t)k * np + p;
-            acc = fma_rn(value<T, S, LO>(val, lo, i), __ldg(x + __ldcs(a.col + i)), acc);
+            const T xv = XG ? __ldcs(xg + i) : __ldg(x + __ldcs(a.col + i));
+            acc = fma_rn(value<T, S, LO>(val, lo, i), xv, acc);
         }
         if (p < a.n) y[p] = acc;
         else if (p < a.n + a.pieces) piece[p - a.n] = acc;
@@ -116,17 +119,39 @@ static __global__ void __launch_bounds__(MPCGI_THREADS)
     if constexpr (DOT) mpcgi_last_block_sum(part, blocks + a.folded, a.arrived, dot, sums);
 }
 
-/* The SpMV, then (folded rows, or a dot to finish) the fixup. ws: pieces values of T, then the
- * partial dots (8-byte aligned: the pieces' region is rounded up). */
-template <typename T, typename S, bool LO, bool DOT>
+/* The gather backend's accelerator: xg[i] = x[col[i]] for every slot i < F np. */
+template <typename T>
+static __global__ void gather_kernel(const __grid_constant__ mpcgi_fold_args a,
+                                     const T *__restrict__ x, T *__restrict__ xg)
+{
+    mpcgi_pdl_start();
+    const int64_t slots = (int64_t)a.F * a.np;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < slots;
+         i += (int64_t)gridDim.x * blockDim.x)
+        xg[i] = __ldg(x + __ldcs(a.col + i));
+}
+
+template <typename T>
+static int gather(const mpcgi_fold_args *a, const T *x, T *xg)
+{
+    const int64_t slots = (int64_t)a->F * a->np;
+    return (int)mpcgi_launch(gather_kernel<T>, mpcgi_blocks_for(slots, 256), 256, a->stream, *a,
+                             x, xg);
+}
+
+/* The SpMV (with xg: the direct kernel on pre-gathered x), then (folded rows, or a dot to
+ * finish) the fixup. ws: pieces values of T, then the partial dots (8-byte aligned: the pieces'
+ * region is rounded up). */
+template <typename T, typename S, bool LO, bool DOT, bool XG = false>
 static int launch(const mpcgi_fold_args *a, const S *val, const float *lo, const T *x, T *y,
-                  void *ws, double *dot, const int *skip)
+                  void *ws, double *dot, const int *skip, const T *xg = nullptr)
 {
     const int64_t blocks = mpcgi_fold_blocks(a->np);
     T *piece = (T *)ws;
     double *part = (double *)ws + (a->pieces * (int64_t)sizeof(T) + 7) / 8;
-    cudaError_t e = mpcgi_launch(fold_kernel<T, S, LO, DOT>, (unsigned)blocks, MPCGI_FOLD_THREADS,
-                                 a->stream, *a, val, lo, x, y, piece, part, skip);
+    cudaError_t e = mpcgi_launch(fold_kernel<T, S, LO, DOT, XG>, (unsigned)blocks,
+                                 MPCGI_FOLD_THREADS, a->stream, *a, val, lo, x, xg, y, piece,
+                                 part, skip);
     if (e != cudaSuccess || (!DOT && a->folded == 0)) return (int)e;
     const int64_t warps = a->folded > 0 ? a->folded : 1;
     const unsigned fb = (unsigned)((warps + MPCGI_THREADS / 32 - 1) / (MPCGI_THREADS / 32));

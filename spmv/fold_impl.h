@@ -8,6 +8,7 @@
 
 #include "core/csr.h"
 #include "mpcg.h"
+#include "spmv/fold_kernels.h"
 
 /*
  * The Fold layout (seed 002): width F; row i's first min(len_i, F) entries are thread i's slots;
@@ -58,7 +59,11 @@ typedef struct mpcgi_fold_plan {
     double *d_val;
     float *d_val32, *d_lo32;
     int *d_arrived;
+    size_t xg_offset;        /* the gather backend: its xg in the workspace (0: a fold plan) */
 } mpcgi_fold_plan;
+
+/* The kernels' view of an uploaded plan on ctx's stream. */
+mpcgi_fold_args mpcgi_fold_args_of(mpcg_context *ctx, const mpcgi_fold_plan *p);
 
 /* y = A x on host vectors, the kernels' operations in their order (FP64, FP32, or MIXED). */
 mpcg_status mpcgi_fold_emulate(mpcg_context *ctx, mpcgi_fold_plan *p, mpcg_precision prec,

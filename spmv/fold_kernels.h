@@ -47,6 +47,20 @@ int mpcgi_fold_apply_mixed(const mpcgi_fold_args *a, const float *hi, const floa
 int mpcgi_fold_apply_dot_f64(const mpcgi_fold_args *a, const double *val, const double *x,
                              double *y, void *ws, double *dot, const int *skip);
 
+/* The gather backend (spmv/gather_direct.cu): xg[i] = x[col[i]] for the F np slots, then the
+ * fold kernel reading xg in place of x[col] (the same sums, in the same order, as fold's). */
+int mpcgi_gather_x_f64(const mpcgi_fold_args *a, const double *x, double *xg);
+int mpcgi_gather_x_f32(const mpcgi_fold_args *a, const float *x, float *xg);
+int mpcgi_gather_direct_f64(const mpcgi_fold_args *a, const double *val, const double *x,
+                            const double *xg, double *y, void *ws);
+int mpcgi_gather_direct_f32(const mpcgi_fold_args *a, const float *val, const float *x,
+                            const float *xg, float *y, void *ws);
+int mpcgi_gather_direct_mixed(const mpcgi_fold_args *a, const float *hi, const float *lo,
+                              const double *x, const double *xg, double *y, void *ws);
+int mpcgi_gather_direct_dot_f64(const mpcgi_fold_args *a, const double *val, const double *x,
+                                const double *xg, double *y, void *ws, double *dot,
+                                const int *skip);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@ static const struct mpcgi_spmv_ops *const backends[] = {
     &mpcgi_spmv_segscan,
     &mpcgi_spmv_fold,
     &mpcgi_spmv_cusparse_sell,
+    &mpcgi_spmv_gather,
 #endif
 };
 

@@ -177,6 +177,18 @@ mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const
     return MPCG_SUCCESS;
 }
 
+mpcg_status mpcgi_spmv_apply_phase(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
+                                   const void *x, void *y, int phase)
+{
+    MPCG_ENSURE(ctx, plan && plan->impl, MPCG_ERR_INVALID_STATE, "SpMV plan is not set up");
+    MPCG_ENSURE(ctx, plan->on_device && plan->ops->apply_phase && phase >= 0 &&
+                         phase < plan->ops->phases,
+                MPCG_ERR_NOT_SUPPORTED, "backend %s has no step %d on the device",
+                plan->ops->name, phase);
+    MPCG_CHECK(ctx, plan->ops->apply_phase(ctx, plan->impl, prec, x, y, plan->ws, phase));
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcg_precision prec, mpcgi_rows *out)
 {
     const unsigned cap = prec == MPCG_PRECISION_FP64   ? MPCG_CAP_FP64

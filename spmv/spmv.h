@@ -86,6 +86,13 @@ struct mpcgi_spmv_ops {
      * layout has no functor (e.g. a path the loops do not walk). Device plans only; it fills
      * in the values it holds (val, val32: spmv/rows.h), the dispatcher picks one. */
     mpcg_status (*rows)(const void *impl, mpcgi_rows *out);
+    /* Optional (the benchmarks): the device apply in `phases` steps named phase_names[i];
+     * apply_phase(i) runs step i alone, with apply's arguments (a step reads what the steps
+     * before it left in ws: steps 0 .. phases - 1 in order are apply). */
+    int phases;
+    const char *const *phase_names;
+    mpcg_status (*apply_phase)(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
+                               void *y, void *ws, int phase);
 };
 
 /* A backend bound to one matrix, on the host or on the device. */
@@ -128,6 +135,11 @@ void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan);
 /* NULL if the plan has no mixed storage or has it as asked; else why it holds fp64 values for
  * the whole matrix instead (the first value whose hi + lo split is not exact). */
 const char *mpcgi_spmv_mixed_fallback(const mpcgi_spmv_plan *plan);
+/* Step `phase` of a device plan's apply (the phases slot); MPCG_ERR_NOT_SUPPORTED where the
+ * backend has no steps or phase is out of range. */
+mpcg_status mpcgi_spmv_apply_phase(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
+                                   const void *x, void *y, int phase);
+
 /* 1 if the plan runs on the device and its backend fuses the dot (apply_dot). */
 int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan);
 /* y = A x and *dot_dev = x^T y on the device (fp64), see apply_dot; MPCG_ERR_NOT_SUPPORTED if
@@ -151,5 +163,6 @@ extern const struct mpcgi_spmv_ops mpcgi_spmv_adaptive;
 extern const struct mpcgi_spmv_ops mpcgi_spmv_segscan; /* CUDA builds only */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_fold;    /* CUDA builds only */
 extern const struct mpcgi_spmv_ops mpcgi_spmv_cusparse_sell; /* CUDA builds only */
+extern const struct mpcgi_spmv_ops mpcgi_spmv_gather;        /* CUDA builds only */
 
 #endif /* MPCG_SPMV_SPMV_H */

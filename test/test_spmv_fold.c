@@ -2,8 +2,9 @@
  * the width rule F = ceil(q mean + r sigma) on a matrix of known mean, sigma and longest row,
  * then the checks of test/spmv_check.h (emulation against a long double reference, the GPU bit
  * for bit against the emulation, the fused dot) for several widths on matrices with empty rows,
- * rows longer than 10 F, n not a multiple of 32 and no nonzeros, and the cusparsesell baseline
- * against the reference; a value update */
+ * rows longer than 10 F, n not a multiple of 32 and no nonzeros, the gather backend (fold with x
+ * pre-gathered: fold's bits) and the cusparsesell baseline against the reference; a value
+ * update; gather's two steps */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <stdio.h>
@@ -138,6 +139,8 @@ static void check_matrix(const char *what, mpcgi_csr *A, mpcgi_rng *g)
     char name[128]; /* the baseline: cuSPARSE's sliced ELL, against the reference */
     snprintf(name, sizeof name, "%s cusparsesell", what);
     if (x) spmv_check_backend(&mpcgi_spmv_cusparse_sell, name, A, NULL, x, 0);
+    snprintf(name, sizeof name, "%s gather", what); /* fold with x pre-gathered: fold's bits */
+    if (x) spmv_check_backend(&mpcgi_spmv_gather, name, A, NULL, x, 1);
     printf("  %s: n = %lld, nnz = %lld checked\n", what, (long long)A->n, (long long)A->nnz);
     mpcgi_host_free(x);
 }
@@ -175,6 +178,43 @@ static void test_update(mpcgi_rng *g)
     mpcgi_csr_free(&A);
 }
 
+/* The gather backend's steps: gather then direct equal apply, bit for bit; no third step. */
+static void test_gather_steps(mpcgi_rng *g)
+{
+    mpcgi_csr A;
+    double *x = NULL, *y1 = NULL, *y2 = NULL, *dx = NULL, *dy = NULL;
+    mpcgi_spmv_plan *plan = NULL;
+    if (!gpu || test_random_csr(g, 999, 20, 1, &A) != 0) return;
+    const size_t b = (size_t)A.n * 8;
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, b, &x));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, b, &y1));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, b, &y2));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, b, &dx));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, b, &dy));
+    const char *const kv[] = {"fold.width=3", NULL}; /* folded rows: the fixup runs too */
+    mpcgi_options o;
+    options_of(kv, &o);
+    CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_gather, &A, MPCG_CAP_FP64, &o, &plan));
+    if (x && y1 && y2 && dx && dy && plan) {
+        for (int64_t i = 0; i < A.n; i++) x[i] = 2 * mpcgi_rng_uniform(g) - 1;
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, dx, x, b, MPCGI_H2D));
+        CHECK_OK(gpu, mpcgi_spmv_apply(gpu, plan, MPCG_PRECISION_FP64, dx, dy));
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, y1, dy, b, MPCGI_D2H));
+        CHECK_OK(gpu, MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(dy, 0xff, b, mpcg_context_stream(gpu))));
+        CHECK_OK(gpu, mpcgi_spmv_apply_phase(gpu, plan, MPCG_PRECISION_FP64, dx, dy, 0));
+        CHECK_OK(gpu, mpcgi_spmv_apply_phase(gpu, plan, MPCG_PRECISION_FP64, dx, dy, 1));
+        CHECK_OK(gpu, mpcgi_device_copy(gpu, y2, dy, b, MPCGI_D2H));
+        CHECK(memcmp(y1, y2, b) == 0);
+        CHECK_STATUS(gpu, mpcgi_spmv_apply_phase(gpu, plan, MPCG_PRECISION_FP64, dx, dy, 2),
+                     MPCG_ERR_NOT_SUPPORTED);
+        mpcg_clear_error(gpu);
+    }
+    mpcgi_spmv_plan_destroy(gpu, plan);
+    mpcgi_device_free(gpu, dx), mpcgi_device_free(gpu, dy);
+    mpcgi_host_free(x), mpcgi_host_free(y1), mpcgi_host_free(y2);
+    mpcgi_csr_free(&A);
+}
+
 int main(void)
 {
     test_init_seed("test_spmv_fold");
@@ -201,6 +241,7 @@ int main(void)
     }
     mpcgi_host_free(len);
     test_update(&g);
+    test_gather_steps(&g);
     int skip = !gpu && !test_failures; /* the CPU checks passed; the GPU ones could not run */
     mpcg_context_destroy(gpu);
     mpcg_context_destroy(cpu);
