@@ -44,6 +44,17 @@ void mpcgi_fold_scatter_f64(const mpcgi_fold_layout *L, const mpcgi_csr *A, cons
 void mpcgi_fold_scatter_f32(const mpcgi_fold_layout *L, const mpcgi_csr *A, const float *src,
                             float *dst);
 
+/* The out-of-core tiles (the gather backend's streamed chunks): chunk c of C threads (C a
+ * multiple of 32) holds threads c C .. c C + C - 1, slot-major within the chunk: slot k of
+ * thread t at mpcgi_fold_tile_at(F, C, t, k) = (t / C) F C + k C + t % C; mpcgi_fold_tiles(L, C)
+ * chunks (the last one padded to C threads: column 0, value 0). The columns come from the host
+ * layout (L->col built), the values from A. */
+size_t mpcgi_fold_tile_at(int F, int64_t C, int64_t t, int k);
+int64_t mpcgi_fold_tiles(const mpcgi_fold_layout *L, int64_t C);
+void mpcgi_fold_tile_cols(const mpcgi_fold_layout *L, int64_t C, int32_t *dst);
+void mpcgi_fold_tile_f64(const mpcgi_fold_layout *L, const mpcgi_csr *A, int64_t C,
+                         const double *src, double *dst);
+
 typedef struct mpcgi_fold_plan {
     const mpcgi_csr *A;
     mpcgi_fold_layout L;

@@ -77,7 +77,8 @@ void mpcgi_fold_layout_free(mpcgi_fold_layout *L)
 }
 
 /* For every entry of A, in CSR order: `nz` its index in A's arrays, `at` its slot (k np +
- * thread), the layout's rule; BODY runs with both. */
+ * thread), the layout's rule; BODY runs with both (and t_, k_: the thread, the entry's index in
+ * its row, whose slot is k_ % F). */
 #define FOLD_WALK(L, A, BODY)                                                                   \
     do {                                                                                         \
         int64_t next_ = 0; /* the row's first piece, relative to n */                           \
@@ -143,6 +144,33 @@ void mpcgi_fold_scatter_f32(const mpcgi_fold_layout *L, const mpcgi_csr *A, cons
 {
     memset(dst, 0, (size_t)L->F * (size_t)L->np * sizeof *dst);
     FOLD_WALK(L, A, dst[at] = src[nz]);
+}
+
+size_t mpcgi_fold_tile_at(int F, int64_t C, int64_t t, int k)
+{
+    return (size_t)(t / C) * (size_t)F * (size_t)C + (size_t)k * (size_t)C + (size_t)(t % C);
+}
+
+int64_t mpcgi_fold_tiles(const mpcgi_fold_layout *L, int64_t C)
+{
+    return (L->np + C - 1) / C;
+}
+
+void mpcgi_fold_tile_cols(const mpcgi_fold_layout *L, int64_t C, int32_t *dst)
+{
+    const size_t all = (size_t)mpcgi_fold_tiles(L, C) * (size_t)L->F * (size_t)C;
+    memset(dst, 0, all * sizeof *dst); /* threads past np: column 0 */
+    for (int64_t t = 0; t < L->np; t++)
+        for (int k = 0; k < L->F; k++)
+            dst[mpcgi_fold_tile_at(L->F, C, t, k)] = L->col[(size_t)k * (size_t)L->np + (size_t)t];
+}
+
+void mpcgi_fold_tile_f64(const mpcgi_fold_layout *L, const mpcgi_csr *A, int64_t C,
+                         const double *src, double *dst)
+{
+    const size_t all = (size_t)mpcgi_fold_tiles(L, C) * (size_t)L->F * (size_t)C;
+    memset(dst, 0, all * sizeof *dst);
+    FOLD_WALK(L, A, (void)at; dst[mpcgi_fold_tile_at(L->F, C, t_, (int)(k_ % L->F))] = src[nz]);
 }
 
 /* fold_kernel, thread by thread (C's fma is the kernels' __fma_rn / __fmaf_rn), then

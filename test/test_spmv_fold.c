@@ -215,6 +215,62 @@ static void test_gather_steps(mpcgi_rng *g)
     mpcgi_csr_free(&A);
 }
 
+/* The out-of-core tiles (chunks of C threads): every slot where mpcgi_fold_tile_at puts it,
+ * chunk boundaries inside folded rows, the last chunk padded; per thread the same sum as the
+ * slot-major layout, bit for bit. */
+static void test_tiles(mpcgi_rng *g)
+{
+    int64_t len[300];
+    for (int i = 0; i < 300; i++) len[i] = 1 + (int64_t)mpcgi_rng_below(g, 6);
+    len[5] = 200, len[77] = 0, len[150] = 61; /* folded across chunk boundaries at F = 4 */
+    const char *const kv[] = {"fold.width=4", NULL};
+    mpcgi_csr A;
+    mpcgi_options o;
+    mpcgi_spmv_plan *plan = NULL;
+    options_of(kv, &o);
+    if (spmv_check_skew_csr(g, 300, len, &A) != 0) return;
+    double x[300], y[300];
+    for (int i = 0; i < 300; i++) x[i] = 2 * mpcgi_rng_uniform(g) - 1;
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_fold, &A, MPCG_CAP_FP64, &o, &plan));
+    if (plan) CHECK_OK(cpu, mpcgi_spmv_apply(cpu, plan, MPCG_PRECISION_FP64, x, y)); /* builds */
+    const mpcgi_fold_plan *fp = plan ? plan->impl : NULL;
+    for (int64_t C = 32; fp && fp->val64 && C <= 128; C *= 2) {
+        const mpcgi_fold_layout *L = &fp->L;
+        const int64_t tiles = mpcgi_fold_tiles(L, C);
+        const size_t all = (size_t)tiles * (size_t)L->F * (size_t)C;
+        int32_t *tc = NULL;
+        double *tv = NULL;
+        CHECK(tiles * C >= L->np && (tiles - 1) * C < L->np);
+        CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, all, sizeof *tc, &tc));
+        CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, all, sizeof *tv, &tv));
+        if (tc && tv) {
+            mpcgi_fold_tile_cols(L, C, tc);
+            mpcgi_fold_tile_f64(L, &A, C, A.val, tv);
+            int64_t bad = 0;
+            for (int64_t t = 0; t < tiles * C; t++) {
+                double a1 = 0, a2 = 0;
+                for (int k = 0; k < L->F; k++) {
+                    const size_t at = mpcgi_fold_tile_at(L->F, C, t, k);
+                    if (t < L->np) {
+                        const size_t sm = (size_t)k * (size_t)L->np + (size_t)t;
+                        bad += tc[at] != L->col[sm] || memcmp(&tv[at], &fp->val64[sm], 8) != 0;
+                        a1 = fma(fp->val64[sm], x[L->col[sm]], a1);
+                    } else {
+                        bad += tc[at] != 0 || tv[at] != 0;
+                    }
+                    a2 = fma(tv[at], x[tc[at]], a2);
+                }
+                bad += memcmp(&a1, &a2, 8) != 0;
+            }
+            if (bad) printf("  tiles C = %lld: %lld mismatches\n", (long long)C, (long long)bad);
+            CHECK(bad == 0);
+        }
+        mpcgi_host_free(tc), mpcgi_host_free(tv);
+    }
+    mpcgi_spmv_plan_destroy(cpu, plan);
+    mpcgi_csr_free(&A);
+}
+
 int main(void)
 {
     test_init_seed("test_spmv_fold");
@@ -226,6 +282,7 @@ int main(void)
     mpcgi_rng_seed(&g, test_seed);
     test_example(&g);
     test_width(&g);
+    test_tiles(&g);
     mpcgi_csr A;
     /* random rows with empty ones, n not a multiple of 32 */
     if (test_random_csr(&g, 1001, 9, 1, &A) == 0) check_matrix("random 1001", &A, &g), mpcgi_csr_free(&A);
