@@ -22,7 +22,7 @@ libmpcgi_la_SOURCES += spmv/fold.c spmv/fold_layout.c spmv/fold_impl.h spmv/fold
 MPCG_CU_FILES += spmv/fold_f64.cu spmv/fold_f32.cu spmv/fold_dot_f64.cu spmv/fold_mixed.cu \
 	spmv/fold_setup.cu
 # gather: the fold layout with x pre-gathered (seed 002's memory accelerator); docs/backends.md
-libmpcgi_la_SOURCES += spmv/gather.c spmv/gather_direct.cu
+libmpcgi_la_SOURCES += spmv/gather.c spmv/gather_direct.cu spmv/gather_ooc.c spmv/gather_ooc.h
 MPCG_CU_FILES += spmv/gather_direct.cu
 MPCG_CU_FILES += spmv/segscan_f64.cu spmv/segscan_f32.cu spmv/segscan_dot_f64.cu \
 	spmv/segscan_mixed.cu spmv/segscan_setup.cu

@@ -71,6 +71,7 @@ typedef struct mpcgi_fold_plan {
     float *d_val32, *d_lo32;
     int *d_arrived;
     size_t xg_offset;        /* the gather backend: its xg in the workspace (0: a fold plan) */
+    void *extra;             /* the gather backend's own state (spmv/gather.c); NULL for fold */
 } mpcgi_fold_plan;
 
 /* The kernels' view of an uploaded plan on ctx's stream. */

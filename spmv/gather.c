@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/alloc.h"
+#include "core/cuda_check.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
 #include "spmv/fold_impl.h"
 #include "spmv/fold_kernels.h"
+#include "spmv/gather_ooc.h"
 #include "spmv/spmv.h"
 
 /*
@@ -27,20 +30,86 @@
 
 static const char *const phase_names[] = {"gather", "direct"};
 
+enum { OOC_OFF, OOC_ON };
+static const char *const ooc_words[] = {"off", "on", NULL};
+static const mpcgi_option_key gather_keys[] = {
+    {"gather.ooc", MPCGI_OPTION_WORD, OOC_OFF, 0, 0, 0, 0, ooc_words,
+     "out-of-core: the matrix in pinned host memory, streamed in chunks with x gathered by host "
+     "threads (fp64; work in progress, not yet run on a GPU)"},
+    {"gather.chunk", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 32, 1 << 30, 0, 1, NULL,
+     "out-of-core: threads a chunk, a multiple of 32; auto: from the device-memory limit"},
+};
+static const mpcgi_option_table gather_options = {gather_keys, 2};
+
+/* The out-of-core state of a plan: the fold plan's, plus the streaming (spmv/gather_ooc.c). */
+typedef struct gather_extra {
+    int ooc;
+    long chunk;
+    gather_ooc *o;
+    double *d_dot_part;  /* apply_dot's partials (MPCGI_OOC_DOT_BLOCKS) */
+} gather_extra;
+
 static size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
 static mpcg_status gather_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigned precisions,
                                   const mpcgi_options *opts, void **impl, mpcgi_spmv_sizes *sizes)
 {
+    const int ooc = mpcgi_options_get(opts, &gather_keys[0]) == OOC_ON;
+    MPCG_ENSURE(ctx, !ooc || ((precisions & MPCG_CAP_FP64) &&
+                              !(precisions & (MPCG_CAP_FP32 | MPCGI_PREC_MIXED_STORE))),
+                MPCG_ERR_NOT_SUPPORTED,
+                "backend gather: gather.ooc=on runs fp64 only in this version");
     MPCG_CHECK(ctx, mpcgi_spmv_fold.analyze(ctx, A, precisions, opts, impl, sizes));
     mpcgi_fold_plan *p = *impl;
+    gather_extra *e = NULL;
+    const mpcg_status st = mpcgi_host_calloc(ctx, 1, sizeof *e, &e);
+    if (st != MPCG_SUCCESS) {
+        mpcgi_spmv_fold.destroy(ctx, p);
+        *impl = NULL;
+        return st;
+    }
+    e->ooc = ooc;
+    e->chunk = mpcgi_options_get(opts, &gather_keys[1]);
+    p->extra = e;
     const size_t slots = (size_t)p->L.F * (size_t)p->L.np;
     const int wide = p->fp64 || p->mixed; /* xg holds the vectors' type */
+    if (ooc) { /* the pieces' sums and apply_dot's partials; the slots stream from the host */
+        sizes->bytes_workspace = align256(((size_t)p->L.pieces + 1) * 8) +
+                                 (size_t)MPCGI_OOC_DOT_BLOCKS * 8;
+        sizes->bytes_matrix = slots * 16 + (size_t)p->L.n * 8; /* values, xg; x to the host */
+        return MPCG_SUCCESS;
+    }
     p->xg_offset = align256(sizes->bytes_workspace);
     sizes->bytes_workspace = p->xg_offset + slots * (wide ? 8 : 4);
     sizes->bytes_matrix += slots * (4 + (wide ? 16 : 8)) - slots * 4; /* + xg written, read */
     if (p->fp32) sizes->bytes_matrix32 += slots * 8 - slots * 4;
     return MPCG_SUCCESS;
+}
+
+/* Out-of-core upload: the host layout, the folded rows' map on the device, the chunk size from
+ * the device-memory limit, the pinned tiles and the chunk buffers (spmv/gather_ooc.c). */
+static mpcg_status ooc_upload(mpcg_context *ctx, mpcgi_fold_plan *p, gather_extra *e)
+{
+    const mpcgi_fold_layout *L = &p->L;
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    const size_t m = ((size_t)L->folded + 1) * 8;
+    MPCG_CHECK(ctx, mpcgi_fold_layout_build(ctx, p->A, &p->L));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, m, &p->d_fold_row));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, m, &p->d_fold_ptr));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, sizeof(int), &p->d_arrived));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fold_row, L->fold_row, m, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fold_ptr, L->fold_ptr, m, MPCGI_H2D));
+    MPCG_CUDA(ctx, cudaMemsetAsync(p->d_arrived, 0, sizeof(int), g->stream));
+    const int64_t C = e->chunk != MPCGI_OPTION_AUTO
+                          ? e->chunk
+                          : mpcgi_gather_ooc_chunk_threads(g->mem_limit, g->mem_in_use, L->n,
+                                                           L->F, L->np);
+    MPCG_ENSURE(ctx, C >= 32, MPCG_ERR_DEVICE_ALLOC,
+                "backend gather: the device-memory limit of %zu bytes (%zu held) leaves no room "
+                "for one out-of-core chunk of 32 threads (%zu bytes at F = %d) beside the "
+                "solver's vectors",
+                g->mem_limit, g->mem_in_use, (size_t)3 * 32 * (size_t)L->F * 16, L->F);
+    return mpcgi_gather_ooc_create(ctx, p, C, &e->o);
 }
 
 static mpcg_status gather_step(mpcg_context *ctx, mpcgi_fold_plan *p, mpcg_precision prec,
@@ -65,12 +134,22 @@ static mpcg_status gather_step(mpcg_context *ctx, mpcgi_fold_plan *p, mpcg_preci
 static mpcg_status gather_apply_phase(mpcg_context *ctx, void *impl, mpcg_precision prec,
                                       const void *x, void *y, void *ws, int phase)
 {
+    const mpcgi_fold_plan *p = impl;
+    const gather_extra *e = p->extra;
+    MPCG_ENSURE(ctx, !e->ooc, MPCG_ERR_NOT_SUPPORTED,
+                "backend gather: the out-of-core apply has no separate steps");
     return gather_step(ctx, impl, prec, x, y, ws, phase);
 }
 
 static mpcg_status gather_apply(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
                                 void *y, void *ws)
 {
+    mpcgi_fold_plan *p = impl;
+    gather_extra *e = p->extra;
+    if (e->ooc) {
+        mpcgi_fold_args a = mpcgi_fold_args_of(ctx, p);
+        return mpcgi_gather_ooc_apply(ctx, e->o, &a, x, y, ws);
+    }
     MPCG_CHECK(ctx, gather_step(ctx, impl, prec, x, y, ws, 0));
     return gather_step(ctx, impl, prec, x, y, ws, 1);
 }
@@ -79,7 +158,19 @@ static mpcg_status gather_apply_dot(mpcg_context *ctx, void *impl, const double 
                                     double *dot_dev, const int *skip_dev, void *ws)
 {
     mpcgi_fold_plan *p = impl;
+    gather_extra *e = p->extra;
     mpcgi_fold_args a = mpcgi_fold_args_of(ctx, p);
+    if (e->ooc) { /* host-driven: the skip flag is read on the host (the apply waits anyway) */
+        int skip = 0;
+        if (skip_dev) MPCG_CHECK(ctx, mpcgi_device_copy(ctx, &skip, skip_dev, sizeof skip,
+                                                        MPCGI_D2H));
+        if (skip) return MPCG_SUCCESS;
+        MPCG_CHECK(ctx, mpcgi_gather_ooc_apply(ctx, e->o, &a, x, y, ws));
+        double *part = (double *)((char *)ws + align256(((size_t)p->L.pieces + 1) * 8));
+        MPCG_LAUNCH(ctx, mpcgi_gather_ooc_dot(mpcgi_device_stream(ctx), p->L.n, x, y, part,
+                                              p->d_arrived, dot_dev));
+        return MPCG_SUCCESS;
+    }
     double *xg = (double *)((char *)ws + p->xg_offset);
     MPCG_ENSURE(ctx, p->d_val, MPCG_ERR_NOT_SUPPORTED,
                 "backend gather: the fused dot needs fp64 values on this plan");
@@ -90,21 +181,35 @@ static mpcg_status gather_apply_dot(mpcg_context *ctx, void *impl, const double 
 
 static void gather_describe(const void *impl, char *buf, size_t size)
 {
+    const mpcgi_fold_plan *p = impl;
+    const gather_extra *e = p->extra;
     mpcgi_spmv_fold.describe(impl, buf, size);
     const size_t len = strlen(buf);
-    snprintf(buf + len, size - len, "; x gathered into slot order by a kernel (the emulated "
-             "memory accelerator), then the direct kernel");
+    if (e && e->ooc)
+        snprintf(buf + len, size - len, "; out-of-core: the slots in pinned host memory, x "
+                 "gathered by host threads, chunks streamed (work in progress)");
+    else
+        snprintf(buf + len, size - len, "; x gathered into slot order by a kernel (the emulated "
+                 "memory accelerator), then the direct kernel");
 }
 
 /* fold's slots, through wrappers (a static table cannot take another table's pointers) */
 static mpcg_status gather_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes)
 {
-    return mpcgi_spmv_fold.upload(ctx, impl, sizes);
+    mpcgi_fold_plan *p = impl;
+    gather_extra *e = p->extra;
+    return e->ooc ? ooc_upload(ctx, p, e) : mpcgi_spmv_fold.upload(ctx, impl, sizes);
 }
 
 static mpcg_status gather_update_values(mpcg_context *ctx, void *impl, const mpcgi_csr *A)
 {
-    return mpcgi_spmv_fold.update_values(ctx, impl, A);
+    mpcgi_fold_plan *p = impl;
+    gather_extra *e = p->extra;
+    if (!e->o) return mpcgi_spmv_fold.update_values(ctx, impl, A);
+    p->A = A; /* same pattern */
+    p->host_stale = 1;
+    mpcgi_gather_ooc_values(e->o, p);
+    return MPCG_SUCCESS;
 }
 
 static mpcg_status gather_apply_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
@@ -115,6 +220,13 @@ static mpcg_status gather_apply_host(mpcg_context *ctx, void *impl, mpcg_precisi
 
 static void gather_destroy(mpcg_context *ctx, void *impl)
 {
+    mpcgi_fold_plan *p = impl;
+    gather_extra *e = p->extra;
+    if (e) {
+        mpcgi_gather_ooc_free(ctx, e->o);
+        mpcgi_device_free(ctx, e->d_dot_part);
+        mpcgi_host_free(e);
+    }
     mpcgi_spmv_fold.destroy(ctx, impl);
 }
 
@@ -124,6 +236,7 @@ const struct mpcgi_spmv_ops mpcgi_spmv_gather = {
                    "accelerator, emulated by a kernel), then a direct kernel on dense streams",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
+    .options = &gather_options,
     .analyze = gather_analyze,
     .update_values = gather_update_values,
     .upload = gather_upload,

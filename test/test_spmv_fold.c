@@ -15,6 +15,7 @@
 #include "core/cuda_check.h"
 #include "core/device.h"
 #include "spmv/fold_impl.h"
+#include "spmv/gather_ooc.h"
 #include "test/spmv_check.h"
 #include "test/testutil.h"
 
@@ -271,6 +272,32 @@ static void test_tiles(mpcgi_rng *g)
     mpcgi_csr_free(&A);
 }
 
+/* The out-of-core chunk size from a device-memory limit, and the fp64-only refusal. */
+static void test_ooc_rules(void)
+{
+    /* n = 1000, F = 7, np = 1024: the reserve is 8 n doubles = 64000 bytes; 3 x 7 x 16 = 336
+     * bytes a thread */
+    CHECK(mpcgi_gather_ooc_chunk_threads(0, 0, 1000, 7, 1024) == 1024);
+    CHECK(mpcgi_gather_ooc_chunk_threads(64000, 0, 1000, 7, 1024) == 0);
+    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 31, 0, 1000, 7, 1024) == 0);
+    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 100, 0, 1000, 7, 1024) == 96);
+    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 100 + 5000, 5000, 1000, 7, 1024) == 96);
+    CHECK(mpcgi_gather_ooc_chunk_threads((size_t)1 << 40, 0, 1000, 7, 1024) == 1024);
+    int64_t rp[2] = {0, 0};
+    mpcgi_csr A = {.n = 1, .nnz = 0, .row_ptr = rp};
+    const char *const kv[] = {"gather.ooc=on", NULL};
+    mpcgi_options o;
+    mpcgi_spmv_plan *plan = NULL;
+    options_of(kv, &o);
+    CHECK_STATUS(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_gather, &A, MPCG_CAP_FP32, &o,
+                                             &plan),
+                 MPCG_ERR_NOT_SUPPORTED);
+    CHECK(plan == NULL && strstr(mpcg_last_error(cpu), "gather.ooc=on runs fp64 only"));
+    mpcg_clear_error(cpu);
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_gather, &A, MPCG_CAP_FP64, &o, &plan));
+    mpcgi_spmv_plan_destroy(cpu, plan);
+}
+
 int main(void)
 {
     test_init_seed("test_spmv_fold");
@@ -283,6 +310,7 @@ int main(void)
     test_example(&g);
     test_width(&g);
     test_tiles(&g);
+    test_ooc_rules();
     mpcgi_csr A;
     /* random rows with empty ones, n not a multiple of 32 */
     if (test_random_csr(&g, 1001, 9, 1, &A) == 0) check_matrix("random 1001", &A, &g), mpcgi_csr_free(&A);

@@ -1,0 +1,32 @@
+/* spmv/gather_ooc.h: the gather backend's out-of-core mode (spmv/gather_ooc.c; work in progress,
+ * issue 22) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SPMV_GATHER_OOC_H
+#define MPCG_SPMV_GATHER_OOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spmv/fold_impl.h"
+
+typedef struct gather_ooc gather_ooc;
+
+/* Threads a chunk under a device-memory limit (0: none) with in_use bytes held: three buffers
+ * of F values and F gathered x a thread, after RESERVED_VECTORS vectors of n doubles for the
+ * solver; a multiple of 32, at most np rounded up; 0 when not even the reserve fits. */
+int64_t mpcgi_gather_ooc_chunk_threads(size_t limit, size_t in_use, int64_t n, int F,
+                                       int64_t np);
+/* The pinned tiles (from p's host layout: p->L.col built) and the chunk buffers, C threads a
+ * chunk. */
+mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p, int64_t C,
+                                    gather_ooc **out);
+/* p->A's values into the pinned tiles again (a value update). */
+void mpcgi_gather_ooc_values(gather_ooc *o, const mpcgi_fold_plan *p);
+/* y = A x (device vectors, fp64): x to pinned memory, the chunks streamed, fold's fixup; piece:
+ * the pieces' sums (device, p->L.pieces doubles); a: the plan's fold_row / fold_ptr on the
+ * device. */
+mpcg_status mpcgi_gather_ooc_apply(mpcg_context *ctx, gather_ooc *o, const mpcgi_fold_args *a,
+                                   const double *x, double *y, double *piece);
+void mpcgi_gather_ooc_free(mpcg_context *ctx, gather_ooc *o);
+
+#endif /* MPCG_SPMV_GATHER_OOC_H */
