@@ -71,6 +71,8 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
             return st == MPCG_ERR_INVALID_ARG ? EXIT_USAGE : rc;
         }
     }
+    if (o->ooc && (st = mpcg_solver_set_option(S, "gather.ooc", "on")) != MPCG_SUCCESS)
+        return cgsolve_fail(ctx, o, st, "--ooc");
     for (int i = 0; i < o->nset; i++) {
         char kv[512];
         snprintf(kv, sizeof kv, "%s", o->set[i]);
@@ -166,6 +168,10 @@ static int open_context(const options *o, mpcg_context **ctx)
     if ((st = mpcg_context_create(o->device, ctx)) != MPCG_SUCCESS)
         return cgsolve_fail(NULL, o, st, "cannot use the device");
     int on_cpu = mpcg_context_device_kind(*ctx) == MPCG_DEVICE_CPU;
+    if (o->ooc && on_cpu) { /* out-of-core streams to a GPU: nothing to do on the CPU */
+        fprintf(stderr, "cgsolve: --ooc needs a GPU, and none is usable\n");
+        return EXIT_FAILURE_OTHER; /* as --device=cuda without one */
+    }
     if (!o->quiet && (!o->device || strcmp(o->device, "auto") == 0) && on_cpu)
         fprintf(stderr, "cgsolve: no usable GPU found, running on the CPU\n");
     if (o->memory_limit_set) {

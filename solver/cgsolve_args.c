@@ -65,6 +65,10 @@ static const char usage_rest[] =
     "                        adaptive); results and iteration counts do not depend on K\n"
     "  -O KEY=VALUE          set a tuning option (repeatable, applied in order after the\n"
     "                        options above); --help-options lists the keys\n"
+    "  --ooc                 on a GPU: -O gather.ooc=on, which --spmv=gather reads (other\n"
+    "                        backends ignore it, as any -O key of another module): the\n"
+    "                        matrix in pinned host memory streamed in chunks sized to the\n"
+    "                        device memory (fp64; work in progress: docs/backends.md)\n"
     "  --device-memory-limit=BYTES\n"
     "                        cap the GPU memory mpcg may hold (suffix K, M, G or T: powers\n"
     "                        of 1024; 0: no cap); beyond it setup fails as out of memory\n"
@@ -240,7 +244,7 @@ static int help_options(void)
 static int value_option(int c, const char *arg, options *o);
 
 enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON, O_MON,
-       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND };
+       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND, O_OOC };
 
 static const struct option longs[] = {
     {"generate", required_argument, 0, O_GEN},   {"rhs-file", required_argument, 0, 'b'},
@@ -254,6 +258,7 @@ static const struct option longs[] = {
     {"verbose", no_argument, 0, 'v'},            {"list-backends", no_argument, 0, O_LIST},
     {"check-symmetry", no_argument, 0, O_SYM},   {"info", no_argument, 0, O_INFO},
     {"device-memory-limit", required_argument, 0, O_MEMLIM},
+    {"ooc", no_argument, 0, O_OOC},
     {"check-interval", required_argument, 0, O_CHECK},
     {"threads", required_argument, 0, O_THREADS},
     {"help-options", no_argument, 0, O_HELPOPT}, {"help", no_argument, 0, 'h'},
@@ -270,7 +275,10 @@ static int check_combination(const options *o)
     if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor))
         return usage_error("%s", "--info solves nothing: it takes no -b, --rhs, --x0, -o or "
                                  "--monitor");
-    if (o->info && (o->nset || o->precision_set || o->precond_set))
+    if (o->ooc && o->device && strcmp(o->device, "cpu") == 0)
+        return usage_error("%s", "--ooc streams the matrix to a GPU: it does not run with "
+                                 "--device=cpu");
+    if (o->info && (o->nset || o->precision_set || o->precond_set || o->ooc))
         return usage_error("%s", "--info describes A with the default options: it takes no -O, "
                                  "--precision or --precond");
     return -1;
@@ -290,6 +298,7 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
         case 'v': o->verbose = 1; break;
         case O_SYM: o->check_symmetry = 1; break;
         case O_INFO: o->info = 1; break;
+        case O_OOC: o->ooc = 1; break;
         case O_LIST: return list_backends();
         case O_HELPOPT: return help_options();
         case 'h': fputs(usage_text, stdout), fputs(usage_rest, stdout); return EXIT_CONVERGED;
