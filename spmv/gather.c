@@ -208,8 +208,7 @@ static mpcg_status gather_update_values(mpcg_context *ctx, void *impl, const mpc
     if (!e->o) return mpcgi_spmv_fold.update_values(ctx, impl, A);
     p->A = A; /* same pattern */
     p->host_stale = 1;
-    mpcgi_gather_ooc_values(e->o, p);
-    return MPCG_SUCCESS;
+    return mpcgi_gather_ooc_values(ctx, e->o, p);
 }
 
 static mpcg_status gather_apply_host(mpcg_context *ctx, void *impl, mpcg_precision prec,

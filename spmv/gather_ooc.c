@@ -107,9 +107,11 @@ done:
     return st;
 }
 
-void mpcgi_gather_ooc_values(gather_ooc *o, const mpcgi_fold_plan *p)
+mpcg_status mpcgi_gather_ooc_values(mpcg_context *ctx, gather_ooc *o, const mpcgi_fold_plan *p)
 {
+    MPCG_CUDA(ctx, cudaStreamSynchronize(o->copy)); /* no copy still reads the old tiles */
     mpcgi_fold_tile_f64(&p->L, p->A, o->C, p->A->val, o->h_val);
+    return MPCG_SUCCESS;
 }
 
 /* xg of chunk c into dst: x at the chunk's columns (the emulated accelerator's gather). */
@@ -130,7 +132,9 @@ mpcg_status mpcgi_gather_ooc_apply(mpcg_context *ctx, gather_ooc *o, const mpcgi
     for (int b = 0; b < BUFS; b++) MPCG_CUDA(ctx, cudaEventRecord(o->consumed[b], compute));
     for (int64_t c = 0; c < o->tiles; c++) {
         const int b = (int)(c % BUFS);
-        if (c >= BUFS) MPCG_CUDA(ctx, cudaEventSynchronize(o->staged[b])); /* h_xg[b] free */
+        /* h_xg[b] is free once its last copy has landed, in this product or the one before
+         * (an event never recorded counts as done) */
+        MPCG_CUDA(ctx, cudaEventSynchronize(o->staged[b]));
         host_gather(o, c, o->h_xg[b]);
         MPCG_CUDA(ctx, cudaStreamWaitEvent(o->copy, o->consumed[b], 0));
         MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_val[b], o->h_val + (size_t)c * o->tile_slots,

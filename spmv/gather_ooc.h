@@ -20,8 +20,9 @@ int64_t mpcgi_gather_ooc_chunk_threads(size_t limit, size_t in_use, int64_t n, i
  * chunk. */
 mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p, int64_t C,
                                     gather_ooc **out);
-/* p->A's values into the pinned tiles again (a value update). */
-void mpcgi_gather_ooc_values(gather_ooc *o, const mpcgi_fold_plan *p);
+/* p->A's values into the pinned tiles again (a value update), once the copies in flight have
+ * read the old ones. */
+mpcg_status mpcgi_gather_ooc_values(mpcg_context *ctx, gather_ooc *o, const mpcgi_fold_plan *p);
 /* y = A x (device vectors, fp64): x to pinned memory, the chunks streamed, fold's fixup; piece:
  * the pieces' sums (device, p->L.pieces doubles); a: the plan's fold_row / fold_ptr on the
  * device. */
