@@ -283,6 +283,8 @@ static mpcg_status run_case(spmv_case *c, const reference *R, const bench_device
     r->setup_spmvs = r->setup_ms / t.ms;
     r->setup_device_spmvs = (r->setup_ms - r->setup_h2d_ms) / t.ms;
     if (c->ops->apply_phase) MPCG_TRY(ctx, st, time_phases(c, &p, r));
+    /* again, after the products: a plan may describe what it measured (gather's model) */
+    mpcgi_spmv_describe(c->plan[0], r->storage, sizeof r->storage);
 done:
     mpcgi_host_free(y_host);
     case_free(c);

@@ -38,12 +38,15 @@ static const mpcgi_option_key gather_keys[] = {
      "threads (fp64; work in progress, not yet run on a GPU)"},
     {"gather.chunk", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 32, 1 << 30, 0, 1, NULL,
      "out-of-core: threads a chunk, a multiple of 32; auto: from the device-memory limit"},
+    {"gather.model", MPCGI_OPTION_WORD, OOC_OFF, 0, 0, 0, 0, ooc_words,
+     "out-of-core: time each product's stages (gather, copies, kernel; it then waits for its "
+     "end) for the performance model in the plan's description"},
 };
-static const mpcgi_option_table gather_options = {gather_keys, 2};
+static const mpcgi_option_table gather_options = {gather_keys, 3};
 
 /* The out-of-core state of a plan: the fold plan's, plus the streaming (spmv/gather_ooc.c). */
 typedef struct gather_extra {
-    int ooc;
+    int ooc, model;
     long chunk;
     gather_ooc *o;
     double *d_dot_part;  /* apply_dot's partials (MPCGI_OOC_DOT_BLOCKS) */
@@ -70,6 +73,7 @@ static mpcg_status gather_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigne
     }
     e->ooc = ooc;
     e->chunk = mpcgi_options_get(opts, &gather_keys[1]);
+    e->model = mpcgi_options_get(opts, &gather_keys[2]) == OOC_ON;
     p->extra = e;
     const size_t slots = (size_t)p->L.F * (size_t)p->L.np;
     const int wide = p->fp64 || p->mixed; /* xg holds the vectors' type */
@@ -109,7 +113,7 @@ static mpcg_status ooc_upload(mpcg_context *ctx, mpcgi_fold_plan *p, gather_extr
                 "for one out-of-core chunk of 32 threads (%zu bytes at F = %d) beside the "
                 "solver's vectors",
                 g->mem_limit, g->mem_in_use, (size_t)3 * 32 * (size_t)L->F * 16, L->F);
-    return mpcgi_gather_ooc_create(ctx, p, C, &e->o);
+    return mpcgi_gather_ooc_create(ctx, p, C, e->model, &e->o);
 }
 
 static mpcg_status gather_step(mpcg_context *ctx, mpcgi_fold_plan *p, mpcg_precision prec,
@@ -185,12 +189,29 @@ static void gather_describe(const void *impl, char *buf, size_t size)
     const gather_extra *e = p->extra;
     mpcgi_spmv_fold.describe(impl, buf, size);
     const size_t len = strlen(buf);
-    if (e && e->ooc)
+    const mpcgi_gather_ooc_timing *m = e && e->o ? mpcgi_gather_ooc_model(e->o) : NULL;
+    if (e && e->ooc && m) {
+        /* the stages overlap: the product takes about the slowest one, plus one chunk of the
+         * others to fill the pipeline, plus x to the host */
+        const double slow = m->gather_ms > m->copy_ms ? m->gather_ms : m->copy_ms;
+        const double stage = slow > m->kernel_ms ? slow : m->kernel_ms;
+        const double fill = (m->gather_ms + m->copy_ms + m->kernel_ms - stage) / (double)m->chunks;
+        snprintf(buf + len, size - len,
+                 "; out-of-core, %lld chunks of %lld threads; model of the last product: host "
+                 "gather %.3f ms (%.2f G slots/s), copies %.3f ms (%.1f GB/s pinned), direct "
+                 "kernel %.3f ms -> predicted %.3f ms (the slowest stage + one chunk of the "
+                 "others), measured %.3f ms",
+                 (long long)m->chunks, (long long)mpcgi_gather_ooc_chunk_size(e->o), m->gather_ms,
+                 m->slots / (m->gather_ms * 1e-3) * 1e-9, m->copy_ms,
+                 m->copy_bytes / (m->copy_ms * 1e-3) * 1e-9, m->kernel_ms, stage + fill,
+                 m->wall_ms);
+    } else if (e && e->ooc) {
         snprintf(buf + len, size - len, "; out-of-core: the slots in pinned host memory, x "
                  "gathered by host threads, chunks streamed (work in progress)");
-    else
+    } else {
         snprintf(buf + len, size - len, "; x gathered into slot order by a kernel (the emulated "
                  "memory accelerator), then the direct kernel");
+    }
 }
 
 /* fold's slots, through wrappers (a static table cannot take another table's pointers) */

@@ -15,7 +15,8 @@
 #include "spmv/gather_ooc.h"
 
 /*
- * Work in progress (issue 22): compiled, not yet run on a GPU.
+ * Work in progress (issue 22): first run on an H200 (same iterations as in-core); the model's
+ * timing (gather.model=on) not yet run.
  *
  * Chunk c (C threads, mpcgi_fold_tile_at) uses buffer b = c mod BUFS:
  *   host: once buffer b's last copy has landed (event staged[b]), gather xg = x[col] of chunk c
@@ -40,6 +41,11 @@ struct gather_ooc {
     double *d_val[BUFS], *d_xg[BUFS];
     cudaStream_t copy;
     cudaEvent_t staged[BUFS], consumed[BUFS];
+    /* the performance model (mpcgi_gather_ooc_model): with `model`, every product records
+     * timing events per chunk and waits for its end */
+    int model;
+    cudaEvent_t *t_copy0, *t_copy1, *t_k0, *t_k1; /* per chunk */
+    mpcgi_gather_ooc_timing last;
 };
 
 /* Vectors the solver holds beside the plan, reserved out of the device-memory limit. */
@@ -66,6 +72,14 @@ void mpcgi_gather_ooc_free(mpcg_context *ctx, gather_ooc *o)
         if (o->staged[b]) (void)cudaEventDestroy(o->staged[b]);
         if (o->consumed[b]) (void)cudaEventDestroy(o->consumed[b]);
     }
+    for (int64_t c = 0; o->t_copy0 && c < o->tiles; c++) {
+        if (o->t_copy0[c]) (void)cudaEventDestroy(o->t_copy0[c]);
+        if (o->t_copy1[c]) (void)cudaEventDestroy(o->t_copy1[c]);
+        if (o->t_k0[c]) (void)cudaEventDestroy(o->t_k0[c]);
+        if (o->t_k1[c]) (void)cudaEventDestroy(o->t_k1[c]);
+    }
+    mpcgi_host_free(o->t_copy0), mpcgi_host_free(o->t_copy1);
+    mpcgi_host_free(o->t_k0), mpcgi_host_free(o->t_k1);
     if (o->h_val) (void)cudaFreeHost(o->h_val);
     if (o->h_col) (void)cudaFreeHost(o->h_col);
     if (o->h_x) (void)cudaFreeHost(o->h_x);
@@ -74,7 +88,7 @@ void mpcgi_gather_ooc_free(mpcg_context *ctx, gather_ooc *o)
 }
 
 mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p, int64_t C,
-                                    gather_ooc **out)
+                                    int model, gather_ooc **out)
 {
     mpcg_status st = MPCG_SUCCESS;
     gather_ooc *o = NULL;
@@ -98,6 +112,20 @@ mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p,
         MPCG_CUDA_GOTO(ctx, st, cudaEventCreateWithFlags(&o->staged[b], cudaEventDisableTiming));
         MPCG_CUDA_GOTO(ctx, st,
                        cudaEventCreateWithFlags(&o->consumed[b], cudaEventDisableTiming));
+    }
+    o->model = model;
+    if (model) {
+        const size_t t = (size_t)o->tiles;
+        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->t_copy0));
+        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->t_copy1));
+        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->t_k0));
+        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->t_k1));
+        for (size_t c = 0; c < t; c++) {
+            MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->t_copy0[c]));
+            MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->t_copy1[c]));
+            MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->t_k0[c]));
+            MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->t_k1[c]));
+        }
     }
     mpcgi_fold_tile_cols(L, C, o->h_col);
     mpcgi_fold_tile_f64(L, p->A, C, p->A->val, o->h_val);
@@ -124,10 +152,35 @@ static void host_gather(const gather_ooc *o, int64_t c, double *dst)
     for (int64_t i = 0; i < m; i++) dst[i] = x[col[i]];
 }
 
+/* The model's sums of one product (o->model): host gather wall time, copy and kernel times from
+ * the events, the whole product's wall time. */
+static mpcg_status model_sums(mpcg_context *ctx, gather_ooc *o, double gather_s, double t0)
+{
+    mpcgi_gather_ooc_timing *m = &o->last;
+    MPCG_CHECK(ctx, mpcgi_device_sync(ctx));
+    MPCG_CUDA(ctx, cudaStreamSynchronize(o->copy));
+    m->wall_ms = (mpcgi_wtime() - t0) * 1e3;
+    m->gather_ms = gather_s * 1e3;
+    m->copy_ms = m->kernel_ms = 0;
+    for (int64_t c = 0; c < o->tiles; c++) {
+        float a = 0, b = 0;
+        MPCG_CUDA(ctx, cudaEventElapsedTime(&a, o->t_copy0[c], o->t_copy1[c]));
+        MPCG_CUDA(ctx, cudaEventElapsedTime(&b, o->t_k0[c], o->t_k1[c]));
+        m->copy_ms += a, m->kernel_ms += b;
+    }
+    m->chunks = o->tiles;
+    m->slots = (double)o->tiles * (double)o->tile_slots;
+    m->copy_bytes = m->slots * 16; /* values and gathered x */
+    m->products++;
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcgi_gather_ooc_apply(mpcg_context *ctx, gather_ooc *o, const mpcgi_fold_args *a,
                                    const double *x, double *y, double *piece)
 {
     cudaStream_t compute = mpcgi_gpu_of(ctx)->stream;
+    const double t0 = mpcgi_wtime();
+    double gather_s = 0;
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, o->h_x, x, (size_t)o->n * 8, MPCGI_D2H));
     for (int b = 0; b < BUFS; b++) MPCG_CUDA(ctx, cudaEventRecord(o->consumed[b], compute));
     for (int64_t c = 0; c < o->tiles; c++) {
@@ -135,18 +188,35 @@ mpcg_status mpcgi_gather_ooc_apply(mpcg_context *ctx, gather_ooc *o, const mpcgi
         /* h_xg[b] is free once its last copy has landed, in this product or the one before
          * (an event never recorded counts as done) */
         MPCG_CUDA(ctx, cudaEventSynchronize(o->staged[b]));
+        const double g0 = mpcgi_wtime();
         host_gather(o, c, o->h_xg[b]);
+        gather_s += mpcgi_wtime() - g0;
         MPCG_CUDA(ctx, cudaStreamWaitEvent(o->copy, o->consumed[b], 0));
+        if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->t_copy0[c], o->copy));
         MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_val[b], o->h_val + (size_t)c * o->tile_slots,
                                        o->tile_slots * 8, cudaMemcpyHostToDevice, o->copy));
         MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_xg[b], o->h_xg[b], o->tile_slots * 8,
                                        cudaMemcpyHostToDevice, o->copy));
+        if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->t_copy1[c], o->copy));
         MPCG_CUDA(ctx, cudaEventRecord(o->staged[b], o->copy));
         MPCG_CUDA(ctx, cudaStreamWaitEvent(compute, o->staged[b], 0));
+        if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->t_k0[c], compute));
         MPCG_LAUNCH(ctx, mpcgi_gather_ooc_chunk(compute, o->F, o->C, c * o->C, o->n, o->pieces,
                                                 o->np, o->d_val[b], o->d_xg[b], y, piece));
+        if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->t_k1[c], compute));
         MPCG_CUDA(ctx, cudaEventRecord(o->consumed[b], compute));
     }
     MPCG_LAUNCH(ctx, mpcgi_gather_fixup_f64(a, x, y, piece));
+    if (o->model) MPCG_CHECK(ctx, model_sums(ctx, o, gather_s, t0));
     return MPCG_SUCCESS;
+}
+
+const mpcgi_gather_ooc_timing *mpcgi_gather_ooc_model(const gather_ooc *o)
+{
+    return o && o->model && o->last.products > 0 ? &o->last : NULL;
+}
+
+int64_t mpcgi_gather_ooc_chunk_size(const gather_ooc *o)
+{
+    return o ? o->C : 0;
 }

@@ -11,15 +11,30 @@
 
 typedef struct gather_ooc gather_ooc;
 
+/* The performance model's measurements of the last product (gather.model=on): the stages'
+ * totals over its chunks, and the product's wall time (x to the host included). */
+typedef struct mpcgi_gather_ooc_timing {
+    double gather_ms;   /* host threads gathering x (wall) */
+    double copy_ms;     /* host-to-device copies of values and gathered x (events) */
+    double kernel_ms;   /* the direct kernel (events) */
+    double wall_ms;     /* the whole product, synchronised */
+    double slots, copy_bytes;
+    int64_t chunks, products;
+} mpcgi_gather_ooc_timing;
+
 /* Threads a chunk under a device-memory limit (0: none) with in_use bytes held: three buffers
  * of F values and F gathered x a thread, after RESERVED_VECTORS vectors of n doubles for the
  * solver; a multiple of 32, at most np rounded up; 0 when not even the reserve fits. */
 int64_t mpcgi_gather_ooc_chunk_threads(size_t limit, size_t in_use, int64_t n, int F,
                                        int64_t np);
 /* The pinned tiles (from p's host layout: p->L.col built) and the chunk buffers, C threads a
- * chunk. */
+ * chunk; model: time every product (mpcgi_gather_ooc_model). */
 mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p, int64_t C,
-                                    gather_ooc **out);
+                                    int model, gather_ooc **out);
+/* The last product's measurements (NULL without gather.model=on or before a product); the
+ * threads a chunk. */
+const mpcgi_gather_ooc_timing *mpcgi_gather_ooc_model(const gather_ooc *o);
+int64_t mpcgi_gather_ooc_chunk_size(const gather_ooc *o);
 /* p->A's values into the pinned tiles again (a value update), once the copies in flight have
  * read the old ones. */
 mpcg_status mpcgi_gather_ooc_values(mpcg_context *ctx, gather_ooc *o, const mpcgi_fold_plan *p);
