@@ -21,6 +21,7 @@
 #define COPY_MIN_BYTES ((size_t)1 << 24)
 #define COPY_WARMUP 3
 #define COPY_REPS 21
+#define H2D_BYTES ((size_t)1 << 28) /* the pinned host-to-device copy: 256 MiB */
 /* Most timed groups of bench_time_calls. */
 #define MAX_GROUPS 64
 
@@ -213,7 +214,7 @@ mpcg_status bench_open(const bench_opts *o, mpcg_context **ctx, bench_device *de
 
 /* Event-timed copies of `size` bytes from src to dst; the median time in *ms. */
 static mpcg_status time_copies(mpcg_context *ctx, void *dst, const void *src, size_t size,
-                               double *ms)
+                               enum cudaMemcpyKind kind, double *ms)
 {
     mpcg_status st = MPCG_SUCCESS;
     cudaStream_t s = (cudaStream_t)mpcg_context_stream(ctx);
@@ -222,11 +223,11 @@ static mpcg_status time_copies(mpcg_context *ctx, void *dst, const void *src, si
     MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e0));
     MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e1));
     for (int k = 0; k < COPY_WARMUP; k++)
-        MPCG_CUDA_GOTO(ctx, st, cudaMemcpyAsync(dst, src, size, cudaMemcpyDeviceToDevice, s));
+        MPCG_CUDA_GOTO(ctx, st, cudaMemcpyAsync(dst, src, size, kind, s));
     for (int k = 0; k < COPY_REPS; k++) {
         float f = 0.0f;
         MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(e0, s));
-        MPCG_CUDA_GOTO(ctx, st, cudaMemcpyAsync(dst, src, size, cudaMemcpyDeviceToDevice, s));
+        MPCG_CUDA_GOTO(ctx, st, cudaMemcpyAsync(dst, src, size, kind, s));
         MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(e1, s));
         MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(e1));
         MPCG_CUDA_GOTO(ctx, st, cudaEventElapsedTime(&f, e0, e1));
@@ -255,7 +256,7 @@ mpcg_status bench_copy_bandwidth(mpcg_context *ctx, bench_device *dev)
     MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, size, &dst));
     MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(src, 1, size, s));
     MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(dst, 0, size, s));
-    MPCG_TRY(ctx, st, time_copies(ctx, dst, src, size, &ms));
+    MPCG_TRY(ctx, st, time_copies(ctx, dst, src, size, cudaMemcpyDeviceToDevice, &ms));
     MPCG_ENSURE_GOTO(ctx, st, ms > 0.0, MPCG_ERR_INTERNAL, "copy of %zu bytes timed at %g ms", size,
                      ms);
     dev->copy_bytes = size;
@@ -263,6 +264,26 @@ mpcg_status bench_copy_bandwidth(mpcg_context *ctx, bench_device *dev)
     dev->copy_gbs = 2.0 * (double)size / (ms * 1e-3) * 1e-9; /* bytes read + bytes written */
 done:
     mpcgi_device_free(ctx, src);
+    mpcgi_device_free(ctx, dst);
+    return st;
+}
+
+mpcg_status bench_h2d_bandwidth(mpcg_context *ctx, bench_device *dev)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    void *src = NULL, *dst = NULL;
+    const size_t size = H2D_BYTES;
+    double ms = 0.0;
+    MPCG_CUDA_GOTO(ctx, st, cudaMallocHost(&src, size));
+    memset(src, 1, size);
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, size, &dst));
+    MPCG_TRY(ctx, st, time_copies(ctx, dst, src, size, cudaMemcpyHostToDevice, &ms));
+    MPCG_ENSURE_GOTO(ctx, st, ms > 0.0, MPCG_ERR_INTERNAL, "copy of %zu bytes timed at %g ms", size,
+                     ms);
+    dev->h2d_bytes = size;
+    dev->h2d_gbs = (double)size / (ms * 1e-3) * 1e-9; /* one way */
+done:
+    if (src) (void)cudaFreeHost(src);
     mpcgi_device_free(ctx, dst);
     return st;
 }
@@ -275,6 +296,10 @@ void bench_print_device(const char *prog, const mpcg_context *ctx, const bench_d
     printf("copy bandwidth: %.1f GB/s (cudaMemcpyAsync device to device of %.0f MiB, bytes read "
            "+ written, median of %d)\n",
            dev->copy_gbs, (double)dev->copy_bytes / 1048576.0, dev->copy_reps);
+    if (dev->h2d_gbs > 0)
+        printf("pinned host-to-device: %.1f GB/s (cudaMemcpyAsync of %.0f MiB from pinned host "
+               "memory, median of %d)\n",
+               dev->h2d_gbs, (double)dev->h2d_bytes / 1048576.0, COPY_REPS);
 }
 
 /* ---------------------------------------------------------------- timing */
@@ -511,6 +536,7 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_str(f, "device", d->name);
     json_str(f, "cuda", d->cuda);
     json_num(f, "copy_gbs", d->copy_gbs);
+    if (d->h2d_gbs > 0) json_num(f, "h2d_gbs", d->h2d_gbs);
     json_str(f, "date", d->date);
     json_str(f, "status", r->status);
     json_num(f, "gflops", r->gflops);

@@ -86,8 +86,14 @@ typedef struct bench_device {
     double copy_gbs;   /* measured device copy bandwidth, (read + written bytes) / s / 1e9 */
     size_t copy_bytes; /* size of one timed copy */
     int copy_reps;     /* timed copies (the median is reported) */
+    double h2d_gbs;    /* measured pinned host-to-device bandwidth (one way); 0: not measured */
+    size_t h2d_bytes;
     char date[16];     /* UTC date of the run, YYYY-MM-DD */
 } bench_device;
+
+/* dev->h2d_gbs: cudaMemcpyAsync of 256 MiB from pinned host memory, median of the copy
+ * protocol (the out-of-core gather's link). */
+mpcg_status bench_h2d_bandwidth(mpcg_context *ctx, bench_device *dev);
 
 /* BENCH_EXIT_NO_GPU with a message on stderr if no usable CUDA GPU is found, else 0. */
 int bench_require_gpu(const char *prog);

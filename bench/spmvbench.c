@@ -439,6 +439,7 @@ static int run_all(const spmv_opts *o, spmv_run *run)
     int rc = BENCH_EXIT_FAILED;
     if (bench_open(&o->c, &run->ctx, &run->dev) != MPCG_SUCCESS) return BENCH_EXIT_FAILED;
     if (bench_copy_bandwidth(run->ctx, &run->dev) != MPCG_SUCCESS) goto fail;
+    if (bench_h2d_bandwidth(run->ctx, &run->dev) != MPCG_SUCCESS) goto fail;
     bench_print_device(o->c.prog, run->ctx, &run->dev);
     if (o->info_only) {
         printf("device: %s\ncuda: %s\ndriver: %s\ncopy_gbs: %.1f\n", run->dev.name, run->dev.cuda,
