@@ -208,6 +208,9 @@ typedef struct mpcg_info {
     double precond_setup_time_s; /**< its setup (part of setup_time_s) */
     int64_t precond_spmvs;     /**< products with A in its applies in this solve (in spmvs too;
                                     chebyshev's setup estimate is in precond_describe) */
+    char spmv_describe[400];   /**< the SpMV plan's layout in words after the solve (as
+                                    `cgsolve --info`; what a backend measured, e.g. the gather
+                                    backend's out-of-core model) */
 } mpcg_info;
 
 /** Description of an option key (mpcg_option_get), for listings such as --help-options. */

@@ -45,6 +45,8 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
                 info->precond_setup_time_s);
     if (info->storage_fallback[0])
         fprintf(f, "storage     fp64 values, not the hi/lo halves: %s\n", info->storage_fallback);
+    if (o->verbose && info->spmv_describe[0])
+        fprintf(f, "spmv        %s\n", info->spmv_describe);
     if (o->verbose) /* empty where the library does not say (it chooses at setup) */
         fprintf(f, "variant     %s (%s)\n", info->variant[0] ? info->variant : "unknown",
                 info->variant_reason[0] ? info->variant_reason : "no reason given");
@@ -134,6 +136,9 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     cgsolve_json_str(f, info->variant_reason);
     fprintf(f, ",\n             \"precond\": ");
     cgsolve_json_str(f, info->precond[0] ? info->precond : "none");
+    fprintf(f, ", \"spmv_describe\": ");
+    if (info->spmv_describe[0]) cgsolve_json_str(f, info->spmv_describe);
+    else fprintf(f, "null");
     fprintf(f, ", \"precond_describe\": ");
     if (info->precond_describe[0]) cgsolve_json_str(f, info->precond_describe);
     else fputs("null", f);

@@ -376,6 +376,7 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
     info->precond_spmvs = s->pc_spmvs;
     info->spmvs = info->iterations + s->true_residuals + info->precond_spmvs;
     info->spmvs_fp64 = info->spmvs - fp32_its;
+    mpcgi_spmv_describe(s->plan, info->spmv_describe, sizeof info->spmv_describe);
     return MPCG_SUCCESS;
 }
 
