@@ -198,28 +198,13 @@ static mpcg_status sell_apply(mpcg_context *ctx, void *impl, mpcg_precision prec
     return MPCG_SUCCESS;
 }
 
-/* The CPU emulation: each row summed in column order in the value precision (cuSPARSE's order
- * is not documented: not bit for bit). */
+/* The CPU emulation: the cpu backend's sums (each row in column order in the value precision;
+ * its plan is the matrix itself). cuSPARSE's order is not documented: not bit for bit. */
 static mpcg_status sell_apply_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
                                    const void *xv, void *yv)
 {
     const sell_plan *p = impl;
-    const mpcgi_csr *A = p->A;
-    (void)ctx;
-    for (int64_t i = 0; i < A->n; i++) {
-        if (prec == MPCG_PRECISION_FP32) {
-            float s = 0;
-            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-                s += A->val32[k] * ((const float *)xv)[A->col_idx[k]];
-            ((float *)yv)[i] = s;
-        } else {
-            double s = 0;
-            for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
-                s += A->val[k] * ((const double *)xv)[A->col_idx[k]];
-            ((double *)yv)[i] = s;
-        }
-    }
-    return MPCG_SUCCESS;
+    return mpcgi_spmv_cpu.apply_host(ctx, (void *)p->A, prec, xv, yv);
 }
 
 static void sell_describe(const void *impl, char *buf, size_t size)

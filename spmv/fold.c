@@ -51,6 +51,7 @@ static void fold_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d_lo32), mpcgi_device_free(ctx, p->d_arrived);
     mpcgi_device_free(ctx, p->d_row_ptr), mpcgi_device_free(ctx, p->d_pbase);
     mpcgi_host_free(p->val64), mpcgi_host_free(p->val32), mpcgi_host_free(p->lo32);
+    mpcgi_host_free(p->piece);
     mpcgi_fold_layout_free(&p->L);
     mpcgi_host_free(p);
 }

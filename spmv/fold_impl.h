@@ -62,6 +62,7 @@ typedef struct mpcgi_fold_plan {
     int fp64, fp32, mixed;   /* the values held: fp64, fp32 (hi with mixed), lo (mixed) */
     double *val64;           /* a CPU plan's slot-order values (with L's arrays: made at its */
     float *val32, *lo32;     /* first product, refreshed after a value update) */
+    double *piece;           /* a CPU plan's pieces' sums (pieces + 1; float in fp32) */
     int host_stale;          /* values changed since the host copies were made */
     int32_t *d_col;
     uint32_t *d_fbits;

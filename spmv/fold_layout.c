@@ -209,11 +209,15 @@ FOLD_EMULATION(f64, double, fma, VAL_F64, mpcgi_warp_strided_sum_f64)
 FOLD_EMULATION(f32, float, fmaf, VAL_F32, mpcgi_warp_strided_sum_f32)
 FOLD_EMULATION(mixed, double, fma, VAL_MIXED, mpcgi_warp_strided_sum_f64)
 
-/* The host copies of the values in slot order, made or refreshed as the plan's values stand. */
+/* The host layout, the pieces' scratch and the values in slot order, made at the first product
+ * and refreshed as the plan's values stand. */
 static mpcg_status host_values(mpcg_context *ctx, mpcgi_fold_plan *p)
 {
     const size_t slots = (size_t)p->L.F * (size_t)p->L.np;
     if (!p->L.col) MPCG_CHECK(ctx, mpcgi_fold_layout_build(ctx, p->A, &p->L));
+    if (!p->piece)
+        MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)p->L.pieces + 1, sizeof(double),
+                                               &p->piece));
     if (p->fp64 && !p->val64) {
         MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, slots, sizeof *p->val64, &p->val64));
         p->host_stale = 1;
@@ -237,14 +241,9 @@ static mpcg_status host_values(mpcg_context *ctx, mpcgi_fold_plan *p)
 mpcg_status mpcgi_fold_emulate(mpcg_context *ctx, mpcgi_fold_plan *p, mpcg_precision prec,
                                const void *x, void *y)
 {
-    mpcg_status st = MPCG_SUCCESS;
-    void *piece = NULL;
-    MPCG_TRY(ctx, st, host_values(ctx, p));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)p->L.pieces + 1, sizeof(double), &piece));
-    if (prec == MPCG_PRECISION_FP32) emulate_f32(p, x, y, piece);
-    else if (prec == MPCG_PRECISION_MIXED) emulate_mixed(p, x, y, piece);
-    else emulate_f64(p, x, y, piece);
-done:
-    mpcgi_host_free(piece);
-    return st;
+    MPCG_CHECK(ctx, host_values(ctx, p));
+    if (prec == MPCG_PRECISION_FP32) emulate_f32(p, x, y, (float *)p->piece);
+    else if (prec == MPCG_PRECISION_MIXED) emulate_mixed(p, x, y, p->piece);
+    else emulate_f64(p, x, y, p->piece);
+    return MPCG_SUCCESS;
 }

@@ -57,7 +57,7 @@ static void segscan_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d_col), mpcgi_device_free(ctx, p->d_val);
     mpcgi_device_free(ctx, p->d_val32), mpcgi_device_free(ctx, p->d_lo32);
     mpcgi_device_free(ctx, p->d_idx), mpcgi_device_free(ctx, p->d_arrived);
-    mpcgi_host_free(p->hb), mpcgi_host_free(p->idx);
+    mpcgi_host_free(p->hb), mpcgi_host_free(p->idx), mpcgi_host_free(p->scratch);
     mpcgi_host_free(p);
 }
 

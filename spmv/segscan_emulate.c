@@ -193,32 +193,27 @@ SEGSCAN_EMULATION(mixed, double, VALUE_MIXED, mpcgi_warp_strided_sum_f64)
 mpcg_status mpcgi_segscan_emulate(mpcg_context *ctx, mpcgi_segscan_plan *p, mpcg_precision prec,
                                   const void *x, void *y)
 {
-    mpcg_status st = MPCG_SUCCESS;
     const size_t L = (size_t)p->L, NT = L / (size_t)p->V, d = sizeof(double);
-    scratch w = {0};
-    void *carry = NULL;
+    /* the plan's scratch, one block made at the first product: the doubles (sh, the scan
+     * values and products, ev, the carries), then the flags (head, f, ef) */
+    const size_t doubles = L + (NT + L) + NT + (size_t)p->nseg, flags = (L + 1) + 2 * NT;
     if (!p->hb) { /* the index arrays, once (a GPU plan builds them on the device) */
-        MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)p->nseg + 1, sizeof *p->hb, &p->hb));
+        MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)p->nseg + 1, sizeof *p->hb, &p->hb));
         host_heads(p);
     }
     if (p->index && !p->idx) {
-        MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)p->A->nnz + 1, sizeof *p->idx,
-                                                 &p->idx));
+        MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)p->A->nnz + 1, sizeof *p->idx,
+                                               &p->idx));
         host_index(p);
     }
-    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, L, d, &w.sh));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, L + 1, &w.head));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, NT + L, d, &w.v)); /* scan values, products */
-    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, NT, d, &w.ev));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, NT, &w.f));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc(ctx, NT, &w.ef));
-    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)p->nseg, d, &carry));
+    if (!p->scratch) MPCG_CHECK(ctx, mpcgi_host_alloc(ctx, doubles * d + flags, &p->scratch));
+    double *b = p->scratch;
+    unsigned char *fl = (unsigned char *)(b + doubles);
+    const scratch w = {.sh = b, .v = b + L, .ev = b + L + NT + L, .head = fl, .f = fl + L + 1,
+                       .ef = fl + L + 1 + NT};
+    void *carry = b + L + NT + L + NT;
     if (prec == MPCG_PRECISION_FP32) emulate_f32(p, &w, x, y, carry);
     else if (prec == MPCG_PRECISION_MIXED) emulate_mixed(p, &w, x, y, carry);
     else emulate_f64(p, &w, x, y, carry);
-done:
-    mpcgi_host_free(w.sh), mpcgi_host_free(w.head), mpcgi_host_free(w.v);
-    mpcgi_host_free(w.ev), mpcgi_host_free(w.f), mpcgi_host_free(w.ef);
-    mpcgi_host_free(carry);
-    return st;
+    return MPCG_SUCCESS;
 }

@@ -16,6 +16,7 @@ typedef struct mpcgi_segscan_plan {
     int fp64, fp32, mixed;   /* the values held: fp64, fp32 (hi with mixed), lo (mixed) */
     int64_t *hb;             /* host copies for the emulation, built at its first apply */
     uint16_t *idx;           /* (index only) */
+    void *scratch;           /* the emulation's working arrays, made at its first product */
     int64_t *d_row_ptr, *d_hb;
     int32_t *d_col;
     double *d_val;
