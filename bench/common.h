@@ -187,7 +187,7 @@ typedef struct bench_record {
     char reason[40];            /* cg: the stop reason */
     char precond[16];           /* cg: the preconditioner used (mpcg_info.precond; "" for spmv) */
     const char *options;        /* the run's -O options ("KEY=VALUE ..."); "" or NULL: none */
-    char storage[320];          /* spmv: the plan's layout in words (mpcgi_spmv_describe) */
+    char storage[768];          /* spmv: the plan's layout in words (mpcgi_spmv_describe) */
     int nphases;                /* spmv: steps of the apply timed apart (the phases slot) */
     const char *phase_name[4];
     double phase_ms[4];         /* spmv: each step alone, per call (the protocol of ms) */

@@ -237,14 +237,20 @@ static mpcg_status call_phase(mpcg_context *ctx, void *arg, int64_t i)
 }
 
 /* Each step of a backend's apply alone (the phases slot), same protocol; a step reads what the
- * steps before it left, so every copy first runs the whole apply once. */
+ * steps before it left, so every copy first runs the whole apply once. A plan whose apply has
+ * no separate steps (gather out-of-core) says so at its first step: no steps then. */
 static mpcg_status time_phases(spmv_case *c, const bench_protocol *p, bench_record *r)
 {
     mpcg_context *ctx = c->ctx;
     bench_timing t;
-    r->nphases = c->ops->phases < 4 ? c->ops->phases : 4;
     for (int64_t j = 0; j < c->k; j++)
         MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, c->plan[j], c->prec, c->x[j], c->y[j]));
+    if (mpcgi_spmv_apply_phase(ctx, c->plan[0], c->prec, c->x[0], c->y[0], 0) ==
+        MPCG_ERR_NOT_SUPPORTED) {
+        mpcg_clear_error(ctx);
+        return MPCG_SUCCESS;
+    }
+    r->nphases = c->ops->phases < 4 ? c->ops->phases : 4;
     for (int k = 0; k < r->nphases; k++) {
         c->phase = k;
         MPCG_CHECK(ctx, bench_time_calls(ctx, p, call_phase, c, &t));

@@ -208,7 +208,7 @@ typedef struct mpcg_info {
     double precond_setup_time_s; /**< its setup (part of setup_time_s) */
     int64_t precond_spmvs;     /**< products with A in its applies in this solve (in spmvs too;
                                     chebyshev's setup estimate is in precond_describe) */
-    char spmv_describe[400];   /**< the SpMV plan's layout in words after the solve (as
+    char spmv_describe[768];   /**< the SpMV plan's layout in words after the solve (as
                                     `cgsolve --info`; what a backend measured, e.g. the gather
                                     backend's out-of-core model) */
 } mpcg_info;
@@ -229,10 +229,13 @@ enum {
     MPCG_CAP_NEEDS_DEVICE = 1u << 2,  /**< runs on a GPU (with a CPU emulation on --device=cpu) */
     MPCG_CAP_CPU_EMULATION = 1u << 3, /**< has a CPU emulation of its layout */
     MPCG_CAP_DETERMINISTIC = 1u << 4, /**< the same input gives bit-identical output */
-    MPCG_CAP_MIXED_STORE = 1u << 5    /**< stores each value a as hi = (float)a and lo =
+    MPCG_CAP_MIXED_STORE = 1u << 5,   /**< stores each value a as hi = (float)a and lo =
                                            (float)(a - hi) for mixed precision: fp32 SpMVs read
                                            hi, fp64 ones hi + lo (fp64 storage where the split
                                            is not exact) */
+    MPCG_CAP_OUT_OF_CORE = 1u << 6    /**< on a GPU, option NAME.ooc=on streams the matrix
+                                           from pinned host memory in chunks sized to the
+                                           device-memory limit (cgsolve --ooc) */
 };
 
 /** Description of a registered SpMV backend (mpcg_backend_get). */

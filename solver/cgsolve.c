@@ -71,8 +71,12 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
             return st == MPCG_ERR_INVALID_ARG ? EXIT_USAGE : rc;
         }
     }
-    if (o->ooc && (st = mpcg_solver_set_option(S, "gather.ooc", "on")) != MPCG_SUCCESS)
-        return cgsolve_fail(ctx, o, st, "--ooc");
+    if (o->ooc) { /* parse_args checked that o->spmv streams */
+        char key[64];
+        snprintf(key, sizeof key, "%s.ooc", o->spmv);
+        if ((st = mpcg_solver_set_option(S, key, "on")) != MPCG_SUCCESS)
+            return cgsolve_fail(ctx, o, st, "--ooc");
+    }
     for (int i = 0; i < o->nset; i++) {
         char kv[512];
         snprintf(kv, sizeof kv, "%s", o->set[i]);

@@ -39,7 +39,7 @@ typedef struct options {
     mpcg_precond precond;       /* its type (mpcg_solver_set_precond) */
     char precond_kv[48];        /* its parameter as KEY=VALUE ("precond.degree=4"), or "" */
     int threads;                /* --threads: OpenMP threads of the CPU path; 0: not given */
-    int ooc;                    /* --ooc: gather.ooc=on, before the -O options */
+    int ooc;                    /* --ooc: SPMV.ooc=on, before the -O options */
     int nset;                   /* -O key=value, applied in order with mpcg_solver_set_option */
     const char *set[CGSOLVE_MAX_SET];
 } options;

@@ -65,10 +65,10 @@ static const char usage_rest[] =
     "                        adaptive); results and iteration counts do not depend on K\n"
     "  -O KEY=VALUE          set a tuning option (repeatable, applied in order after the\n"
     "                        options above); --help-options lists the keys\n"
-    "  --ooc                 on a GPU: -O gather.ooc=on, which --spmv=gather reads (other\n"
-    "                        backends ignore it, as any -O key of another module): the\n"
-    "                        matrix in pinned host memory streamed in chunks sized to the\n"
-    "                        device memory (fp64; work in progress: docs/backends.md)\n"
+    "  --ooc                 with --spmv=gather on a GPU: the matrix in pinned host memory,\n"
+    "                        streamed in chunks sized to the device memory (sets -O\n"
+    "                        gather.ooc=on; fp64 only; docs/backends.md); refused with a\n"
+    "                        backend that cannot stream, --device=cpu or no GPU\n"
     "  --device-memory-limit=BYTES\n"
     "                        cap the GPU memory mpcg may hold (suffix K, M, G or T: powers\n"
     "                        of 1024; 0: no cap); beyond it setup fails as out of memory\n"
@@ -166,6 +166,17 @@ static int known_backend(const char *name)
     return 0;
 }
 
+/* Whether backend NAME streams its matrix from host memory (NAME.ooc=on). */
+static int streams_ooc(const char *name)
+{
+    for (int i = 0; i < mpcg_backend_count(); i++) {
+        mpcg_backend_info b;
+        if (mpcg_backend_get(i, &b) == MPCG_SUCCESS && strcmp(b.name, name) == 0)
+            return (b.caps & MPCG_CAP_OUT_OF_CORE) != 0;
+    }
+    return 0;
+}
+
 /* auto, cpu, cuda or cuda:N (the forms mpcg_context_create accepts). */
 static int valid_device(const char *d)
 {
@@ -209,10 +220,11 @@ static int list_backends(void)
             strcat(prec, *prec ? ",fp32" : "fp32");
         if ((b.caps & MPCG_CAP_MIXED_STORE) && runs[MPCG_PRECISION_MIXED])
             strcat(prec, *prec ? ",mixed" : "mixed");
-        printf("%-12s %-16s %-8s %-13s %s%s\n", b.name, *prec ? prec : "-",
+        printf("%-12s %-16s %-8s %-13s %s%s%s\n", b.name, *prec ? prec : "-",
                b.caps & MPCG_CAP_NEEDS_DEVICE ? "gpu" : "cpu",
                b.caps & MPCG_CAP_DETERMINISTIC ? "yes" : "no", b.description,
-               b.caps & MPCG_CAP_CPU_EMULATION ? " (CPU emulation with --device=cpu)" : "");
+               b.caps & MPCG_CAP_CPU_EMULATION ? " (CPU emulation with --device=cpu)" : "",
+               b.caps & MPCG_CAP_OUT_OF_CORE ? " (out-of-core on a GPU with --ooc)" : "");
     }
     const char *on_cpu = mpcg_backend_auto(MPCG_DEVICE_CPU);
     const char *on_gpu = mpcg_backend_auto(MPCG_DEVICE_CUDA);
@@ -275,6 +287,10 @@ static int check_combination(const options *o)
     if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor))
         return usage_error("%s", "--info solves nothing: it takes no -b, --rhs, --x0, -o or "
                                  "--monitor");
+    if (o->ooc && (!o->spmv || !streams_ooc(o->spmv)))
+        return usage_error("--ooc streams the matrix with an out-of-core SpMV backend: give "
+                           "--spmv=NAME of one (--list-backends: \"out-of-core\")%s%s",
+                           o->spmv ? "; not " : "", o->spmv ? o->spmv : "");
     if (o->ooc && o->device && strcmp(o->device, "cpu") == 0)
         return usage_error("%s", "--ooc streams the matrix to a GPU: it does not run with "
                                  "--device=cpu");

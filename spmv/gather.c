@@ -35,12 +35,13 @@ static const char *const ooc_words[] = {"off", "on", NULL};
 static const mpcgi_option_key gather_keys[] = {
     {"gather.ooc", MPCGI_OPTION_WORD, OOC_OFF, 0, 0, 0, 0, ooc_words,
      "out-of-core: the matrix in pinned host memory, streamed in chunks with x gathered by host "
-     "threads (fp64; work in progress, not yet run on a GPU)"},
+     "threads (fp64)"},
     {"gather.chunk", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 32, 1 << 30, 0, 1, NULL,
      "out-of-core: threads a chunk, a multiple of 32; auto: from the device-memory limit"},
     {"gather.model", MPCGI_OPTION_WORD, OOC_OFF, 0, 0, 0, 0, ooc_words,
-     "out-of-core: time each product's stages (gather, copies, kernel; it then waits for its "
-     "end) for the performance model in the plan's description"},
+     "out-of-core: measure the link when the plan is made and time each product's stages "
+     "(gather, copies, kernel; it then waits for its end) for the performance model in the "
+     "plan's description"},
 };
 static const mpcgi_option_table gather_options = {gather_keys, 3};
 
@@ -191,23 +192,26 @@ static void gather_describe(const void *impl, char *buf, size_t size)
     const size_t len = strlen(buf);
     const mpcgi_gather_ooc_timing *m = e && e->o ? mpcgi_gather_ooc_model(e->o) : NULL;
     if (e && e->ooc && m) {
-        /* the stages overlap: the product takes about the slowest one, plus one chunk of the
-         * others to fill the pipeline, plus x to the host */
-        const double slow = m->gather_ms > m->copy_ms ? m->gather_ms : m->copy_ms;
-        const double stage = slow > m->kernel_ms ? slow : m->kernel_ms;
-        const double fill = (m->gather_ms + m->copy_ms + m->kernel_ms - stage) / (double)m->chunks;
+        /* the three stages overlap: a product takes about x's trip to the host, the slowest
+         * stage, and one chunk of the other two (the pipeline's fill and drain) */
+        const double link_ms = m->copy_bytes / (m->link_gbs * 1e9) * 1e3;
+        double stage = m->gather_ms > link_ms ? m->gather_ms : link_ms;
+        stage = stage > m->kernel_ms ? stage : m->kernel_ms;
+        const double fill = (m->gather_ms + link_ms + m->kernel_ms - stage) / (double)m->chunks;
         snprintf(buf + len, size - len,
-                 "; out-of-core, %lld chunks of %lld threads; model of the last product: host "
-                 "gather %.3f ms (%.2f G slots/s), copies %.3f ms (%.1f GB/s pinned), direct "
-                 "kernel %.3f ms -> predicted %.3f ms (the slowest stage + one chunk of the "
-                 "others), measured %.3f ms",
-                 (long long)m->chunks, (long long)mpcgi_gather_ooc_chunk_size(e->o), m->gather_ms,
-                 m->slots / (m->gather_ms * 1e-3) * 1e-9, m->copy_ms,
-                 m->copy_bytes / (m->copy_ms * 1e-3) * 1e-9, m->kernel_ms, stage + fill,
-                 m->wall_ms);
+                 "; out-of-core, %lld chunks of %lld threads; model of the last product: x to "
+                 "the host %.3f ms, host gather %.3f ms (%.2f G slots/s), %.1f MB over a %.1f "
+                 "GB/s link %.3f ms (in the pipeline %.3f ms, %.1f GB/s), direct kernel %.3f "
+                 "ms -> predicted %.3f ms, measured %.3f ms (streaming %.1f GB/s)",
+                 (long long)m->chunks, (long long)mpcgi_gather_ooc_chunk_size(e->o), m->x_ms,
+                 m->gather_ms, m->slots / (m->gather_ms * 1e-3) * 1e-9, m->copy_bytes * 1e-6,
+                 m->link_gbs, link_ms, m->copy_ms, m->copy_bytes / (m->copy_ms * 1e-3) * 1e-9,
+                 m->kernel_ms, m->x_ms + stage + fill, m->wall_ms,
+                 m->copy_bytes / (m->wall_ms * 1e-3) * 1e-9);
     } else if (e && e->ooc) {
-        snprintf(buf + len, size - len, "; out-of-core: the slots in pinned host memory, x "
-                 "gathered by host threads, chunks streamed (work in progress)");
+        snprintf(buf + len, size - len, "; out-of-core, %lld threads a chunk: the slots in "
+                 "pinned host memory, x gathered by host threads, chunks streamed (-O "
+                 "gather.model=on times the stages)", (long long)mpcgi_gather_ooc_chunk_size(e->o));
     } else {
         snprintf(buf + len, size - len, "; x gathered into slot order by a kernel (the emulated "
                  "memory accelerator), then the direct kernel");
@@ -255,7 +259,7 @@ const struct mpcgi_spmv_ops mpcgi_spmv_gather = {
     .description = "the fold layout with x gathered into slot order first (seed 002's memory "
                    "accelerator, emulated by a kernel), then a direct kernel on dense streams",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
-            MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
+            MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC | MPCG_CAP_OUT_OF_CORE,
     .options = &gather_options,
     .analyze = gather_analyze,
     .update_values = gather_update_values,

@@ -15,20 +15,20 @@
 #include "spmv/gather_ooc.h"
 
 /*
- * Work in progress (issue 22): first run on an H200 (same iterations as in-core); the model's
- * timing (gather.model=on) not yet run.
- *
  * Chunk c (C threads, mpcgi_fold_tile_at) uses buffer b = c mod BUFS:
- *   host: once buffer b's last copy has landed (event staged[b]), gather xg = x[col] of chunk c
- *         into the pinned staging h_xg[b] (OpenMP);
  *   copy stream: once the kernel that read device buffer b is done (event consumed[b]), copy
- *         the chunk's values and h_xg[b] to d_val[b], d_xg[b]; record staged[b];
+ *         the chunk's values to d_val[b] (they need no gather: the copy engine starts on them
+ *         while the host gathers);
+ *   host: once buffer b's last gathered x has landed (event staged[b]), gather xg = x[col] of
+ *         chunk c into the pinned staging h_xg[b] (OpenMP); copy stream: h_xg[b] to d_xg[b],
+ *         record staged[b];
  *   the context's stream: wait staged[b], run the chunk's direct kernel; record consumed[b].
  * The host gathers chunk c + 1 while chunk c's copies run and chunk c - 1 is multiplied. After
  * the last chunk, fold's fixup adds the folded rows' pieces on the context's stream.
  */
 
 #define BUFS 3
+enum { EV_V0, EV_V1, EV_X0, EV_X1, EV_K0, EV_K1, EV_N };
 
 struct gather_ooc {
     int F;
@@ -44,7 +44,7 @@ struct gather_ooc {
     /* the performance model (mpcgi_gather_ooc_model): with `model`, every product records
      * timing events per chunk and waits for its end */
     int model;
-    cudaEvent_t *t_copy0, *t_copy1, *t_k0, *t_k1; /* per chunk */
+    cudaEvent_t *ev; /* per chunk, EV_N: around the values copy, the xg copy, the kernel */
     mpcgi_gather_ooc_timing last;
 };
 
@@ -72,19 +72,35 @@ void mpcgi_gather_ooc_free(mpcg_context *ctx, gather_ooc *o)
         if (o->staged[b]) (void)cudaEventDestroy(o->staged[b]);
         if (o->consumed[b]) (void)cudaEventDestroy(o->consumed[b]);
     }
-    for (int64_t c = 0; o->t_copy0 && c < o->tiles; c++) {
-        if (o->t_copy0[c]) (void)cudaEventDestroy(o->t_copy0[c]);
-        if (o->t_copy1[c]) (void)cudaEventDestroy(o->t_copy1[c]);
-        if (o->t_k0[c]) (void)cudaEventDestroy(o->t_k0[c]);
-        if (o->t_k1[c]) (void)cudaEventDestroy(o->t_k1[c]);
-    }
-    mpcgi_host_free(o->t_copy0), mpcgi_host_free(o->t_copy1);
-    mpcgi_host_free(o->t_k0), mpcgi_host_free(o->t_k1);
+    for (int64_t i = 0; o->ev && i < o->tiles * EV_N; i++)
+        if (o->ev[i]) (void)cudaEventDestroy(o->ev[i]);
+    mpcgi_host_free(o->ev);
     if (o->h_val) (void)cudaFreeHost(o->h_val);
     if (o->h_col) (void)cudaFreeHost(o->h_col);
     if (o->h_x) (void)cudaFreeHost(o->h_x);
     if (o->copy) (void)cudaStreamDestroy(o->copy);
     mpcgi_host_free(o);
+}
+
+/* The model's link: the first chunks' values copied to the device buffers on the copy stream,
+ * once to warm up and once timed by events (at most 16 chunks and 1 GiB). */
+static mpcg_status measure_link(mpcg_context *ctx, gather_ooc *o)
+{
+    int64_t k = o->tiles < 16 ? o->tiles : 16;
+    while (k > 1 && (double)k * (double)o->tile_slots * 8 > 1073741824.0) k--;
+    float ms = 0;
+    for (int rep = 0; rep < 2; rep++) {
+        MPCG_CUDA(ctx, cudaEventRecord(o->ev[EV_V0], o->copy));
+        for (int64_t c = 0; c < k; c++)
+            MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_val[c % BUFS],
+                                           o->h_val + (size_t)c * o->tile_slots,
+                                           o->tile_slots * 8, cudaMemcpyHostToDevice, o->copy));
+        MPCG_CUDA(ctx, cudaEventRecord(o->ev[EV_V1], o->copy));
+        MPCG_CUDA(ctx, cudaEventSynchronize(o->ev[EV_V1]));
+    }
+    MPCG_CUDA(ctx, cudaEventElapsedTime(&ms, o->ev[EV_V0], o->ev[EV_V1]));
+    o->last.link_gbs = (double)k * (double)o->tile_slots * 8 / ((double)ms * 1e-3) * 1e-9;
+    return MPCG_SUCCESS;
 }
 
 mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p, int64_t C,
@@ -115,20 +131,13 @@ mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p,
     }
     o->model = model;
     if (model) {
-        const size_t t = (size_t)o->tiles;
-        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->t_copy0));
-        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->t_copy1));
-        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->t_k0));
-        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->t_k1));
-        for (size_t c = 0; c < t; c++) {
-            MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->t_copy0[c]));
-            MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->t_copy1[c]));
-            MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->t_k0[c]));
-            MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->t_k1[c]));
-        }
+        const size_t t = (size_t)o->tiles * EV_N;
+        MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, t, sizeof(cudaEvent_t), &o->ev));
+        for (size_t i = 0; i < t; i++) MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&o->ev[i]));
     }
     mpcgi_fold_tile_cols(L, C, o->h_col);
     mpcgi_fold_tile_f64(L, p->A, C, p->A->val, o->h_val);
+    if (model) MPCG_TRY(ctx, st, measure_link(ctx, o));
     *out = o;
 done:
     if (st != MPCG_SUCCESS) mpcgi_gather_ooc_free(ctx, o);
@@ -154,24 +163,35 @@ static void host_gather(const gather_ooc *o, int64_t c, double *dst)
 
 /* The model's sums of one product (o->model): host gather wall time, copy and kernel times from
  * the events, the whole product's wall time. */
-static mpcg_status model_sums(mpcg_context *ctx, gather_ooc *o, double gather_s, double t0)
+static mpcg_status model_sums(mpcg_context *ctx, gather_ooc *o, double x_s, double gather_s,
+                              double t0)
 {
     mpcgi_gather_ooc_timing *m = &o->last;
     MPCG_CHECK(ctx, mpcgi_device_sync(ctx));
     MPCG_CUDA(ctx, cudaStreamSynchronize(o->copy));
     m->wall_ms = (mpcgi_wtime() - t0) * 1e3;
+    m->x_ms = x_s * 1e3;
     m->gather_ms = gather_s * 1e3;
     m->copy_ms = m->kernel_ms = 0;
     for (int64_t c = 0; c < o->tiles; c++) {
-        float a = 0, b = 0;
-        MPCG_CUDA(ctx, cudaEventElapsedTime(&a, o->t_copy0[c], o->t_copy1[c]));
-        MPCG_CUDA(ctx, cudaEventElapsedTime(&b, o->t_k0[c], o->t_k1[c]));
-        m->copy_ms += a, m->kernel_ms += b;
+        const cudaEvent_t *e = o->ev + c * EV_N;
+        float v = 0, x = 0, k = 0;
+        MPCG_CUDA(ctx, cudaEventElapsedTime(&v, e[EV_V0], e[EV_V1]));
+        MPCG_CUDA(ctx, cudaEventElapsedTime(&x, e[EV_X0], e[EV_X1]));
+        MPCG_CUDA(ctx, cudaEventElapsedTime(&k, e[EV_K0], e[EV_K1]));
+        m->copy_ms += (double)v + (double)x, m->kernel_ms += k;
     }
     m->chunks = o->tiles;
     m->slots = (double)o->tiles * (double)o->tile_slots;
     m->copy_bytes = m->slots * 16; /* values and gathered x */
     m->products++;
+    return MPCG_SUCCESS;
+}
+
+/* Record event i of chunk c on stream s when the model is on. */
+static mpcg_status mark(mpcg_context *ctx, const gather_ooc *o, int64_t c, int i, cudaStream_t s)
+{
+    if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->ev[c * EV_N + i], s));
     return MPCG_SUCCESS;
 }
 
@@ -181,33 +201,37 @@ mpcg_status mpcgi_gather_ooc_apply(mpcg_context *ctx, gather_ooc *o, const mpcgi
     cudaStream_t compute = mpcgi_gpu_of(ctx)->stream;
     const double t0 = mpcgi_wtime();
     double gather_s = 0;
+    const size_t bytes = o->tile_slots * 8;
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, o->h_x, x, (size_t)o->n * 8, MPCGI_D2H));
+    const double x_s = mpcgi_wtime() - t0;
     for (int b = 0; b < BUFS; b++) MPCG_CUDA(ctx, cudaEventRecord(o->consumed[b], compute));
     for (int64_t c = 0; c < o->tiles; c++) {
         const int b = (int)(c % BUFS);
+        MPCG_CUDA(ctx, cudaStreamWaitEvent(o->copy, o->consumed[b], 0));
+        MPCG_CHECK(ctx, mark(ctx, o, c, EV_V0, o->copy));
+        MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_val[b], o->h_val + (size_t)c * o->tile_slots, bytes,
+                                       cudaMemcpyHostToDevice, o->copy));
+        MPCG_CHECK(ctx, mark(ctx, o, c, EV_V1, o->copy));
         /* h_xg[b] is free once its last copy has landed, in this product or the one before
          * (an event never recorded counts as done) */
         MPCG_CUDA(ctx, cudaEventSynchronize(o->staged[b]));
         const double g0 = mpcgi_wtime();
         host_gather(o, c, o->h_xg[b]);
         gather_s += mpcgi_wtime() - g0;
-        MPCG_CUDA(ctx, cudaStreamWaitEvent(o->copy, o->consumed[b], 0));
-        if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->t_copy0[c], o->copy));
-        MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_val[b], o->h_val + (size_t)c * o->tile_slots,
-                                       o->tile_slots * 8, cudaMemcpyHostToDevice, o->copy));
-        MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_xg[b], o->h_xg[b], o->tile_slots * 8,
-                                       cudaMemcpyHostToDevice, o->copy));
-        if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->t_copy1[c], o->copy));
+        MPCG_CHECK(ctx, mark(ctx, o, c, EV_X0, o->copy));
+        MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_xg[b], o->h_xg[b], bytes, cudaMemcpyHostToDevice,
+                                       o->copy));
+        MPCG_CHECK(ctx, mark(ctx, o, c, EV_X1, o->copy));
         MPCG_CUDA(ctx, cudaEventRecord(o->staged[b], o->copy));
         MPCG_CUDA(ctx, cudaStreamWaitEvent(compute, o->staged[b], 0));
-        if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->t_k0[c], compute));
+        MPCG_CHECK(ctx, mark(ctx, o, c, EV_K0, compute));
         MPCG_LAUNCH(ctx, mpcgi_gather_ooc_chunk(compute, o->F, o->C, c * o->C, o->n, o->pieces,
                                                 o->np, o->d_val[b], o->d_xg[b], y, piece));
-        if (o->model) MPCG_CUDA(ctx, cudaEventRecord(o->t_k1[c], compute));
+        MPCG_CHECK(ctx, mark(ctx, o, c, EV_K1, compute));
         MPCG_CUDA(ctx, cudaEventRecord(o->consumed[b], compute));
     }
     MPCG_LAUNCH(ctx, mpcgi_gather_fixup_f64(a, x, y, piece));
-    if (o->model) MPCG_CHECK(ctx, model_sums(ctx, o, gather_s, t0));
+    if (o->model) MPCG_CHECK(ctx, model_sums(ctx, o, x_s, gather_s, t0));
     return MPCG_SUCCESS;
 }
 

@@ -1,5 +1,4 @@
-/* spmv/gather_ooc.h: the gather backend's out-of-core mode (spmv/gather_ooc.c; work in progress,
- * issue 22) */
+/* spmv/gather_ooc.h: the gather backend's out-of-core mode (spmv/gather_ooc.c; issue 22) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_GATHER_OOC_H
 #define MPCG_SPMV_GATHER_OOC_H
@@ -11,9 +10,12 @@
 
 typedef struct gather_ooc gather_ooc;
 
-/* The performance model's measurements of the last product (gather.model=on): the stages'
- * totals over its chunks, and the product's wall time (x to the host included). */
+/* The performance model's measurements (gather.model=on): the pinned host-to-device bandwidth
+ * at this chunk size, measured when the plan is made; of the last product, the stages' totals
+ * over its chunks and the product's wall time. */
 typedef struct mpcgi_gather_ooc_timing {
+    double link_gbs;    /* pinned host-to-device copies of chunk values alone (events) */
+    double x_ms;        /* x to pinned host memory (wall) */
     double gather_ms;   /* host threads gathering x (wall) */
     double copy_ms;     /* host-to-device copies of values and gathered x (events) */
     double kernel_ms;   /* the direct kernel (events) */

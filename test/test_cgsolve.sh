@@ -27,6 +27,12 @@ expect 0 '^usage: cgsolve' -- --help
 expect 0 '^cgsolve \(mpcg\) [0-9]+\.[0-9]+\.[0-9]+$' -- --version
 expect 0 '^cpu +fp64,fp32,mixed +cpu +yes' -- --list-backends
 expect 2 'no matrix: give A.mtx or --generate' --
+# --ooc only with a backend that streams (a CPU-only build has none: the same refusal)
+expect 2 '--ooc streams the matrix with an out-of-core SpMV backend' -- --ooc "$data/nos4.mtx"
+expect 2 'out-of-core SpMV backend.*; not cpu' -- --ooc --spmv=cpu "$data/nos4.mtx"
+if "$cg" --list-backends | grep -q '^gather .*out-of-core'; then
+    expect 2 '--ooc streams the matrix to a GPU' -- --ooc --spmv=gather --device=cpu "$data/nos4.mtx"
+fi
 expect 2 'unknown option --nosuch' -- --nosuch "$data/nos4.mtx"
 expect 2 'option --tol needs a value' -- "$data/nos4.mtx" --tol
 expect 2 '--tol=2: expected a number in \(0, 1\)' -- --tol=2 "$data/nos4.mtx"

@@ -299,20 +299,15 @@ static void test_ooc_rules(void)
     mpcgi_spmv_plan_destroy(cpu, plan);
 }
 
-/* Out-of-core (GPU): chunks of 64 threads (rows folded across chunk boundaries, the last chunk
- * partial) give fold's bits, twice; apply_dot's y is apply's and its dot close to x.y; a
- * device-memory limit with no room for one chunk is refused when the plan is set up. */
-static void test_ooc(mpcgi_rng *g)
+/* One out-of-core plan (GPU) of A against fold's emulation: apply twice into poisoned y (fold's
+ * bits), apply_dot (apply's y, the dot close to x.y), then new values (A's scaled and shifted:
+ * the pinned tiles rewritten) and apply again. With gather.model=on the description carries the
+ * model. */
+static void ooc_case(mpcgi_csr *A, const char *const *kv, int model, mpcgi_rng *g)
 {
-    int64_t len[2000];
-    mpcgi_csr A;
-    for (int i = 0; i < 2000; i++) len[i] = 1 + (int64_t)mpcgi_rng_below(g, 9);
-    len[10] = 700, len[1999] = 300, len[500] = 0;
-    if (!gpu || spmv_check_skew_csr(g, 2000, len, &A) != 0) return;
-    const size_t b = (size_t)A.n * 8;
+    const size_t b = (size_t)A->n * 8;
     double *x = NULL, *want = NULL, *got = NULL, *dx = NULL, *dy = NULL, *ddot = NULL, dot = 0;
     mpcgi_spmv_plan *emu = NULL, *plan = NULL;
-    const char *const kv[] = {"gather.ooc=on", "gather.chunk=64", NULL};
     mpcgi_options o;
     options_of(kv, &o);
     CHECK_OK(cpu, mpcgi_host_alloc(cpu, b, &x));
@@ -321,31 +316,58 @@ static void test_ooc(mpcgi_rng *g)
     CHECK_OK(gpu, mpcgi_device_alloc(gpu, b, &dx));
     CHECK_OK(gpu, mpcgi_device_alloc(gpu, b, &dy));
     CHECK_OK(gpu, mpcgi_device_alloc(gpu, 8, &ddot));
-    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_fold, &A, MPCG_CAP_FP64, NULL, &emu));
-    CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_gather, &A, MPCG_CAP_FP64, &o, &plan));
-    if (x && want && got && dx && dy && ddot && emu && plan) {
-        for (int64_t i = 0; i < A.n; i++) x[i] = 2 * mpcgi_rng_uniform(g) - 1;
-        CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, x, want));
-        CHECK_OK(gpu, mpcgi_device_copy(gpu, dx, x, b, MPCGI_H2D));
-        for (int rep = 0; rep < 2; rep++) {
-            CHECK_OK(gpu, MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(dy, 0xff, b, mpcg_context_stream(gpu))));
-            CHECK_OK(gpu, mpcgi_spmv_apply(gpu, plan, MPCG_PRECISION_FP64, dx, dy));
-            CHECK_OK(gpu, mpcgi_device_copy(gpu, got, dy, b, MPCGI_D2H));
-            CHECK(memcmp(got, want, b) == 0);
+    CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_fold, A, MPCG_CAP_FP64, NULL, &emu));
+    CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_gather, A, MPCG_CAP_FP64, &o, &plan));
+    if (!(x && want && got && dx && dy && ddot && emu && plan)) goto done;
+    for (int64_t i = 0; i < A->n; i++) x[i] = 2 * mpcgi_rng_uniform(g) - 1;
+    CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, x, want));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, dx, x, b, MPCGI_H2D));
+    for (int rep = 0; rep < 3; rep++) {
+        if (rep == 2) { /* new values, the same pattern */
+            for (int64_t k = 0; k < A->nnz; k++) A->val[k] = 0.25 - 1.5 * A->val[k];
+            CHECK_OK(cpu, mpcgi_spmv_plan_update_values(cpu, emu, A));
+            CHECK_OK(gpu, mpcgi_spmv_plan_update_values(gpu, plan, A));
+            CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, x, want));
         }
         CHECK_OK(gpu, MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(dy, 0xff, b, mpcg_context_stream(gpu))));
-        CHECK_OK(gpu, mpcgi_spmv_apply_dot(gpu, plan, dx, dy, ddot, NULL));
+        CHECK_OK(gpu, mpcgi_spmv_apply(gpu, plan, MPCG_PRECISION_FP64, dx, dy));
         CHECK_OK(gpu, mpcgi_device_copy(gpu, got, dy, b, MPCGI_D2H));
-        CHECK_OK(gpu, mpcgi_device_copy(gpu, &dot, ddot, 8, MPCGI_D2H));
         CHECK(memcmp(got, want, b) == 0);
-        long double ref = 0, sc = 0;
-        for (int64_t i = 0; i < A.n; i++)
-            ref += (long double)x[i] * want[i], sc += fabsl((long double)x[i] * want[i]);
-        CHECK(fabsl(dot - ref) <= (long double)(A.n + 2) * DBL_EPSILON * sc);
     }
+    CHECK_OK(gpu, MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(dy, 0xff, b, mpcg_context_stream(gpu))));
+    CHECK_OK(gpu, mpcgi_spmv_apply_dot(gpu, plan, dx, dy, ddot, NULL));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, got, dy, b, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, &dot, ddot, 8, MPCGI_D2H));
+    CHECK(memcmp(got, want, b) == 0);
+    long double ref = 0, sc = 0;
+    for (int64_t i = 0; i < A->n; i++)
+        ref += (long double)x[i] * want[i], sc += fabsl((long double)x[i] * want[i]);
+    CHECK(fabsl(dot - ref) <= (long double)(A->n + 2) * DBL_EPSILON * sc);
+    char d[768];
+    mpcgi_spmv_describe(plan, d, sizeof d);
+    CHECK(strstr(d, "out-of-core") && !strstr(d, "predicted") == !model);
+done:
     mpcgi_spmv_plan_destroy(gpu, plan), mpcgi_spmv_plan_destroy(cpu, emu);
-    plan = NULL;
-    /* no room for one chunk: refused at setup, saying so */
+    mpcgi_device_free(gpu, dx), mpcgi_device_free(gpu, dy), mpcgi_device_free(gpu, ddot);
+    mpcgi_host_free(x), mpcgi_host_free(want), mpcgi_host_free(got);
+}
+
+/* Out-of-core (GPU): chunks of 64 threads (rows folded across chunk boundaries, the last chunk
+ * partial), with and without the model; a device-memory limit with no room for one chunk is
+ * refused when the plan is set up. */
+static void test_ooc(mpcgi_rng *g)
+{
+    int64_t len[2000];
+    mpcgi_csr A;
+    for (int i = 0; i < 2000; i++) len[i] = 1 + (int64_t)mpcgi_rng_below(g, 9);
+    len[10] = 700, len[1999] = 300, len[500] = 0;
+    if (!gpu || spmv_check_skew_csr(g, 2000, len, &A) != 0) return;
+    const char *const kv[] = {"gather.ooc=on", "gather.chunk=64", NULL};
+    const char *const kvm[] = {"gather.ooc=on", "gather.chunk=64", "gather.model=on", NULL};
+    ooc_case(&A, kv, 0, g);
+    ooc_case(&A, kvm, 1, g);
+    mpcgi_spmv_plan *plan = NULL;
+    mpcgi_options o;
     const char *const kv2[] = {"gather.ooc=on", NULL};
     options_of(kv2, &o);
     CHECK_OK(gpu, mpcg_context_set_device_memory_limit(gpu, 64 * 1024));
@@ -355,8 +377,6 @@ static void test_ooc(mpcgi_rng *g)
     CHECK(plan == NULL && strstr(mpcg_last_error(gpu), "leaves no room for one out-of-core chunk"));
     mpcg_clear_error(gpu);
     CHECK_OK(gpu, mpcg_context_set_device_memory_limit(gpu, 0));
-    mpcgi_device_free(gpu, dx), mpcgi_device_free(gpu, dy), mpcgi_device_free(gpu, ddot);
-    mpcgi_host_free(x), mpcgi_host_free(want), mpcgi_host_free(got);
     mpcgi_csr_free(&A);
 }
 
