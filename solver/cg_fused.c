@@ -397,6 +397,16 @@ static mpcg_status graph_capture_or_launch(mpcg_solver *s)
     return MPCG_SUCCESS;
 }
 
+/* A graph holds the plan's launches: not those of a plan that waits for the host inside. */
+static int graph_wanted(mpcg_solver *s, int asked, char *why, size_t size)
+{
+    if (!mpcgi_cg_gpu_wanted(s, asked, why, size)) return 0;
+    if (!mpcgi_spmv_host_driven(s->plan)) return 1;
+    snprintf(why, size, "the SpMV waits for the host inside (out-of-core): no CUDA graph can "
+             "hold it");
+    return 0;
+}
+
 static mpcg_status graph_setup(mpcg_solver *s)
 {
     MPCG_CHECK(s->ctx, mpcgi_cg_fused_setup(s));
@@ -416,7 +426,7 @@ static mpcg_status graph_refresh(mpcg_solver *s)
 
 const mpcgi_cg_variant mpcgi_cg_graph = {
     .name = "graph",
-    .wanted = mpcgi_cg_gpu_wanted,
+    .wanted = graph_wanted,
     .setup = graph_setup,
     .refresh = graph_refresh,
     .run = mpcgi_cg_run_fused,

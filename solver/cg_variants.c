@@ -93,6 +93,11 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
                  mpcg_precond_name(s->pc_type), mpcg_precision_name(s->precision));
         return &mpcgi_cg_host;
     }
+    if (mpcgi_spmv_host_driven(s->plan)) {
+        snprintf(why, size, "auto: the SpMV waits for the host inside (out-of-core): launched "
+                 "kernels, no CUDA graph or persistent loop");
+        return &mpcgi_cg_launched;
+    }
     if (s->pc_type == MPCG_PRECOND_JACOBI) {
         snprintf(why, size, "auto: Jacobi PCG, fused: %s",
                  n > small ? "launched kernels (n > cg.small_n)"

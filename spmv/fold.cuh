@@ -48,6 +48,29 @@ static __device__ __forceinline__ float fma_rn(float a, float b, float c)
     return __fmaf_rn(a, b, c);
 }
 
+/* apply_dot's partial sum of a block of MPCGI_FOLD_THREADS threads (thread p, its row sum acc):
+ * x_p acc over its rows that are not folded, butterflies, then warp 0, into part[b]. Every
+ * thread of the block calls it. */
+template <typename T>
+static __device__ __forceinline__ void block_part(const mpcgi_fold_args &a, int64_t p,
+                                                  const T *x, T acc, double *part, int64_t b)
+{
+    __shared__ double dsum[MPCGI_FOLD_THREADS / 32];
+    const int t = threadIdx.x;
+    double d = 0;
+    if (p < a.n && !(a.fbits[p >> 5] >> (p & 31) & 1)) d = (double)x[p] * (double)acc;
+#pragma unroll
+    for (int o = 16; o >= 1; o /= 2) d += __shfl_xor_sync(FULL, d, o);
+    if ((t & 31) == 0) dsum[t >> 5] = d;
+    __syncthreads();
+    if (t < 32) {
+        double u = t < MPCGI_FOLD_THREADS / 32 ? dsum[t] : 0.0;
+#pragma unroll
+        for (int o = 16; o >= 1; o /= 2) u += __shfl_xor_sync(FULL, u, o);
+        if (t == 0) part[b] = u;
+    }
+}
+
 /* XG (the gather backend's direct kernel): x[col] comes pre-gathered in slot order, xg. */
 template <typename T, typename S, bool LO, bool DOT, bool XG>
 static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
@@ -56,7 +79,6 @@ static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
                 const T *__restrict__ xg, T *__restrict__ y, T *__restrict__ piece,
                 double *__restrict__ part, const int *skip)
 {
-    __shared__ double dsum[MPCGI_FOLD_THREADS / 32];
     mpcgi_pdl_start();
     if (DOT && skip && *skip) return;
     const int64_t p = (int64_t)blockIdx.x * MPCGI_FOLD_THREADS + threadIdx.x, np = a.np;
@@ -71,21 +93,7 @@ static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
         if (p < a.n) y[p] = acc;
         else if (p < a.n + a.pieces) piece[p - a.n] = acc;
     }
-    if constexpr (DOT) {
-        const int t = threadIdx.x;
-        double d = 0;
-        if (p < a.n && !(a.fbits[p >> 5] >> (p & 31) & 1)) d = (double)x[p] * (double)acc;
-#pragma unroll
-        for (int o = 16; o >= 1; o /= 2) d += __shfl_xor_sync(FULL, d, o);
-        if ((t & 31) == 0) dsum[t >> 5] = d;
-        __syncthreads();
-        if (t < 32) {
-            double u = t < MPCGI_FOLD_THREADS / 32 ? dsum[t] : 0.0;
-#pragma unroll
-            for (int o = 16; o >= 1; o /= 2) u += __shfl_xor_sync(FULL, u, o);
-            if (t == 0) part[blockIdx.x] = u;
-        }
-    }
+    if constexpr (DOT) block_part(a, p, x, acc, part, blockIdx.x);
 }
 
 /* Folded row j (one warp): y[i] += its pieces' sums; with DOT x_i y_i to fpart[j], and the last
@@ -142,21 +150,37 @@ static int gather(const mpcgi_fold_args *a, const T *x, T *xg)
 /* The SpMV (with xg: the direct kernel on pre-gathered x), then (folded rows, or a dot to
  * finish) the fixup. ws: pieces values of T, then the partial dots (8-byte aligned: the pieces'
  * region is rounded up). */
+/* The fixup alone (after fold_kernel or the out-of-core chunks): with DOT, or where rows are
+ * folded. part: the blocks' partial dots, then the folded rows'. */
+template <typename T, bool DOT>
+static int fixup(const mpcgi_fold_args *a, const T *piece, const T *x, T *y, double *part,
+                 double *dot, const int *skip)
+{
+    if (!DOT && a->folded == 0) return (int)cudaSuccess;
+    const int64_t warps = a->folded > 0 ? a->folded : 1;
+    const unsigned fb = (unsigned)((warps + MPCGI_THREADS / 32 - 1) / (MPCGI_THREADS / 32));
+    return (int)mpcgi_launch(fold_fixup_kernel<T, DOT>, fb, MPCGI_THREADS, a->stream, *a, piece,
+                             x, y, part, mpcgi_fold_blocks(a->np), dot, skip);
+}
+
+/* The workspace: the pieces' sums (T), then the partial dots (8-byte aligned). */
+template <typename T>
+static double *parts_of(const mpcgi_fold_args *a, void *ws)
+{
+    return (double *)ws + (a->pieces * (int64_t)sizeof(T) + 7) / 8;
+}
+
 template <typename T, typename S, bool LO, bool DOT, bool XG = false>
 static int launch(const mpcgi_fold_args *a, const S *val, const float *lo, const T *x, T *y,
                   void *ws, double *dot, const int *skip, const T *xg = nullptr)
 {
-    const int64_t blocks = mpcgi_fold_blocks(a->np);
     T *piece = (T *)ws;
-    double *part = (double *)ws + (a->pieces * (int64_t)sizeof(T) + 7) / 8;
-    cudaError_t e = mpcgi_launch(fold_kernel<T, S, LO, DOT, XG>, (unsigned)blocks,
-                                 MPCGI_FOLD_THREADS, a->stream, *a, val, lo, x, xg, y, piece,
-                                 part, skip);
-    if (e != cudaSuccess || (!DOT && a->folded == 0)) return (int)e;
-    const int64_t warps = a->folded > 0 ? a->folded : 1;
-    const unsigned fb = (unsigned)((warps + MPCGI_THREADS / 32 - 1) / (MPCGI_THREADS / 32));
-    return (int)mpcgi_launch(fold_fixup_kernel<T, DOT>, fb, MPCGI_THREADS, a->stream, *a,
-                             (const T *)piece, x, y, part, blocks, dot, skip);
+    double *part = parts_of<T>(a, ws);
+    cudaError_t e = mpcgi_launch(fold_kernel<T, S, LO, DOT, XG>,
+                                 (unsigned)mpcgi_fold_blocks(a->np), MPCGI_FOLD_THREADS,
+                                 a->stream, *a, val, lo, x, xg, y, piece, part, skip);
+    if (e != cudaSuccess) return (int)e;
+    return fixup<T, DOT>(a, piece, x, y, part, dot, skip);
 }
 
 } /* namespace fold */

@@ -61,18 +61,14 @@ int mpcgi_gather_direct_dot_f64(const mpcgi_fold_args *a, const double *val, con
                                 const double *xg, double *y, void *ws, double *dot,
                                 const int *skip);
 
-/* Out-of-core (fp64): the direct kernel on one streamed chunk's tile (threads p0 .. p0 + C - 1:
- * y for p < n, the pieces' sums for n <= p < n + pieces), and fold's fixup alone. */
-int mpcgi_gather_ooc_chunk(void *stream, int F, int64_t C, int64_t p0, int64_t n, int64_t pieces,
-                           int64_t np, const double *val, const double *xg, double *y,
-                           double *piece);
-int mpcgi_gather_fixup_f64(const mpcgi_fold_args *a, const double *x, double *y,
-                           const double *piece);
-/* *dot = x^T y (n rows, fp64, deterministic); part: MPCGI_OOC_DOT_BLOCKS doubles; arrived: a
- * device int, 0 between calls. */
-#define MPCGI_OOC_DOT_BLOCKS 1024
-int mpcgi_gather_ooc_dot(void *stream, int64_t n, const double *x, const double *y,
-                         double *part, int *arrived, double *dot);
+/* Out-of-core (fp64): the direct kernel on one streamed chunk's tile (threads p0 .. p0 + C - 1,
+ * multiples of MPCGI_FOLD_THREADS: y for p < n, the pieces' sums for n <= p < n + pieces in ws;
+ * dot: fold's partial dots too), and after the last chunk fold's fixup (dot: *dot = x^T y, the
+ * in-core apply_dot's bits). ws: fold's workspace. */
+int mpcgi_gather_ooc_chunk(const mpcgi_fold_args *a, int64_t C, int64_t p0, const double *val,
+                           const double *xg, const double *x, double *y, void *ws, int dot);
+int mpcgi_gather_ooc_finish(const mpcgi_fold_args *a, const double *x, double *y, void *ws,
+                            double *dot);
 
 #ifdef __cplusplus
 }

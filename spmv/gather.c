@@ -36,8 +36,9 @@ static const mpcgi_option_key gather_keys[] = {
     {"gather.ooc", MPCGI_OPTION_WORD, OOC_OFF, 0, 0, 0, 0, ooc_words,
      "out-of-core: the matrix in pinned host memory, streamed in chunks with x gathered by host "
      "threads (fp64)"},
-    {"gather.chunk", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 32, 1 << 30, 0, 1, NULL,
-     "out-of-core: threads a chunk, a multiple of 32; auto: from the device-memory limit"},
+    {"gather.chunk", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, MPCGI_FOLD_THREADS, 1 << 30, 0, 1, NULL,
+     "out-of-core: threads a chunk, a multiple of 256; auto: about a sixteenth of the layout "
+     "(4 - 64 MiB of values), less where the device-memory limit says"},
     {"gather.model", MPCGI_OPTION_WORD, OOC_OFF, 0, 0, 0, 0, ooc_words,
      "out-of-core: measure the link when the plan is made and time each product's stages "
      "(gather, copies, kernel; it then waits for its end) for the performance model in the "
@@ -50,7 +51,6 @@ typedef struct gather_extra {
     int ooc, model;
     long chunk;
     gather_ooc *o;
-    double *d_dot_part;  /* apply_dot's partials (MPCGI_OOC_DOT_BLOCKS) */
 } gather_extra;
 
 static size_t align256(size_t b) { return (b + 255) / 256 * 256; }
@@ -78,10 +78,11 @@ static mpcg_status gather_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigne
     p->extra = e;
     const size_t slots = (size_t)p->L.F * (size_t)p->L.np;
     const int wide = p->fp64 || p->mixed; /* xg holds the vectors' type */
-    if (ooc) { /* the pieces' sums and apply_dot's partials; the slots stream from the host */
-        sizes->bytes_workspace = align256(((size_t)p->L.pieces + 1) * 8) +
-                                 (size_t)MPCGI_OOC_DOT_BLOCKS * 8;
+    if (ooc) { /* fold's workspace (the pieces' sums, apply_dot's partials); the slots stream */
+        sizes->bytes_workspace = ((size_t)p->L.pieces + (size_t)mpcgi_fold_blocks(p->L.np) +
+                                  (size_t)p->L.folded + 1) * 8;
         sizes->bytes_matrix = slots * 16 + (size_t)p->L.n * 8; /* values, xg; x to the host */
+        sizes->host_driven = 1; /* the host gathers between the chunks' copies */
         return MPCG_SUCCESS;
     }
     p->xg_offset = align256(sizes->bytes_workspace);
@@ -97,23 +98,25 @@ static mpcg_status ooc_upload(mpcg_context *ctx, mpcgi_fold_plan *p, gather_extr
 {
     const mpcgi_fold_layout *L = &p->L;
     const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
-    const size_t m = ((size_t)L->folded + 1) * 8;
+    const size_t m = ((size_t)L->folded + 1) * 8, words = ((size_t)L->n + 31) / 32 * 4;
     MPCG_CHECK(ctx, mpcgi_fold_layout_build(ctx, p->A, &p->L));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, m, &p->d_fold_row));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, m, &p->d_fold_ptr));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, words ? words : 4, &p->d_fbits));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, sizeof(int), &p->d_arrived));
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fold_row, L->fold_row, m, MPCGI_H2D));
     MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fold_ptr, L->fold_ptr, m, MPCGI_H2D));
+    if (words) MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_fbits, L->fbits, words, MPCGI_H2D));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d_arrived, 0, sizeof(int), g->stream));
     const int64_t C = e->chunk != MPCGI_OPTION_AUTO
                           ? e->chunk
                           : mpcgi_gather_ooc_chunk_threads(g->mem_limit, g->mem_in_use, L->n,
                                                            L->F, L->np);
-    MPCG_ENSURE(ctx, C >= 32, MPCG_ERR_DEVICE_ALLOC,
+    MPCG_ENSURE(ctx, C >= MPCGI_FOLD_THREADS, MPCG_ERR_DEVICE_ALLOC,
                 "backend gather: the device-memory limit of %zu bytes (%zu held) leaves no room "
-                "for one out-of-core chunk of 32 threads (%zu bytes at F = %d) beside the "
-                "solver's vectors",
-                g->mem_limit, g->mem_in_use, (size_t)3 * 32 * (size_t)L->F * 16, L->F);
+                "for one out-of-core chunk of %d threads (%zu bytes at F = %d) beside the "
+                "solver's vectors", g->mem_limit, g->mem_in_use, MPCGI_FOLD_THREADS,
+                (size_t)3 * MPCGI_FOLD_THREADS * (size_t)L->F * 16, L->F);
     return mpcgi_gather_ooc_create(ctx, p, C, e->model, &e->o);
 }
 
@@ -153,7 +156,7 @@ static mpcg_status gather_apply(mpcg_context *ctx, void *impl, mpcg_precision pr
     gather_extra *e = p->extra;
     if (e->ooc) {
         mpcgi_fold_args a = mpcgi_fold_args_of(ctx, p);
-        return mpcgi_gather_ooc_apply(ctx, e->o, &a, x, y, ws);
+        return mpcgi_gather_ooc_apply(ctx, e->o, &a, x, y, ws, NULL);
     }
     MPCG_CHECK(ctx, gather_step(ctx, impl, prec, x, y, ws, 0));
     return gather_step(ctx, impl, prec, x, y, ws, 1);
@@ -169,12 +172,7 @@ static mpcg_status gather_apply_dot(mpcg_context *ctx, void *impl, const double 
         int skip = 0;
         if (skip_dev) MPCG_CHECK(ctx, mpcgi_device_copy(ctx, &skip, skip_dev, sizeof skip,
                                                         MPCGI_D2H));
-        if (skip) return MPCG_SUCCESS;
-        MPCG_CHECK(ctx, mpcgi_gather_ooc_apply(ctx, e->o, &a, x, y, ws));
-        double *part = (double *)((char *)ws + align256(((size_t)p->L.pieces + 1) * 8));
-        MPCG_LAUNCH(ctx, mpcgi_gather_ooc_dot(mpcgi_device_stream(ctx), p->L.n, x, y, part,
-                                              p->d_arrived, dot_dev));
-        return MPCG_SUCCESS;
+        return skip ? MPCG_SUCCESS : mpcgi_gather_ooc_apply(ctx, e->o, &a, x, y, ws, dot_dev);
     }
     double *xg = (double *)((char *)ws + p->xg_offset);
     MPCG_ENSURE(ctx, p->d_val, MPCG_ERR_NOT_SUPPORTED,
@@ -192,12 +190,7 @@ static void gather_describe(const void *impl, char *buf, size_t size)
     const size_t len = strlen(buf);
     const mpcgi_gather_ooc_timing *m = e && e->o ? mpcgi_gather_ooc_model(e->o) : NULL;
     if (e && e->ooc && m) {
-        /* the three stages overlap: a product takes about x's trip to the host, the slowest
-         * stage, and one chunk of the other two (the pipeline's fill and drain) */
         const double link_ms = m->copy_bytes / (m->link_gbs * 1e9) * 1e3;
-        double stage = m->gather_ms > link_ms ? m->gather_ms : link_ms;
-        stage = stage > m->kernel_ms ? stage : m->kernel_ms;
-        const double fill = (m->gather_ms + link_ms + m->kernel_ms - stage) / (double)m->chunks;
         snprintf(buf + len, size - len,
                  "; out-of-core, %lld chunks of %lld threads; model of the last product: x to "
                  "the host %.3f ms, host gather %.3f ms (%.2f G slots/s), %.1f MB over a %.1f "
@@ -206,7 +199,7 @@ static void gather_describe(const void *impl, char *buf, size_t size)
                  (long long)m->chunks, (long long)mpcgi_gather_ooc_chunk_size(e->o), m->x_ms,
                  m->gather_ms, m->slots / (m->gather_ms * 1e-3) * 1e-9, m->copy_bytes * 1e-6,
                  m->link_gbs, link_ms, m->copy_ms, m->copy_bytes / (m->copy_ms * 1e-3) * 1e-9,
-                 m->kernel_ms, m->x_ms + stage + fill, m->wall_ms,
+                 m->kernel_ms, mpcgi_gather_ooc_predict(m), m->wall_ms,
                  m->copy_bytes / (m->wall_ms * 1e-3) * 1e-9);
     } else if (e && e->ooc) {
         snprintf(buf + len, size - len, "; out-of-core, %lld threads a chunk: the slots in "
@@ -248,7 +241,6 @@ static void gather_destroy(mpcg_context *ctx, void *impl)
     gather_extra *e = p->extra;
     if (e) {
         mpcgi_gather_ooc_free(ctx, e->o);
-        mpcgi_device_free(ctx, e->d_dot_part);
         mpcgi_host_free(e);
     }
     mpcgi_spmv_fold.destroy(ctx, impl);

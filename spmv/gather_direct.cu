@@ -44,68 +44,50 @@ extern "C" int mpcgi_gather_direct_dot_f64(const mpcgi_fold_args *a, const doubl
                                                            xg);
 }
 
-/* Out-of-core: one streamed chunk (threads p0 .. p0 + C - 1; values and gathered x in the
- * chunk's tile, slot-major: slot k of thread j at k C + j): fold's sums, in fold's order. */
-static __global__ void ooc_chunk_kernel(int F, int64_t C, int64_t p0, int64_t n, int64_t pieces,
-                                        int64_t np, const double *__restrict__ val,
-                                        const double *__restrict__ xg, double *__restrict__ y,
-                                        double *__restrict__ piece)
+/* Out-of-core: one streamed chunk (threads p0 .. p0 + C - 1, p0 and C multiples of
+ * MPCGI_FOLD_THREADS; values and gathered x in the chunk's tile, slot-major: slot k of thread j
+ * at k C + j): fold's sums in fold's order, and with DOT fold's partial dot of each block at its
+ * index in the whole layout (so the out-of-core dot is the in-core one, bit for bit). */
+template <bool DOT>
+static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
+    ooc_chunk_kernel(const __grid_constant__ mpcgi_fold_args a, int64_t C, int64_t p0,
+                     const double *__restrict__ val, const double *__restrict__ xg,
+                     const double *__restrict__ x, double *__restrict__ y,
+                     double *__restrict__ piece, double *__restrict__ part)
 {
     mpcgi_pdl_start();
-    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, p = p0 + j;
-    if (j >= C || p >= np) return;
+    const int64_t j = (int64_t)blockIdx.x * MPCGI_FOLD_THREADS + threadIdx.x, p = p0 + j;
     double acc = 0;
+    if (j < C && p < a.np) {
 #pragma unroll 4
-    for (int k = 0; k < F; k++) acc = __fma_rn(__ldcs(val + k * C + j), __ldcs(xg + k * C + j), acc);
-    if (p < n) y[p] = acc;
-    else if (p < n + pieces) piece[p - n] = acc;
-}
-
-extern "C" int mpcgi_gather_ooc_chunk(void *stream, int F, int64_t C, int64_t p0, int64_t n,
-                                      int64_t pieces, int64_t np, const double *val,
-                                      const double *xg, double *y, double *piece)
-{
-    return (int)mpcgi_launch(ooc_chunk_kernel, (unsigned)((C + 255) / 256), 256, stream, F, C, p0,
-                             n, pieces, np, val, xg, y, piece);
-}
-
-/* fold's fixup alone (the folded rows' pieces added to y), fp64. */
-extern "C" int mpcgi_gather_fixup_f64(const mpcgi_fold_args *a, const double *x, double *y,
-                                      const double *piece)
-{
-    if (a->folded == 0) return (int)cudaSuccess;
-    const unsigned fb = (unsigned)((a->folded + MPCGI_THREADS / 32 - 1) / (MPCGI_THREADS / 32));
-    return (int)mpcgi_launch(fold::fold_fixup_kernel<double, false>, fb, MPCGI_THREADS, a->stream,
-                             *a, piece, x, y, (double *)nullptr, (int64_t)0, (double *)nullptr,
-                             (const int *)nullptr);
-}
-
-/* *dot = x^T y over n rows (fp64, fixed order: each thread its rows j, j + stride, ... in order,
- * the block's tree, then the last block sums the blocks'): the out-of-core apply_dot. part:
- * gridDim.x doubles; the grid is a function of n alone. */
-static __global__ void __launch_bounds__(MPCGI_THREADS)
-    ooc_dot_kernel(int64_t n, const double *__restrict__ x, const double *__restrict__ y,
-                   double *part, int *arrived, double *dot)
-{
-    __shared__ double sh[MPCGI_THREADS];
-    mpcgi_pdl_start();
-    double acc = 0;
-    for (int64_t i = (int64_t)blockIdx.x * MPCGI_THREADS + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * MPCGI_THREADS)
-        acc = __fma_rn(x[i], y[i], acc);
-    sh[threadIdx.x] = acc;
-    mpcgi_block_sum(sh);
-    if (threadIdx.x == 0) {
-        part[blockIdx.x] = sh[0];
-        __threadfence(); /* visible before this block is counted */
+        for (int k = 0; k < a.F; k++)
+            acc = __fma_rn(__ldcs(val + k * C + j), __ldcs(xg + k * C + j), acc);
+        if (p < a.n) y[p] = acc;
+        else if (p < a.n + a.pieces) piece[p - a.n] = acc;
     }
-    mpcgi_last_block_sum(part, gridDim.x, arrived, dot, sh);
+    if constexpr (DOT) fold::block_part(a, p, x, acc, part, p0 / MPCGI_FOLD_THREADS + blockIdx.x);
 }
 
-extern "C" int mpcgi_gather_ooc_dot(void *stream, int64_t n, const double *x, const double *y,
-                                    double *part, int *arrived, double *dot)
+extern "C" int mpcgi_gather_ooc_chunk(const mpcgi_fold_args *a, int64_t C, int64_t p0,
+                                      const double *val, const double *xg, const double *x,
+                                      double *y, void *ws, int dot)
 {
-    const unsigned grid = mpcgi_grid_for(n, MPCGI_OOC_DOT_BLOCKS);
-    return (int)mpcgi_launch(ooc_dot_kernel, grid, MPCGI_THREADS, stream, n, x, y, part, arrived,
-                             dot);
+    const int64_t threads = a->np - p0 < C ? a->np - p0 : C; /* no block past the layout */
+    const unsigned blocks = (unsigned)((threads + MPCGI_FOLD_THREADS - 1) / MPCGI_FOLD_THREADS);
+    double *part = fold::parts_of<double>(a, ws);
+    if (dot)
+        return (int)mpcgi_launch(ooc_chunk_kernel<true>, blocks, MPCGI_FOLD_THREADS, a->stream,
+                                 *a, C, p0, val, xg, x, y, (double *)ws, part);
+    return (int)mpcgi_launch(ooc_chunk_kernel<false>, blocks, MPCGI_FOLD_THREADS, a->stream, *a,
+                             C, p0, val, xg, x, y, (double *)ws, part);
+}
+
+/* After the chunks: fold's fixup (the folded rows' pieces added to y; with dot, the folded rows'
+ * x_i y_i and the last block's sum of every partial into *dot). */
+extern "C" int mpcgi_gather_ooc_finish(const mpcgi_fold_args *a, const double *x, double *y,
+                                       void *ws, double *dot)
+{
+    double *part = fold::parts_of<double>(a, ws);
+    if (dot) return fold::fixup<double, true>(a, (const double *)ws, x, y, part, dot, nullptr);
+    return fold::fixup<double, false>(a, (const double *)ws, x, y, part, nullptr, nullptr);
 }

@@ -12,10 +12,12 @@
 #include "core/device.h"
 #include "core/device_cuda.h"
 #include "core/timer.h"
+#include "spmv/fold_kernels.h"
 #include "spmv/gather_ooc.h"
 
 /*
- * Chunk c (C threads, mpcgi_fold_tile_at) uses buffer b = c mod BUFS:
+ * x goes to pinned host memory on the context's stream. Chunk c (C threads,
+ * mpcgi_fold_tile_at) uses buffer b = c mod BUFS:
  *   copy stream: once the kernel that read device buffer b is done (event consumed[b]), copy
  *         the chunk's values to d_val[b] (they need no gather: the copy engine starts on them
  *         while the host gathers);
@@ -40,7 +42,7 @@ struct gather_ooc {
     double *h_xg[BUFS];        /* pinned staging: F C each */
     double *d_val[BUFS], *d_xg[BUFS];
     cudaStream_t copy;
-    cudaEvent_t staged[BUFS], consumed[BUFS];
+    cudaEvent_t staged[BUFS], consumed[BUFS], x_ready;
     /* the performance model (mpcgi_gather_ooc_model): with `model`, every product records
      * timing events per chunk and waits for its end */
     int model;
@@ -51,16 +53,31 @@ struct gather_ooc {
 /* Vectors the solver holds beside the plan, reserved out of the device-memory limit. */
 #define RESERVED_VECTORS 8
 
+/* The automatic chunk: about 1/16 of the threads, so the stages overlap over many chunks,
+ * but copies of at least 4 MiB of values (a shorter copy falls off the link's rate) and at
+ * most 64 MiB; never past the threads. */
+#define CHUNKS_WANTED 16
+#define CHUNK_MIN_BYTES ((size_t)4 << 20)
+#define CHUNK_MAX_BYTES ((size_t)64 << 20)
+
+#define UNIT MPCGI_FOLD_THREADS /* a chunk is whole blocks of the direct kernel */
+static int64_t round_unit(int64_t c) { return (c + UNIT - 1) / UNIT * UNIT; }
+
 int64_t mpcgi_gather_ooc_chunk_threads(size_t limit, size_t in_use, int64_t n, int F,
                                        int64_t np)
 {
     const size_t reserve = (size_t)RESERVED_VECTORS * (size_t)n * 8;
     const size_t per_thread = (size_t)BUFS * (size_t)F * 16; /* values and xg, 8 bytes each */
-    if (limit == 0) return np < (1 << 20) ? (np + 31) / 32 * 32 : (1 << 20);
+    int64_t C = round_unit((np + CHUNKS_WANTED - 1) / CHUNKS_WANTED);
+    const int64_t lo = round_unit((int64_t)(CHUNK_MIN_BYTES / ((size_t)F * 8)));
+    const int64_t hi = (int64_t)(CHUNK_MAX_BYTES / ((size_t)F * 8)) / UNIT * UNIT;
+    if (C < lo) C = lo;
+    if (C > hi) C = hi > UNIT ? hi : UNIT;
+    if (C > round_unit(np)) C = round_unit(np);
+    if (limit == 0) return C;
     if (limit <= in_use + reserve) return 0;
-    int64_t C = (int64_t)((limit - in_use - reserve) / per_thread) / 32 * 32;
-    if (C > np) C = (np + 31) / 32 * 32;
-    return C;
+    const int64_t fits = (int64_t)((limit - in_use - reserve) / per_thread) / UNIT * UNIT;
+    return fits < C ? fits : C;
 }
 
 void mpcgi_gather_ooc_free(mpcg_context *ctx, gather_ooc *o)
@@ -78,6 +95,7 @@ void mpcgi_gather_ooc_free(mpcg_context *ctx, gather_ooc *o)
     if (o->h_val) (void)cudaFreeHost(o->h_val);
     if (o->h_col) (void)cudaFreeHost(o->h_col);
     if (o->h_x) (void)cudaFreeHost(o->h_x);
+    if (o->x_ready) (void)cudaEventDestroy(o->x_ready);
     if (o->copy) (void)cudaStreamDestroy(o->copy);
     mpcgi_host_free(o);
 }
@@ -109,9 +127,9 @@ mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p,
     mpcg_status st = MPCG_SUCCESS;
     gather_ooc *o = NULL;
     const mpcgi_fold_layout *L = &p->L;
-    MPCG_ENSURE(ctx, C >= 32 && C % 32 == 0, MPCG_ERR_INVALID_ARG,
-                "backend gather: %lld threads a chunk (a multiple of 32 is needed)",
-                (long long)C);
+    MPCG_ENSURE(ctx, C >= UNIT && C % UNIT == 0, MPCG_ERR_INVALID_ARG,
+                "backend gather: %lld threads a chunk (a multiple of %d is needed)", (long long)C,
+                UNIT);
     MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *o, &o));
     o->F = L->F, o->C = C, o->n = L->n, o->np = L->np, o->pieces = L->pieces;
     o->tiles = mpcgi_fold_tiles(L, C);
@@ -121,6 +139,7 @@ mpcg_status mpcgi_gather_ooc_create(mpcg_context *ctx, const mpcgi_fold_plan *p,
     MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&o->h_col, all * sizeof *o->h_col));
     MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&o->h_x, ((size_t)L->n + 1) * 8));
     MPCG_CUDA_GOTO(ctx, st, cudaStreamCreateWithFlags(&o->copy, cudaStreamNonBlocking));
+    MPCG_CUDA_GOTO(ctx, st, cudaEventCreateWithFlags(&o->x_ready, cudaEventDisableTiming));
     for (int b = 0; b < BUFS; b++) {
         MPCG_CUDA_GOTO(ctx, st, cudaMallocHost((void **)&o->h_xg[b], o->tile_slots * 8));
         MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, o->tile_slots * 8, &o->d_val[b]));
@@ -196,15 +215,16 @@ static mpcg_status mark(mpcg_context *ctx, const gather_ooc *o, int64_t c, int i
 }
 
 mpcg_status mpcgi_gather_ooc_apply(mpcg_context *ctx, gather_ooc *o, const mpcgi_fold_args *a,
-                                   const double *x, double *y, double *piece)
+                                   const double *x, double *y, void *ws, double *dot)
 {
     cudaStream_t compute = mpcgi_gpu_of(ctx)->stream;
     const double t0 = mpcgi_wtime();
-    double gather_s = 0;
+    double gather_s = 0, x_s = 0;
     const size_t bytes = o->tile_slots * 8;
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, o->h_x, x, (size_t)o->n * 8, MPCGI_D2H));
-    const double x_s = mpcgi_wtime() - t0;
-    for (int b = 0; b < BUFS; b++) MPCG_CUDA(ctx, cudaEventRecord(o->consumed[b], compute));
+    /* x to the host on the context's stream (after what wrote x), while the copy stream
+     * starts on the first chunks' values */
+    MPCG_CUDA(ctx, cudaMemcpyAsync(o->h_x, x, (size_t)o->n * 8, cudaMemcpyDeviceToHost, compute));
+    MPCG_CUDA(ctx, cudaEventRecord(o->x_ready, compute));
     for (int64_t c = 0; c < o->tiles; c++) {
         const int b = (int)(c % BUFS);
         MPCG_CUDA(ctx, cudaStreamWaitEvent(o->copy, o->consumed[b], 0));
@@ -212,6 +232,10 @@ mpcg_status mpcgi_gather_ooc_apply(mpcg_context *ctx, gather_ooc *o, const mpcgi
         MPCG_CUDA(ctx, cudaMemcpyAsync(o->d_val[b], o->h_val + (size_t)c * o->tile_slots, bytes,
                                        cudaMemcpyHostToDevice, o->copy));
         MPCG_CHECK(ctx, mark(ctx, o, c, EV_V1, o->copy));
+        if (c == 0) {
+            MPCG_CUDA(ctx, cudaEventSynchronize(o->x_ready));
+            x_s = mpcgi_wtime() - t0;
+        }
         /* h_xg[b] is free once its last copy has landed, in this product or the one before
          * (an event never recorded counts as done) */
         MPCG_CUDA(ctx, cudaEventSynchronize(o->staged[b]));
@@ -225,14 +249,34 @@ mpcg_status mpcgi_gather_ooc_apply(mpcg_context *ctx, gather_ooc *o, const mpcgi
         MPCG_CUDA(ctx, cudaEventRecord(o->staged[b], o->copy));
         MPCG_CUDA(ctx, cudaStreamWaitEvent(compute, o->staged[b], 0));
         MPCG_CHECK(ctx, mark(ctx, o, c, EV_K0, compute));
-        MPCG_LAUNCH(ctx, mpcgi_gather_ooc_chunk(compute, o->F, o->C, c * o->C, o->n, o->pieces,
-                                                o->np, o->d_val[b], o->d_xg[b], y, piece));
+        MPCG_LAUNCH(ctx, mpcgi_gather_ooc_chunk(a, o->C, c * o->C, o->d_val[b], o->d_xg[b], x,
+                                                y, ws, dot != NULL));
         MPCG_CHECK(ctx, mark(ctx, o, c, EV_K1, compute));
         MPCG_CUDA(ctx, cudaEventRecord(o->consumed[b], compute));
     }
-    MPCG_LAUNCH(ctx, mpcgi_gather_fixup_f64(a, x, y, piece));
+    MPCG_LAUNCH(ctx, mpcgi_gather_ooc_finish(a, x, y, ws, dot));
     if (o->model) MPCG_CHECK(ctx, model_sums(ctx, o, x_s, gather_s, t0));
     return MPCG_SUCCESS;
+}
+
+static double max2(double a, double b) { return a > b ? a : b; }
+
+double mpcgi_gather_ooc_predict(const mpcgi_gather_ooc_timing *m)
+{
+    const double k = (double)m->chunks;
+    const double g = m->gather_ms / k, kern = m->kernel_ms / k;
+    const double half = m->copy_bytes / (m->link_gbs * 1e9) * 1e3 / (2 * k); /* one copy */
+    double host = 0, link = 0, gpu = 0; /* when each is free */
+    double staged[BUFS] = {0};
+    for (int64_t c = 0; c < m->chunks; c++) {
+        const double enqueued = host; /* the values copy is enqueued as the host gets here */
+        link = max2(link, enqueued) + half;
+        host = max2(max2(host, c == 0 ? m->x_ms : 0), staged[c % BUFS]) + g;
+        link = max2(link, host) + half; /* the gathered x, once gathered */
+        staged[c % BUFS] = link;
+        gpu = max2(gpu, link) + kern;
+    }
+    return gpu;
 }
 
 const mpcgi_gather_ooc_timing *mpcgi_gather_ooc_model(const gather_ooc *o)

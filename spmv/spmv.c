@@ -158,6 +158,11 @@ const char *mpcgi_spmv_mixed_fallback(const mpcgi_spmv_plan *plan)
     return plan && plan->mixed && plan->mixed_fallback[0] ? plan->mixed_fallback : NULL;
 }
 
+int mpcgi_spmv_host_driven(const mpcgi_spmv_plan *plan)
+{
+    return plan && plan->on_device && plan->sizes.host_driven;
+}
+
 int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan)
 {
     return plan && plan->on_device && plan->ops->apply_dot != NULL;

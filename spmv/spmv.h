@@ -35,6 +35,8 @@ typedef struct mpcgi_spmv_sizes {
     size_t bytes_matrix32;  /* bytes one fp32 SpMV reads (the fp32 values, hi); 0 without */
     size_t bytes_workspace; /* workspace apply needs (allocated once by the dispatcher) */
     double padding_ratio;   /* stored entries / nnz (1 for CSR) */
+    int host_driven;        /* apply waits for the host inside (gather out-of-core): it cannot be
+                               captured in a CUDA graph */
 } mpcgi_spmv_sizes;
 
 /*
@@ -140,6 +142,8 @@ const char *mpcgi_spmv_mixed_fallback(const mpcgi_spmv_plan *plan);
 mpcg_status mpcgi_spmv_apply_phase(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
                                    const void *x, void *y, int phase);
 
+/* 1 if the plan's apply waits for the host inside (no CUDA graph can hold it). */
+int mpcgi_spmv_host_driven(const mpcgi_spmv_plan *plan);
 /* 1 if the plan runs on the device and its backend fuses the dot (apply_dot). */
 int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan);
 /* y = A x and *dot_dev = x^T y on the device (fp64), see apply_dot; MPCG_ERR_NOT_SUPPORTED if

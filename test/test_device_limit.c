@@ -126,6 +126,72 @@ done:
     mpcg_matrix_destroy(A);
 }
 
+/* Norm of a - s b over norm of a. */
+static double rel_diff(const double *a, const double *b, double s, int64_t n)
+{
+    double d = 0, r = 0;
+    for (int64_t i = 0; i < n; i++) d += (a[i] - s * b[i]) * (a[i] - s * b[i]), r += a[i] * a[i];
+    return sqrt(d / r);
+}
+
+/* A backend that streams (MPCG_CAP_OUT_OF_CORE) solves under a device-memory limit far below
+ * its in-core matrix: the in-core solve's x, bit for bit (both launched kernels: no graph can
+ * hold a product that waits for the host), nothing held past the limit; then new values (A
+ * times 2, the pinned copy rewritten): x halves. b random, x poisoned (NaN) before each solve. */
+static void test_out_of_core(mpcg_context *ctx, const char *backend)
+{
+    mpcg_matrix *A = NULL;
+    mpcg_solver *S = NULL, *T = NULL;
+    mpcg_info info;
+    enum { N = 40 * 40 * 40 };
+    static double b[N], x1[N], x2[N], val2[27 * N];
+    char key[64];
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed);
+    for (int i = 0; i < N; i++) b[i] = 2 * mpcgi_rng_uniform(&g) - 1, x1[i] = x2[i] = NAN;
+    CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson3d27:40", &A));
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &T));
+    if (!A || !S || !T) goto done;
+    const size_t base = in_use(ctx);
+    CHECK_OK(ctx, mpcg_solver_set_spmv(S, backend));
+    CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.variant", "launched")); /* as out of core */
+    CHECK_OK(ctx, mpcg_solve(S, b, x1, &info)); /* in core */
+    const size_t need = in_use(ctx) - base;
+    const int64_t iterations = info.iterations;
+    CHECK(info.converged);
+    mpcg_solver_destroy(S);
+    S = NULL;
+    /* room for the solver's vectors (8 of n doubles) and 2 MiB: a fifth of the in-core need */
+    const size_t cap = base + (size_t)8 * N * 8 + ((size_t)2 << 20);
+    CHECK(cap - base < need / 4);
+    CHECK_OK(ctx, mpcg_context_set_device_memory_limit(ctx, cap));
+    snprintf(key, sizeof key, "%s.ooc", backend);
+    CHECK_OK(ctx, mpcg_solver_set_spmv(T, backend));
+    CHECK_OK(ctx, mpcg_solver_set_option(T, key, "on"));
+    CHECK_OK(ctx, mpcg_solve(T, b, x2, &info));
+    printf("test_device_limit: %s out of core under %zu bytes (in core %zu): %lld iterations "
+           "(in core %lld), variant %s\n", backend, cap - base, need,
+           (long long)info.iterations, (long long)iterations, info.variant);
+    CHECK(info.converged && info.iterations == iterations && in_use(ctx) <= cap);
+    CHECK(strcmp(info.variant, "launched") == 0 && strstr(info.spmv_describe, "out-of-core"));
+    CHECK(memcmp(x1, x2, sizeof x1) == 0); /* the same sums in the same order */
+    const double *val = NULL;
+    CHECK_OK(ctx, mpcg_matrix_csr(A, NULL, NULL, &val));
+    if (val && mpcg_matrix_nnz(A) <= 27 * N) {
+        for (int64_t k = 0; k < mpcg_matrix_nnz(A); k++) val2[k] = 2 * val[k];
+        CHECK_OK(ctx, mpcg_matrix_update_values(A, val2));
+        for (int i = 0; i < N; i++) x1[i] = NAN;
+        CHECK_OK(ctx, mpcg_solve(T, b, x1, &info));
+        CHECK(info.converged && rel_diff(x2, x1, 2, N) <= 1e-8);
+    }
+    CHECK_OK(ctx, mpcg_context_set_device_memory_limit(ctx, 0));
+done:
+    mpcg_solver_destroy(S);
+    mpcg_solver_destroy(T);
+    mpcg_matrix_destroy(A);
+}
+
 static void test_gpu(void)
 {
     mpcg_context *ctx = NULL;
@@ -137,6 +203,7 @@ static void test_gpu(void)
         mpcg_backend_info bi;
         CHECK_OK(NULL, mpcg_backend_get(i, &bi));
         if (bi.caps & MPCG_CAP_NEEDS_DEVICE) test_backend(ctx, bi.name);
+        if (bi.caps & MPCG_CAP_OUT_OF_CORE) test_out_of_core(ctx, bi.name);
     }
     CHECK(mpcgi_alloc_live() == live);
     mpcg_context_destroy(ctx);

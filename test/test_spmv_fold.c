@@ -277,13 +277,27 @@ static void test_tiles(mpcgi_rng *g)
 static void test_ooc_rules(void)
 {
     /* n = 1000, F = 7, np = 1024: the reserve is 8 n doubles = 64000 bytes; 3 x 7 x 16 = 336
-     * bytes a thread */
+     * bytes a thread; chunks are whole blocks of 256 threads */
     CHECK(mpcgi_gather_ooc_chunk_threads(0, 0, 1000, 7, 1024) == 1024);
     CHECK(mpcgi_gather_ooc_chunk_threads(64000, 0, 1000, 7, 1024) == 0);
-    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 31, 0, 1000, 7, 1024) == 0);
-    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 100, 0, 1000, 7, 1024) == 96);
-    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 100 + 5000, 5000, 1000, 7, 1024) == 96);
+    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 255, 0, 1000, 7, 1024) == 0);
+    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 600, 0, 1000, 7, 1024) == 512);
+    CHECK(mpcgi_gather_ooc_chunk_threads(64000 + 336 * 600 + 5000, 5000, 1000, 7, 1024) == 512);
     CHECK(mpcgi_gather_ooc_chunk_threads((size_t)1 << 40, 0, 1000, 7, 1024) == 1024);
+    /* no limit, many threads: a sixteenth (625 000 -> 625 152), within 4 - 64 MiB of values a
+     * chunk (F = 81: at most 103 563 -> 103 424; 1 000 000 threads at F = 7: 4 MiB, 75 008) */
+    CHECK(mpcgi_gather_ooc_chunk_threads(0, 0, 10000000, 7, 10000000) == 625152);
+    CHECK(mpcgi_gather_ooc_chunk_threads(0, 0, 10000000, 81, 10000000) == 103424);
+    CHECK(mpcgi_gather_ooc_chunk_threads(0, 0, 1000000, 7, 1000000) == 75008);
+    /* the model's pipeline: one chunk runs its stages in a row (x 1, values 1, gather 4 after
+     * x, gathered x 1, kernel 0.5: 6.5 ms); four copy-bound chunks take the link's 16 ms and
+     * one kernel */
+    mpcgi_gather_ooc_timing m = {.link_gbs = 1, .x_ms = 1, .gather_ms = 4, .kernel_ms = 0.5,
+                                 .copy_bytes = 2e6, .chunks = 1};
+    CHECK(fabs(mpcgi_gather_ooc_predict(&m) - 6.5) < 1e-12);
+    m = (mpcgi_gather_ooc_timing){.link_gbs = 1, .x_ms = 0, .gather_ms = 4, .kernel_ms = 2,
+                                  .copy_bytes = 16e6, .chunks = 4};
+    CHECK(fabs(mpcgi_gather_ooc_predict(&m) - 16.5) < 1e-12);
     int64_t rp[2] = {0, 0};
     mpcgi_csr A = {.n = 1, .nnz = 0, .row_ptr = rp};
     const char *const kv[] = {"gather.ooc=on", NULL};
@@ -300,14 +314,15 @@ static void test_ooc_rules(void)
 }
 
 /* One out-of-core plan (GPU) of A against fold's emulation: apply twice into poisoned y (fold's
- * bits), apply_dot (apply's y, the dot close to x.y), then new values (A's scaled and shifted:
- * the pinned tiles rewritten) and apply again. With gather.model=on the description carries the
- * model. */
+ * bits), apply_dot (apply's y; the dot close to x.y and the in-core plan's apply_dot dot, bit for
+ * bit), then new values (A's scaled and shifted: the pinned tiles rewritten) and apply again.
+ * With gather.model=on the description carries the model. */
 static void ooc_case(mpcgi_csr *A, const char *const *kv, int model, mpcgi_rng *g)
 {
     const size_t b = (size_t)A->n * 8;
     double *x = NULL, *want = NULL, *got = NULL, *dx = NULL, *dy = NULL, *ddot = NULL, dot = 0;
-    mpcgi_spmv_plan *emu = NULL, *plan = NULL;
+    mpcgi_spmv_plan *emu = NULL, *plan = NULL, *incore = NULL;
+    double dot_in = 0;
     mpcgi_options o;
     options_of(kv, &o);
     CHECK_OK(cpu, mpcgi_host_alloc(cpu, b, &x));
@@ -318,7 +333,8 @@ static void ooc_case(mpcgi_csr *A, const char *const *kv, int model, mpcgi_rng *
     CHECK_OK(gpu, mpcgi_device_alloc(gpu, 8, &ddot));
     CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_fold, A, MPCG_CAP_FP64, NULL, &emu));
     CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_gather, A, MPCG_CAP_FP64, &o, &plan));
-    if (!(x && want && got && dx && dy && ddot && emu && plan)) goto done;
+    CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_gather, A, MPCG_CAP_FP64, NULL, &incore));
+    if (!(x && want && got && dx && dy && ddot && emu && plan && incore)) goto done;
     for (int64_t i = 0; i < A->n; i++) x[i] = 2 * mpcgi_rng_uniform(g) - 1;
     CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, MPCG_PRECISION_FP64, x, want));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, dx, x, b, MPCGI_H2D));
@@ -334,7 +350,11 @@ static void ooc_case(mpcgi_csr *A, const char *const *kv, int model, mpcgi_rng *
         CHECK_OK(gpu, mpcgi_device_copy(gpu, got, dy, b, MPCGI_D2H));
         CHECK(memcmp(got, want, b) == 0);
     }
+    CHECK_OK(gpu, mpcgi_spmv_plan_update_values(gpu, incore, A));
+    CHECK_OK(gpu, mpcgi_spmv_apply_dot(gpu, incore, dx, dy, ddot, NULL));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, &dot_in, ddot, 8, MPCGI_D2H));
     CHECK_OK(gpu, MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(dy, 0xff, b, mpcg_context_stream(gpu))));
+    CHECK_OK(gpu, MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(ddot, 0xff, 8, mpcg_context_stream(gpu))));
     CHECK_OK(gpu, mpcgi_spmv_apply_dot(gpu, plan, dx, dy, ddot, NULL));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, got, dy, b, MPCGI_D2H));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, &dot, ddot, 8, MPCGI_D2H));
@@ -343,17 +363,19 @@ static void ooc_case(mpcgi_csr *A, const char *const *kv, int model, mpcgi_rng *
     for (int64_t i = 0; i < A->n; i++)
         ref += (long double)x[i] * want[i], sc += fabsl((long double)x[i] * want[i]);
     CHECK(fabsl(dot - ref) <= (long double)(A->n + 2) * DBL_EPSILON * sc);
+    CHECK(memcmp(&dot, &dot_in, 8) == 0);
     char d[768];
     mpcgi_spmv_describe(plan, d, sizeof d);
     CHECK(strstr(d, "out-of-core") && !strstr(d, "predicted") == !model);
 done:
     mpcgi_spmv_plan_destroy(gpu, plan), mpcgi_spmv_plan_destroy(cpu, emu);
+    mpcgi_spmv_plan_destroy(gpu, incore);
     mpcgi_device_free(gpu, dx), mpcgi_device_free(gpu, dy), mpcgi_device_free(gpu, ddot);
     mpcgi_host_free(x), mpcgi_host_free(want), mpcgi_host_free(got);
 }
 
-/* Out-of-core (GPU): chunks of 64 threads (rows folded across chunk boundaries, the last chunk
- * partial), with and without the model; a device-memory limit with no room for one chunk is
+/* Out-of-core (GPU): chunks of 256 threads (a folded row's pieces across a chunk boundary, the
+ * last chunk partial), with and without the model; a device-memory limit with no room for one chunk is
  * refused when the plan is set up. */
 static void test_ooc(mpcgi_rng *g)
 {
@@ -362,8 +384,8 @@ static void test_ooc(mpcgi_rng *g)
     for (int i = 0; i < 2000; i++) len[i] = 1 + (int64_t)mpcgi_rng_below(g, 9);
     len[10] = 700, len[1999] = 300, len[500] = 0;
     if (!gpu || spmv_check_skew_csr(g, 2000, len, &A) != 0) return;
-    const char *const kv[] = {"gather.ooc=on", "gather.chunk=64", NULL};
-    const char *const kvm[] = {"gather.ooc=on", "gather.chunk=64", "gather.model=on", NULL};
+    const char *const kv[] = {"gather.ooc=on", "gather.chunk=256", NULL};
+    const char *const kvm[] = {"gather.ooc=on", "gather.chunk=256", "gather.model=on", NULL};
     ooc_case(&A, kv, 0, g);
     ooc_case(&A, kvm, 1, g);
     mpcgi_spmv_plan *plan = NULL;
