@@ -18,6 +18,14 @@ endif
 # the results the docs cite (test/test_refs.sh checks the tarball too)
 EXTRA_DIST += bench/run.sh bench/results
 
+# tsbench: the tall-skinny GEMM C = X^T Y and Y += X B (block CG's dense products) beside
+# cublasDgemm / cublasSgemm, both reduction modes (docs/block.md)
+if MPCG_HAVE_CUDA
+noinst_PROGRAMS += tsbench
+tsbench_SOURCES = bench/tsbench.c bench/common.c bench/common.h
+tsbench_LDADD = libmpcgi.la $(LIBS)
+endif
+
 # adaptive_sweep: the adaptive backend's adaptive.* option keys timed on one matrix beside
 # cusparse; bench/adaptive_experiment.sh runs it with the seed-003 experiment (docs/backends.md)
 if MPCG_HAVE_CUDA

@@ -3,6 +3,8 @@ libmpcgi_la_SOURCES += core/error.c core/error.h core/context.c core/context.h \
 	core/alloc.c core/alloc.h core/csr.c core/csr.h core/matrix.c core/matrix.h \
 	core/timer.c core/timer.h core/rng.h core/device.h core/vec.c core/vec.h core/vec_impl.h \
 	core/options.c core/options.h
+# blocks of s vectors (block CG): the host tables; the device ones below
+libmpcgi_la_SOURCES += core/block.c core/block.h
 # mpcg_matrix_describe, mpcg_device_count
 libmpcgi_la_SOURCES += core/describe.c
 # the device layer: CUDA (context, memory, vector kernels) or the CPU-only stub
@@ -11,6 +13,8 @@ libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/cuda_check.h \
 	core/vec_cuda.cu core/vec_cuda.h core/cg_kernels.cu core/cg_kernels.h core/cg_device.cuh \
 	core/cuda_reduce.cuh core/launch.cuh
 MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu
+libmpcgi_la_SOURCES += core/block_cuda.c core/block_cuda.h core/block_cuda.cu
+MPCG_CU_FILES += core/block_cuda.cu
 else
 libmpcgi_la_SOURCES += core/device_stub.c
 endif

@@ -7,6 +7,7 @@
 #include "core/context.h"
 #include "core/error.h"
 #include "core/device.h"
+#include "core/block.h"
 #include "spmv/spmv.h"
 
 static unsigned prec_cap(mpcg_precision prec)
@@ -161,6 +162,33 @@ const char *mpcgi_spmv_mixed_fallback(const mpcgi_spmv_plan *plan)
 int mpcgi_spmv_host_driven(const mpcgi_spmv_plan *plan)
 {
     return plan && plan->on_device && plan->sizes.host_driven;
+}
+
+int mpcgi_spmv_has_block(const mpcgi_spmv_plan *plan)
+{
+    return plan && (plan->on_device ? plan->ops->apply_block != NULL
+                                    : plan->ops->apply_block_host != NULL);
+}
+
+mpcg_status mpcgi_spmv_apply_block(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
+                                   int s, const void *X, void *Y)
+{
+    MPCG_ENSURE(ctx, plan && plan->impl, MPCG_ERR_INVALID_STATE, "SpMV plan is not set up");
+    MPCG_ENSURE(ctx, mpcgi_spmv_has_block(plan), MPCG_ERR_NOT_SUPPORTED,
+                "backend %s has no block product (SpMM) %s", plan->ops->name,
+                plan->on_device ? "on the device" : "on the host");
+    MPCG_ENSURE(ctx, prec == MPCG_PRECISION_FP64 || prec == MPCG_PRECISION_FP32,
+                MPCG_ERR_NOT_SUPPORTED, "the block product runs fp64 or fp32, not %s",
+                mpcg_precision_name(prec));
+    MPCG_ENSURE(ctx, plan->precisions & (prec == MPCG_PRECISION_FP64 ? MPCG_CAP_FP64 : MPCG_CAP_FP32),
+                MPCG_ERR_NOT_SUPPORTED, "backend %s was not set up for precision %s",
+                plan->ops->name, mpcg_precision_name(prec));
+    MPCG_ENSURE(ctx, s >= 1 && s <= MPCGI_BLOCK_MAX, MPCG_ERR_INVALID_ARG,
+                "block of %d vectors (1 to %d)", s, MPCGI_BLOCK_MAX);
+    MPCG_ENSURE(ctx, plan->n == 0 || (X && Y), MPCG_ERR_INVALID_ARG, "X and Y must not be NULL");
+    if (plan->on_device)
+        return plan->ops->apply_block(ctx, plan->impl, prec, s, X, Y, plan->ws);
+    return plan->ops->apply_block_host(ctx, plan->impl, prec, s, X, Y);
 }
 
 int mpcgi_spmv_has_apply_dot(const mpcgi_spmv_plan *plan)

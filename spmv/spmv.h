@@ -95,6 +95,16 @@ struct mpcgi_spmv_ops {
     const char *const *phase_names;
     mpcg_status (*apply_phase)(mpcg_context *ctx, void *impl, mpcg_precision prec, const void *x,
                                void *y, void *ws, int phase);
+    /* Optional (block CG): the SpMM Y = A X for s vectors at once, 1 <= s <= MPCGI_BLOCK_MAX
+     * (core/block.h), X and Y n x s row-major (row i's s values contiguous: X[i s + j]), device
+     * arrays of the precision's type, FP64 or FP32 only (the dispatcher refuses MIXED). ws: the
+     * plan's workspace (bytes_workspace); a backend that needs more for SpMM keeps it in its
+     * plan, grown on demand. apply_block_host: the same on host arrays (the CPU implementation
+     * or the emulation of apply_block's sums); a backend with apply_block has both. */
+    mpcg_status (*apply_block)(mpcg_context *ctx, void *impl, mpcg_precision prec, int s,
+                               const void *X, void *Y, void *ws);
+    mpcg_status (*apply_block_host)(mpcg_context *ctx, void *impl, mpcg_precision prec, int s,
+                                    const void *X, void *Y);
 };
 
 /* A backend bound to one matrix, on the host or on the device. */
@@ -142,6 +152,12 @@ const char *mpcgi_spmv_mixed_fallback(const mpcgi_spmv_plan *plan);
 mpcg_status mpcgi_spmv_apply_phase(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
                                    const void *x, void *y, int phase);
 
+/* 1 if the plan has a block product (apply_block on the device, apply_block_host on the host). */
+int mpcgi_spmv_has_block(const mpcgi_spmv_plan *plan);
+/* Y = A X for s vectors (row-major n x s, see apply_block), where the plan computes (device or
+ * host arrays); MPCG_ERR_NOT_SUPPORTED naming the backend where it has no block product. */
+mpcg_status mpcgi_spmv_apply_block(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
+                                   int s, const void *X, void *Y);
 /* 1 if the plan's apply waits for the host inside (no CUDA graph can hold it). */
 int mpcgi_spmv_host_driven(const mpcgi_spmv_plan *plan);
 /* 1 if the plan runs on the device and its backend fuses the dot (apply_dot). */

@@ -53,6 +53,16 @@ test_test_options_SOURCES = test/test_options.c
 test_test_options_LDADD = $(TEST_LDADD)
 test_test_io_generate_SOURCES = test/test_io_generate.c
 test_test_io_generate_LDADD = $(TEST_LDADD)
+# blocks (issue 23): the host block kernels and block CG against single CG (test_block); the
+# device block kernels, the tall-skinny GEMM (test_block_cuda); the SpMM of every backend with
+# one (test_spmm); the GPU parts skip without a GPU
+MPCG_C_TESTS += test/test_block test/test_block_cuda test/test_spmm
+test_test_block_SOURCES = test/test_block.c
+test_test_block_LDADD = $(TEST_LDADD)
+test_test_block_cuda_SOURCES = test/test_block_cuda.c
+test_test_block_cuda_LDADD = $(TEST_LDADD)
+test_test_spmm_SOURCES = test/test_spmm.c
+test_test_spmm_LDADD = $(TEST_LDADD)
 # the preconditioners on the CPU; their GPU comparisons skip without a GPU
 MPCG_C_TESTS += test/test_precond
 test_test_precond_SOURCES = test/test_precond.c
