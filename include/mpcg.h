@@ -661,6 +661,30 @@ MPCG_API mpcg_status mpcg_solve(mpcg_solver *solver, const double *b, double *x,
 MPCG_API mpcg_status mpcg_solve_device(mpcg_solver *solver, const double *b_dev, double *x_dev,
                                        mpcg_info *info);
 
+/**
+ * Solve A X = B for nrhs right-hand sides at once with block CG (docs/block.md): one SpMM a
+ * step for the whole block. Option block.method: "block" (O'Leary's block CG, its search
+ * directions orthonormalised and the dependent ones dropped, so duplicate or converged columns
+ * do no harm) or "independent" (nrhs CGs sharing the SpMM); block.rank_digits.
+ * @param[in]  nrhs   1 .. 64.
+ * @param[in]  B      host, n x nrhs column-major (column j at B + j n).
+ * @param[in,out] X   host, n x nrhs column-major: the initial guess if
+ *                    mpcg_solver_set_initial_guess(PROVIDED), the solution on return.
+ * @param[out] infos  nrhs infos, one per column: reason, iterations (the step at which that
+ *                    column converged), true_relres, recurrence_relres; spmvs counts the
+ *                    block products of the whole solve.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (nrhs out of range, NULL, a column of B not
+ *         finite); MPCG_ERR_NOT_SUPPORTED (precision other than fp64, a backend without a block
+ *         product: --list-backends); MPCG_ERR_NOT_CONVERGED with error_if_not_converged.
+ * Thread safety: not while another call uses the solver or its context.
+ */
+MPCG_API mpcg_status mpcg_solve_block(mpcg_solver *solver, int nrhs, const double *B, double *X,
+                                      mpcg_info *infos);
+
+/** mpcg_solve_block on device arrays (n x nrhs column-major); GPU contexts only. */
+MPCG_API mpcg_status mpcg_solve_block_device(mpcg_solver *solver, int nrhs, const double *B_dev,
+                                             double *X_dev, mpcg_info *infos);
+
 /* ---------------------------------------------------------------- backend introspection */
 
 /** Number of SpMV backends compiled into this build ("auto" is a policy, not a backend). */

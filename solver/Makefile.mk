@@ -1,6 +1,9 @@
 # solver/Makefile.mk: the solver object, the CG loops (CPU and fused GPU), and the cgsolve command
 libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c solver/cg_mixed.c solver/pcg.c solver/options.c \
 	solver/options.h solver/cg_variants.c solver/cg_variants.h
+# many right-hand sides: block CG (docs/block.md)
+libmpcgi_la_SOURCES += solver/block_cg.c solver/block_cg.h solver/block_iter.c \
+	solver/block_dense.c
 # the GPU variants: the fused loop (launched, graph) and the persistent loops, or their stub in
 # a CPU-only build
 if MPCG_HAVE_CUDA

@@ -18,6 +18,8 @@ static const char *const strategy_words[] = {"reliable", "refinement", NULL};
 
 static const char *const block_apply_words[] = {"inverse", "cholesky", NULL};
 
+static const char *const block_method_words[] = {"block", "independent", NULL};
+
 static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
     [MPCGI_OPT_CG_VARIANT] = {"cg.variant", MPCGI_OPTION_WORD, 0, 0, 0, 0, 0, variant_words,
                               "how the CG iterations run (docs/solver.md); auto chooses from n "
@@ -63,6 +65,14 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
                                        "precond bjacobi: apply the blocks' explicit inverses (one "
                                        "dense product a block) or their Cholesky factors (two "
                                        "triangular solves); docs/preconditioners.md"},
+    [MPCGI_OPT_BLOCK_METHOD] = {"block.method", MPCGI_OPTION_WORD, 0, 0, 0, 0, 0,
+                                block_method_words,
+                                "mpcg_solve_block: block CG (O'Leary's, the directions "
+                                "orthonormalised, dependent ones dropped) or independent CGs "
+                                "sharing the SpMM (docs/block.md)"},
+    [MPCGI_OPT_BLOCK_RANK_DIGITS] = {"block.rank_digits", MPCGI_OPTION_INT, 6, 1, 15, 0, 0, NULL,
+                                     "block CG: a direction whose part independent of the others "
+                                     "is below 10^-D of its norm is dropped"},
 };
 
 const mpcgi_option_table mpcgi_cg_options = {cg_keys, MPCGI_OPT_CG_COUNT};

@@ -20,6 +20,8 @@ enum {
     MPCGI_OPT_PRECOND_DEGREE,    /* chebyshev: the polynomial's degree */
     MPCGI_OPT_PRECOND_LMIN_DIVISOR, /* chebyshev: lambda_min = lambda_max / this */
     MPCGI_OPT_PRECOND_BLOCK_APPLY, /* word: inverse, cholesky (bjacobi's apply) */
+    MPCGI_OPT_BLOCK_METHOD,      /* word: block, independent (mpcg_solve_block) */
+    MPCGI_OPT_BLOCK_RANK_DIGITS, /* block CG drops a direction below 10^-D of its norm */
     MPCGI_OPT_CG_COUNT
 };
 

@@ -288,7 +288,7 @@ static double host_norm(const double *v, int64_t n, int64_t *first_bad)
     return sqrt(s);
 }
 
-static void info_init(const mpcg_solver *s, mpcg_info *info)
+void mpcgi_solver_info_init(const mpcg_solver *s, mpcg_info *info)
 {
     memset(info, 0, sizeof *info);
     snprintf(info->backend, sizeof info->backend, "%s", s->plan->ops->name);
@@ -322,7 +322,7 @@ static void info_init(const mpcg_solver *s, mpcg_info *info)
 }
 
 /* Set up if needed; re-run the numeric setup after new matrix values. */
-static mpcg_status prepare(mpcg_solver *s)
+mpcg_status mpcgi_solver_prepare(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
@@ -416,7 +416,7 @@ mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *in
     mpcg_info info;
     int64_t n = s->A->csr.n, bad;
     MPCG_ENSURE(ctx, b && x, MPCG_ERR_INVALID_ARG, "b and x must not be NULL");
-    MPCG_CHECK(ctx, prepare(s));
+    MPCG_CHECK(ctx, mpcgi_solver_prepare(s));
     double bnorm = host_norm(b, n, &bad);
     MPCG_ENSURE(ctx, bad < 0, MPCG_ERR_INVALID_ARG, "b[%lld] = %g is not finite",
                 (long long)bad, b[bad < 0 ? 0 : bad]);
@@ -425,7 +425,7 @@ mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *in
         MPCG_ENSURE(ctx, bad < 0, MPCG_ERR_INVALID_ARG, "initial guess x[%lld] = %g is not finite",
                     (long long)bad, x[bad < 0 ? 0 : bad]);
     }
-    info_init(s, &info);
+    mpcgi_solver_info_init(s, &info);
     double t0 = mpcgi_wtime();
     if (s->on_device) MPCG_CHECK(ctx, run_staged(s, b, x, bnorm, &info));
     else MPCG_CHECK(ctx, run(s, b, x, bnorm, &info));
@@ -444,7 +444,7 @@ mpcg_status mpcg_solve_device(mpcg_solver *s, const double *b_dev, double *x_dev
     MPCG_ENSURE(ctx, ctx->kind == MPCG_DEVICE_CUDA, MPCG_ERR_INVALID_STATE,
                 "mpcg_solve_device needs a GPU context, and context %s runs on the CPU (use "
                 "mpcg_solve)", ctx->device_name);
-    MPCG_CHECK(ctx, prepare(s));
+    MPCG_CHECK(ctx, mpcgi_solver_prepare(s));
     /* the data stays on the device: NaN shows in the norm (an Inf makes CG stop on NaN/Inf) */
     MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, b_dev, b_dev, &bb)); /* bb = b.b */
     MPCG_ENSURE(ctx, !isnan(bb), MPCG_ERR_INVALID_ARG, "b_dev holds a NaN (b.b = %g)", bb);
@@ -453,7 +453,7 @@ mpcg_status mpcg_solve_device(mpcg_solver *s, const double *b_dev, double *x_dev
         MPCG_ENSURE(ctx, !isnan(xx), MPCG_ERR_INVALID_ARG,
                     "initial guess x_dev holds a NaN (x.x = %g)", xx);
     }
-    info_init(s, &info);
+    mpcgi_solver_info_init(s, &info);
     double t0 = mpcgi_wtime();
     MPCG_CHECK(ctx, run(s, b_dev, x_dev, sqrt(bb), &info));
     return finish(s, &info, t0, info_out);

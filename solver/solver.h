@@ -73,6 +73,11 @@ struct mpcg_solver {
     } loop;
 };
 
+/* Set up if needed, and the numeric setup again after new matrix values (every solve). */
+mpcg_status mpcgi_solver_prepare(mpcg_solver *s);
+/* info zeroed, then what the setup decided: backend, precision, variant, preconditioner. */
+void mpcgi_solver_info_init(const mpcg_solver *s, mpcg_info *info);
+
 /* The check interval K of the fused loop (cg.check_interval; 0: adaptive). */
 int64_t mpcgi_solver_check_interval(const mpcg_solver *s);
 

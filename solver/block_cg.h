@@ -1,0 +1,52 @@
+/* solver/block_cg.h: block CG for many right-hand sides (solver/block_cg.c: the API and the
+ * state; solver/block_iter.c: the two iterations; solver/block_dense.c: the small dense
+ * algebra) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SOLVER_BLOCK_CG_H
+#define MPCG_SOLVER_BLOCK_CG_H
+
+#include "core/block.h"
+#include "solver/solver.h"
+
+/* A block solve's state. Blocks are n x m row-major (core/block.h) where the solver computes;
+ * the m active columns are compacted (act[i]: the caller's column of active column i), so a
+ * converged column leaves every block. */
+typedef struct mpcgi_block_solve {
+    mpcg_solver *s;
+    mpcg_context *ctx;
+    const mpcgi_block_ops *B;  /* fp64 block kernels where the solver computes */
+    const mpcgi_vec_ops *V;    /* fp64 vector kernels there (blocks as vectors of n m values) */
+    int64_t n, maxit;
+    int nrhs, m, independent;
+    double rank_rel;           /* a direction whose new part is below this of its norm drops */
+    double *X, *R, *Z, *P, *Q, *W, *T, *Bm; /* n x nrhs each */
+    double *col_r, *col_z, *pc_work;         /* n, n, 2 n: the preconditioner column by column */
+    void *ws;                                /* xty's workspace for nrhs x nrhs */
+    double *out_x;             /* the caller's X (column-major, ld n) where the solver computes */
+    int act[MPCGI_BLOCK_MAX];
+    double bnorm[MPCGI_BLOCK_MAX];
+    mpcg_info *infos;          /* nrhs, the caller's order */
+    int64_t spmm, spmm_cols;   /* block products, and the vectors they multiplied */
+} mpcgi_block_solve;
+
+/* The iterations (solver/block_iter.c): from X (n x m, the guess) to every column converged or
+ * stopped, its info filled (reason, iterations, recurrence_relres); the converged columns are
+ * written to out_x as they leave. */
+mpcg_status mpcgi_block_iterate(mpcgi_block_solve *b);
+
+/* Helpers of the iterations (solver/block_cg.c). */
+mpcg_status mpcgi_block_spmm(mpcgi_block_solve *b, int w, const double *X, double *Y);
+/* Keep the active columns i with keep[i] set: X, R and Bm compacted (the iteration makes Z and
+ * P again); the leaving columns of X are written to out_x first. */
+mpcg_status mpcgi_block_compact(mpcgi_block_solve *b, const int *keep);
+/* R = Bm - A X over the m active columns; norms[i] = ||r_i||. */
+mpcg_status mpcgi_block_residual(mpcgi_block_solve *b, double *norms);
+/* Z = M^-1 R (column by column; Z = R without a preconditioner). */
+mpcg_status mpcgi_block_precond(mpcgi_block_solve *b);
+
+/* Small dense algebra (solver/block_dense.c), row-major, on the host. */
+int mpcgi_block_orth_factor(const double *G, int m, double rel, double *T);
+int mpcgi_block_cholesky(double *M, int r);
+void mpcgi_block_cholesky_solve(const double *C, int r, double *Y, int m);
+
+#endif /* MPCG_SOLVER_BLOCK_CG_H */
