@@ -524,6 +524,21 @@ MPCG_API mpcg_status mpcg_vector_read_mm(mpcg_context *ctx, const char *path, in
 MPCG_API mpcg_status mpcg_vector_write_mm(mpcg_context *ctx, const char *path, int64_t n,
                                           const double *x);
 
+/**
+ * Read a dense rows x cols block (several vectors: the right-hand sides of mpcg_solve_block) as
+ * mpcg_vector_read_mm reads a vector: an "array" file (column by column, as stored) or a
+ * "coordinate" file (missing entries zero, duplicates summed).
+ * @param[out] x  a new host array, column-major (column j at x + j rows); mpcg_free() it.
+ * @return as mpcg_vector_read_mm.
+ */
+MPCG_API mpcg_status mpcg_dense_read_mm(mpcg_context *ctx, const char *path, int64_t *rows,
+                                        int64_t *cols, double **x);
+
+/** Write a rows x cols column-major block as an "array real general" file (as
+ * mpcg_vector_write_mm, which is the cols = 1 case). */
+MPCG_API mpcg_status mpcg_dense_write_mm(mpcg_context *ctx, const char *path, int64_t rows,
+                                         int64_t cols, const double *x);
+
 /** Release memory the library returned (mpcg_vector_read_mm). Accepts NULL. */
 MPCG_API void mpcg_free(void *p);
 

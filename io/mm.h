@@ -17,7 +17,12 @@ typedef enum mpcgi_mm_symmetry {
 } mpcgi_mm_symmetry;
 
 /* What the caller reads: a square matrix, or a vector (n x 1 or 1 x n, general, not pattern). */
-typedef enum mpcgi_mm_want { MPCGI_MM_WANT_MATRIX, MPCGI_MM_WANT_VECTOR } mpcgi_mm_want;
+/* MATRIX: a square sparse matrix; VECTOR: n x 1 or 1 x n values; DENSE: n x s values (a block) */
+typedef enum mpcgi_mm_want {
+    MPCGI_MM_WANT_MATRIX,
+    MPCGI_MM_WANT_VECTOR,
+    MPCGI_MM_WANT_DENSE
+} mpcgi_mm_want;
 
 typedef struct mpcgi_mm_header {
     mpcgi_mm_format format;

@@ -142,10 +142,10 @@ static mpcg_status parse_banner(mpcgi_lines *r, mpcgi_mm_want want, mpcgi_mm_hea
         return MPCGI_MM_ERROR(r, "the pattern field is not allowed with the array format");
     if (h->field == MPCGI_MM_PATTERN && h->symmetry == MPCGI_MM_SKEW)
         return MPCGI_MM_ERROR(r, "a pattern matrix cannot be skew-symmetric");
-    if (want == MPCGI_MM_WANT_VECTOR && h->symmetry != MPCGI_MM_GENERAL)
+    if (want != MPCGI_MM_WANT_MATRIX && h->symmetry != MPCGI_MM_GENERAL)
         return MPCGI_MM_ERROR(r, "a vector file must be general, not %s",
                               symmetry_name[h->symmetry]);
-    if (want == MPCGI_MM_WANT_VECTOR && h->field == MPCGI_MM_PATTERN)
+    if (want != MPCGI_MM_WANT_MATRIX && h->field == MPCGI_MM_PATTERN)
         return MPCGI_MM_ERROR(r, "a vector needs values: pattern files are not vectors");
     return MPCG_SUCCESS;
 }

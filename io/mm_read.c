@@ -138,41 +138,37 @@ done:
     return st;
 }
 
-mpcg_status mpcg_vector_read_mm(mpcg_context *ctx, const char *path, int64_t *n, double **x)
+/* An n x s dense file (VECTOR: one of n, s is 1) into a new column-major array. */
+static mpcg_status read_dense(mpcg_context *ctx, const char *path, mpcgi_mm_want want,
+                              int64_t *rows, int64_t *cols, double **x)
 {
     mpcg_status st = MPCG_SUCCESS;
     mpcgi_lines r = {0};
     mpcgi_coo c = {0};
     mpcgi_mm_header h;
     double *xv = NULL;
-    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
-    MPCG_ENSURE(ctx, n && x, MPCG_ERR_INVALID_ARG, "n and x must not be NULL");
-    *n = 0;
-    *x = NULL;
-    MPCG_ENSURE(ctx, path, MPCG_ERR_INVALID_ARG, "path must not be NULL");
-
     MPCG_TRY(ctx, st, mpcgi_lines_open(ctx, path, &r));
-    MPCG_TRY(ctx, st, mpcgi_mm_read_header(&r, MPCGI_MM_WANT_VECTOR, &h));
-    int64_t len = h.rows * h.cols; /* one of them is 1 */
-    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)len, sizeof *xv, &xv));
+    MPCG_TRY(ctx, st, mpcgi_mm_read_header(&r, want, &h));
+    int64_t len = h.rows * h.cols;
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)(len > 0 ? len : 1), sizeof *xv, &xv));
     if (h.format == MPCGI_MM_ARRAY) {
-        MPCG_TRY(ctx, st, mpcgi_mm_read_dense(&r, &h, xv));
+        MPCG_TRY(ctx, st, mpcgi_mm_read_dense(&r, &h, xv)); /* column by column, as stored */
     } else {
-        /* missing entries are zero, duplicates are summed; one of ri, ci is 0 */
+        /* missing entries are zero, duplicates are summed */
         MPCG_TRY(ctx, st, mpcgi_mm_read_coo(&r, &h, &c));
         for (int64_t k = 0; k < c.nnz; k++) {
-            double *e = &xv[(int64_t)c.ri[k] + c.ci[k]];
+            double *e = &xv[(int64_t)c.ri[k] + (int64_t)c.ci[k] * h.rows];
             *e += c.v[k];
             if (!isfinite(*e)) { /* duplicates whose sum overflows (see check_sums) */
                 mpcgi_lines at = {.ctx = ctx, .path = path};
-                at.line = entry_line(ctx, path, MPCGI_MM_WANT_VECTOR, k);
+                at.line = entry_line(ctx, path, want, k);
                 st = MPCGI_MM_ERROR(&at, "the duplicate entries of (%d, %d) sum to %g: values "
                                          "must be finite", c.ri[k] + 1, c.ci[k] + 1, *e);
                 goto done;
             }
         }
     }
-    *n = len;
+    *rows = h.rows, *cols = h.cols;
     *x = xv;
     xv = NULL;
 done:
@@ -180,4 +176,29 @@ done:
     mpcgi_coo_free(&c);
     mpcgi_host_free(xv);
     return st;
+}
+
+mpcg_status mpcg_vector_read_mm(mpcg_context *ctx, const char *path, int64_t *n, double **x)
+{
+    int64_t rows = 0, cols = 0;
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    MPCG_ENSURE(ctx, n && x, MPCG_ERR_INVALID_ARG, "n and x must not be NULL");
+    *n = 0;
+    *x = NULL;
+    MPCG_ENSURE(ctx, path, MPCG_ERR_INVALID_ARG, "path must not be NULL");
+    MPCG_CHECK(ctx, read_dense(ctx, path, MPCGI_MM_WANT_VECTOR, &rows, &cols, x));
+    *n = rows * cols; /* one of them is 1 */
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_dense_read_mm(mpcg_context *ctx, const char *path, int64_t *rows,
+                               int64_t *cols, double **x)
+{
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    MPCG_ENSURE(ctx, rows && cols && x, MPCG_ERR_INVALID_ARG,
+                "rows, cols and x must not be NULL");
+    *rows = *cols = 0;
+    *x = NULL;
+    MPCG_ENSURE(ctx, path, MPCG_ERR_INVALID_ARG, "path must not be NULL");
+    return read_dense(ctx, path, MPCGI_MM_WANT_DENSE, rows, cols, x);
 }

@@ -170,25 +170,33 @@ done:
     return w_close(&w, st);
 }
 
-mpcg_status mpcg_vector_write_mm(mpcg_context *ctx, const char *path, int64_t n, const double *x)
+mpcg_status mpcg_dense_write_mm(mpcg_context *ctx, const char *path, int64_t rows,
+                                int64_t cols, const double *x)
 {
     mpcg_status st = MPCG_SUCCESS;
     writer w;
     MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
     MPCG_ENSURE(ctx, path && x, MPCG_ERR_INVALID_ARG, "path and x must not be NULL");
-    MPCG_ENSURE(ctx, n >= 1 && n <= MPCGI_MAX_N, MPCG_ERR_INVALID_ARG,
-                "n = %lld out of range [1, %d]", (long long)n, MPCGI_MAX_N);
-    for (int64_t k = 0; k < n; k++)
+    MPCG_ENSURE(ctx, rows >= 1 && rows <= MPCGI_MAX_N && cols >= 1 && cols <= MPCGI_MAX_N,
+                MPCG_ERR_INVALID_ARG, "%lld x %lld out of range [1, %d]", (long long)rows,
+                (long long)cols, MPCGI_MAX_N);
+    const int64_t len = rows * cols;
+    for (int64_t k = 0; k < len; k++)
         MPCG_ENSURE(ctx, isfinite(x[k]), MPCG_ERR_INVALID_ARG,
                     "x[%lld] = %g is not finite (the file could not be read back)", (long long)k,
                     x[k]);
     MPCG_CHECK(ctx, w_open(ctx, path, &w));
 
-    put_header(&w, "array", "", n, 1, -1);
-    for (int64_t k = 0; k < n; k++) {
+    put_header(&w, "array", "", rows, cols, -1);
+    for (int64_t k = 0; k < len; k++) { /* column by column */
         MPCG_TRY(ctx, st, w_room(&w));
         put_line(&w, 0, 0, x[k]);
     }
 done:
     return w_close(&w, st);
+}
+
+mpcg_status mpcg_vector_write_mm(mpcg_context *ctx, const char *path, int64_t n, const double *x)
+{
+    return mpcg_dense_write_mm(ctx, path, n, 1, x);
 }

@@ -110,20 +110,29 @@ static int check_options_early(const options *o)
     return rc;
 }
 
-/* Read a vector file of exactly n entries into a new array. */
-static int read_vector(mpcg_context *ctx, const options *o, const char *path, int64_t n,
-                       const char *what, double **out)
+/* Read a Matrix Market file of n rows into a new column-major array; *cols its columns, which
+ * must be `want` when want > 0 (at most 64). */
+static int read_block(mpcg_context *ctx, const options *o, const char *path, int64_t n, int want,
+                      const char *what, double **out, int *cols)
 {
-    int64_t m;
-    mpcg_status st = mpcg_vector_read_mm(ctx, path, &m, out);
+    int64_t rows, c;
+    mpcg_status st = mpcg_dense_read_mm(ctx, path, &rows, &c, out);
     if (st != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, what);
-    if (m != n) {
-        fprintf(stderr, "cgsolve: %s %s has %lld entries, but A has %lld rows\n", what, path,
-                (long long)m, (long long)n);
+    if (rows != n || c > 64 || (want > 0 && c != want)) {
+        if (rows != n)
+            fprintf(stderr, "cgsolve: %s %s has %lld rows, but A has %lld rows\n", what, path,
+                    (long long)rows, (long long)n);
+        else if (c > 64)
+            fprintf(stderr, "cgsolve: %s %s has %lld columns: at most 64\n", what, path,
+                    (long long)c);
+        else
+            fprintf(stderr, "cgsolve: %s %s has %lld columns, but B has %d\n", what, path,
+                    (long long)c, want);
         mpcg_free(*out);
         *out = NULL;
         return EXIT_INPUT;
     }
+    *cols = (int)c;
     return -1;
 }
 
@@ -137,13 +146,13 @@ static double uniform(uint64_t *s)
     return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
 }
 
-/* b = ones, random in [-1, 1), or A * ones. */
-static void make_rhs(const mpcg_matrix *A, const char *kind, uint64_t seed, double *b)
+/* b = ones, random in [-1, 1) (the stream goes on in *seed), or A * ones. */
+static void make_rhs(const mpcg_matrix *A, const char *kind, uint64_t *seed, double *b)
 {
     int64_t n = mpcg_matrix_n(A);
-    if (strcmp(kind, "random") == 0) {
-        for (int64_t i = 0; i < n; i++) b[i] = 2.0 * uniform(&seed) - 1.0;
-    } else if (strcmp(kind, "Aones") == 0) {
+    if (strncmp(kind, "random", 6) == 0) {
+        for (int64_t i = 0; i < n; i++) b[i] = 2.0 * uniform(seed) - 1.0;
+    } else if (strncmp(kind, "Aones", 5) == 0) {
         const int64_t *rp;
         const double *val;
         mpcg_matrix_csr(A, &rp, NULL, &val);
@@ -220,23 +229,27 @@ static int check_matrix(mpcg_context *ctx, const mpcg_matrix *A, const options *
     return -1;
 }
 
-/* b (from -b or --rhs) and x (from --x0, or zero). */
+/* B (from -b or --rhs; *nrhs columns) and X (from --x0, or zero), column-major n x nrhs. */
 static int make_vectors(mpcg_context *ctx, const mpcg_matrix *A, const options *o, double **b,
-                        double **x)
+                        double **x, int *nrhs)
 {
     int64_t n = mpcg_matrix_n(A);
-    int rc;
+    int rc, cols;
+    *nrhs = o->nrhs > 1 ? o->nrhs : 1;
     if (o->rhs_file) {
-        if ((rc = read_vector(ctx, o, o->rhs_file, n, "right-hand side", b)) >= 0) return rc;
+        if ((rc = read_block(ctx, o, o->rhs_file, n, 0, "right-hand side", b, nrhs)) >= 0)
+            return rc;
     } else {
-        if (!(*b = malloc((size_t)n * sizeof **b))) {
+        if (!(*b = malloc((size_t)n * (size_t)*nrhs * sizeof **b + 8))) {
             fprintf(stderr, "cgsolve: out of memory for b (%lld doubles)\n", (long long)n);
             return EXIT_FAILURE_OTHER;
         }
-        make_rhs(A, o->rhs_kind ? o->rhs_kind : "ones", o->seed, *b);
+        uint64_t seed = o->seed;
+        for (int j = 0; j < *nrhs; j++)
+            make_rhs(A, o->rhs_kind ? o->rhs_kind : "ones", &seed, *b + (size_t)j * n);
     }
-    if (o->x0_file) return read_vector(ctx, o, o->x0_file, n, "initial guess", x);
-    if (!(*x = calloc((size_t)n, sizeof **x))) {
+    if (o->x0_file) return read_block(ctx, o, o->x0_file, n, *nrhs, "initial guess", x, &cols);
+    if (!(*x = calloc((size_t)n * (size_t)*nrhs + 1, sizeof **x))) {
         fprintf(stderr, "cgsolve: out of memory for x (%lld doubles)\n", (long long)n);
         return EXIT_FAILURE_OTHER;
     }
@@ -245,7 +258,7 @@ static int make_vectors(mpcg_context *ctx, const mpcg_matrix *A, const options *
 
 /* Create the solver, set it up and solve. */
 static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const double *b, double *x,
-                 mpcg_solver **S, mpcg_info *info)
+                 int nrhs, mpcg_solver **S, mpcg_info *info)
 {
     mpcg_status st;
     int rc;
@@ -260,27 +273,32 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
         return cgsolve_fail(ctx, o, st, "solver options");
     if ((rc = cgsolve_apply_options(ctx, *S, o)) >= 0) return rc;
     if ((st = mpcg_solver_setup(*S)) != MPCG_SUCCESS ||
-        (st = mpcg_solve(*S, b, x, info)) != MPCG_SUCCESS)
+        (st = nrhs > 1 ? mpcg_solve_block(*S, nrhs, b, x, info) : mpcg_solve(*S, b, x, info)) !=
+            MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "solve failed");
     return -1;
 }
 
-/* The reports and x; the exit status. */
+/* The reports and x; the exit status. infos: nrhs, one per column. */
 static int report(mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                  const cgsolve_checks *checks, const mpcg_info *info, const double *x)
+                  const cgsolve_checks *checks, int nrhs, const mpcg_info *infos, const double *x)
 {
     int64_t n = mpcg_matrix_n(A), bad = 0;
     mpcg_status st;
-    if (!o->quiet) cgsolve_print_summary(ctx, A, o, info);
-    if (o->json_file && !cgsolve_write_json(ctx, A, o, checks, info)) return EXIT_FAILURE_OTHER;
-    while (o->out_file && bad < n && isfinite(x[bad])) bad++;
-    if (o->out_file && bad < n) {
+    mpcg_info all = infos[0];
+    if (nrhs > 1) cgsolve_block_aggregate(nrhs, infos, &all);
+    if (!o->quiet) cgsolve_print_summary(ctx, A, o, &all);
+    if (!o->quiet && nrhs > 1) cgsolve_print_columns(o, nrhs, infos);
+    if (o->json_file && !cgsolve_write_json(ctx, A, o, checks, &all, nrhs, infos))
+        return EXIT_FAILURE_OTHER;
+    while (o->out_file && bad < n * nrhs && isfinite(x[bad])) bad++;
+    if (o->out_file && bad < n * nrhs) {
         /* a NaN iterate cannot be written (Matrix Market has no NaN); say so, keep status 1 */
         fprintf(stderr, "cgsolve: not writing %s: the iterate holds NaN or Inf\n", o->out_file);
-    } else if (o->out_file && (st = mpcg_vector_write_mm(ctx, o->out_file, n, x))) {
+    } else if (o->out_file && (st = mpcg_dense_write_mm(ctx, o->out_file, n, nrhs, x))) {
         return cgsolve_fail(ctx, o, st, o->out_file);
     }
-    return info->converged ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
+    return all.converged ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
 }
 
 static int run(const options *o)
@@ -288,23 +306,28 @@ static int run(const options *o)
     mpcg_context *ctx = NULL;
     mpcg_matrix *A = NULL;
     mpcg_solver *S = NULL;
-    double *b = NULL, *x = NULL; /* from mpcg_vector_read_mm (mpcg_free) if read from a file */
-    mpcg_info info;
+    double *b = NULL, *x = NULL; /* from mpcg_dense_read_mm (mpcg_free) if read from a file */
+    mpcg_info *infos = calloc(64, sizeof *infos);
     mpcg_status st;
     cgsolve_checks checks = {0};
-    int rc;
+    int rc, nrhs = 1;
 
+    if (!infos) {
+        fprintf(stderr, "cgsolve: out of memory\n");
+        return EXIT_FAILURE_OTHER;
+    }
     if ((rc = open_context(o, &ctx)) >= 0 || (rc = cgsolve_load_matrix(ctx, o, &A, &st)) >= 0 ||
         (rc = check_matrix(ctx, A, o, &checks)) >= 0 ||
-        (rc = make_vectors(ctx, A, o, &b, &x)) >= 0 ||
-        (rc = solve(ctx, A, o, b, x, &S, &info)) >= 0)
+        (rc = make_vectors(ctx, A, o, &b, &x, &nrhs)) >= 0 ||
+        (rc = solve(ctx, A, o, b, x, nrhs, &S, infos)) >= 0)
         goto done;
-    rc = report(ctx, A, o, &checks, &info, x);
+    rc = report(ctx, A, o, &checks, nrhs, infos, x);
 done:
     if (o->rhs_file) mpcg_free(b);
     else free(b);
     if (o->x0_file) mpcg_free(x);
     else free(x);
+    free(infos);
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
     mpcg_context_destroy(ctx);

@@ -28,6 +28,7 @@ typedef struct options {
     int64_t monitor;
     int64_t check_interval;     /* --check-interval: K of mpcg_solver_set_check_interval (0) */
     uint64_t seed;
+    int nrhs;                   /* --rhs=KIND:S: S columns (0 or 1: one) */
     int quiet, check_symmetry;
     int info;                   /* --info: read, validate and describe A; no solve */
     int verbose;                /* --verbose: full library error messages, the CG variant */
@@ -83,8 +84,17 @@ FILE *cgsolve_human_stream(const options *o);
 
 /* The JSON report (docs/json-report.md) to o->json_file ("-": stdout). 0 on a write error
  * (message printed). */
+/* nrhs > 1 (block CG): info is the columns' aggregate (cgsolve_block_aggregate) and the report
+ * has "block" with infos, one per column. */
 int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                       const cgsolve_checks *checks, const mpcg_info *info);
+                       const cgsolve_checks *checks, const mpcg_info *info, int nrhs,
+                       const mpcg_info *infos);
+/* Several right-hand sides (solver/cgsolve_block.c): the aggregate (converged if every column
+ * did; the first failing column's reason; the most iterations; the largest residuals), the
+ * summary's line per column, the JSON report's "block" value. */
+void cgsolve_block_aggregate(int nrhs, const mpcg_info *infos, mpcg_info *all);
+void cgsolve_print_columns(const options *o, int nrhs, const mpcg_info *infos);
+void cgsolve_json_block(FILE *f, int nrhs, const mpcg_info *infos);
 
 /* JSON pieces shared by the reports: a string with the required escapes, a number or null
  * (NaN/Inf). */

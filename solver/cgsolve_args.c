@@ -24,8 +24,11 @@ static const char usage_text[] =
     "  --generate=SPEC       poisson2d:N (5-point), poisson3d:N (7-point), poisson3d27:N,\n"
     "                        replicate:FILE:K[:perm], powerlaw:N:DEG, biased:N (row 0 dense,\n"
     "                        the other rows their diagonal: not symmetric, an SpMV stress test)\n"
-    "  -b, --rhs-file=FILE   right-hand side from a Matrix Market vector file\n"
-    "  --rhs=KIND            ones (default), random (uniform in [-1, 1)), Aones (b = A * ones)\n"
+    "  -b, --rhs-file=FILE   right-hand side(s) from a Matrix Market file: n x 1, or n x S\n"
+    "                        (S <= 64 columns: solved together by block CG, docs/block.md)\n"
+    "  --rhs=KIND[:S]        ones (default), random (uniform in [-1, 1)), Aones (b = A * ones);\n"
+    "                        :S makes S columns (random: the stream continues column to\n"
+    "                        column; ones, Aones: S equal columns) for block CG\n"
     "  --seed=N              seed of --rhs=random (default 1)\n"
     "  --x0=FILE             initial guess from a Matrix Market vector file (default zero)\n"
     "  --check-symmetry      fail unless A equals its transpose exactly (without it, a\n"
@@ -412,11 +415,19 @@ static int value_option(int c, const char *arg, options *o)
 {
     int64_t v;
     switch (c) {
-    case O_RHS:
-        if (strcmp(arg, "ones") && strcmp(arg, "random") && strcmp(arg, "Aones"))
-            return usage_error("--rhs=%s: expected ones, random or Aones", arg);
+    case O_RHS: {
+        const char *colon = strchr(arg, ':');
+        const size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+        if (!((len == 4 && !strncmp(arg, "ones", 4)) || (len == 6 && !strncmp(arg, "random", 6)) ||
+              (len == 5 && !strncmp(arg, "Aones", 5))))
+            return usage_error("--rhs=%s: expected ones, random or Aones, with :S for S columns",
+                               arg);
+        if (colon && (!parse_i64(colon + 1, &v) || v < 1 || v > 64))
+            return usage_error("--rhs=%s: S must be a whole number in [1, 64]", arg);
         o->rhs_kind = arg;
+        o->nrhs = colon ? (int)v : 1;
         return -1;
+    }
     case O_SEED:
         if (!parse_i64(arg, &v) || v < 0)
             return usage_error("--seed=%s: expected a non-negative integer", arg);

@@ -113,7 +113,8 @@ int cgsolve_json_close(const options *o, FILE *f)
 }
 
 int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                       const cgsolve_checks *checks, const mpcg_info *info)
+                       const cgsolve_checks *checks, const mpcg_info *info, int nrhs,
+                       const mpcg_info *infos)
 {
     FILE *f = cgsolve_json_open(o, "solve");
     if (!f) return 0;
@@ -186,7 +187,9 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
         fprintf(f, "%zu", o->device_memory_limit);
     else
         fputs("null", f);
-    fprintf(f, "},\n  \"warnings\": [");
+    fprintf(f, "},\n");
+    if (nrhs > 1) cgsolve_json_block(f, nrhs, infos);
+    fprintf(f, "  \"warnings\": [");
     if (checks->warning[0]) cgsolve_json_str(f, checks->warning);
     fprintf(f, "]\n");
     return cgsolve_json_close(o, f);

@@ -27,6 +27,13 @@ expect 0 '^usage: cgsolve' -- --help
 expect 0 '^cgsolve \(mpcg\) [0-9]+\.[0-9]+\.[0-9]+$' -- --version
 expect 0 '^cpu +fp64,fp32,mixed +cpu +yes' -- --list-backends
 expect 2 'no matrix: give A.mtx or --generate' --
+# several right-hand sides: block CG (docs/block.md); -b reads n x S, -o writes n x S
+expect 0 'block +3 right-hand sides, block.method=block' -- --device=cpu --rhs=random:3 "$data/nos4.mtx"
+expect 0 'column 1 +converged' -- --device=cpu --rhs=random:3 -O block.method=independent "$data/nos4.mtx"
+expect 2 '--rhs=ones:65: S must be a whole number in \[1, 64\]' -- --rhs=ones:65 "$data/nos4.mtx"
+expect 0 'column 2 +converged' -- --device=cpu --rhs=random:3 -o "$tmp/X.mtx" "$data/nos4.mtx"
+expect 0 'block +3 right-hand sides' -- --device=cpu -b "$tmp/X.mtx" "$data/nos4.mtx"
+expect 3 'initial guess .*X.mtx has 3 columns, but B has 2' -- --device=cpu --rhs=random:2 --x0="$tmp/X.mtx" "$data/nos4.mtx"
 # --ooc only with a backend that streams (a CPU-only build has none: the same refusal)
 expect 2 '--ooc streams the matrix with an out-of-core SpMV backend' -- --ooc "$data/nos4.mtx"
 expect 2 'out-of-core SpMV backend.*; not cpu' -- --ooc --spmv=cpu "$data/nos4.mtx"
@@ -72,13 +79,13 @@ expect 2 '--spmv=nosuch: unknown SpMV backend \(this build has: auto, cpu' -- \
 expect 2 '--device=gpu: expected auto, cpu, cuda or cuda:N' -- --device=gpu "$data/nos4.mtx"
 expect 2 '--device=cuda:x: expected auto, cpu, cuda or cuda:N' -- --device=cuda:x "$data/nos4.mtx"
 printf '%%%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n' > "$tmp/b3.mtx"
-expect 3 'right-hand side .* has 3 entries, but A has 100 rows' -- \
+expect 3 'right-hand side .* has 3 rows, but A has 100 rows' -- \
     --device=cpu -b "$tmp/b3.mtx" "$data/nos4.mtx"
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n1 2 2.0\n' > "$tmp/ns.mtx"
 expect 3 'not symmetric' -- --device=cpu --check-symmetry "$tmp/ns.mtx"
 
 printf '%%%%MatrixMarket matrix array real general\n3 1\n0\n0\n1\n' > "$tmp/x3.mtx"
-expect 3 'initial guess .* has 3 entries, but A has 100 rows' -- \
+expect 3 'initial guess .* has 3 rows, but A has 100 rows' -- \
     --device=cpu --x0="$tmp/x3.mtx" "$data/nos4.mtx"
 printf '%%%%MatrixMarket matrix array real general\n100 1\n' > "$tmp/bnan.mtx"
 for i in 1 2 3 4 5 6 7 8 9 10; do echo nan; done >> "$tmp/bnan.mtx"
