@@ -9,7 +9,8 @@ mmbench_LDADD = libmpcgi.la $(LIBS)
 # (docs/benchmarks.md); bench/run.sh runs the standard set and writes bench/results/
 if MPCG_HAVE_CUDA
 noinst_PROGRAMS += spmvbench cgbench
-spmvbench_SOURCES = bench/spmvbench.c bench/common.c bench/common.h
+spmvbench_SOURCES = bench/spmvbench.c bench/spmvbench_block.c bench/spmvbench_block.h \
+	bench/common.c bench/common.h
 spmvbench_LDADD = libmpcgi.la $(LIBS)
 cgbench_SOURCES = bench/cgbench.c bench/cg_baseline.c bench/cg_baseline.h bench/common.c \
 	bench/common.h

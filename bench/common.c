@@ -455,6 +455,7 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->spmvs = r->spmvs_fp64 = -1;
     r->speedup_vs_fp64 = NAN;
     r->precision_fallback = -1;
+    r->spmvs_ms = r->speedup_vs_spmvs = NAN;
 }
 
 mpcg_status bench_records_add(mpcg_context *ctx, bench_records *list, const bench_record *r)
@@ -566,6 +567,11 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_int(f, "spmvs_fp64", r->spmvs_fp64);
     json_num(f, "speedup_vs_fp64", r->speedup_vs_fp64);
     json_int(f, "precision_fallback", r->precision_fallback);
+    if (r->block_s > 0) {
+        json_int(f, "block_s", r->block_s);
+        json_num(f, "spmvs_ms", r->spmvs_ms);
+        json_num(f, "speedup_vs_spmvs", r->speedup_vs_spmvs);
+    }
     json_str(f, "driver", d->driver);
     fputs("}", f);
 }

@@ -157,7 +157,7 @@ mpcg_status bench_backends(mpcg_context *ctx, const char *list,
  * null. The keys and their meaning are listed in docs/benchmarks.md.
  */
 typedef struct bench_record {
-    const char *kind;   /* "spmv" or "cg" */
+    const char *kind;   /* "spmv", "spmm" (spmvbench --block) or "cg" */
     const char *status; /* "ok", "wrong" (result check failed) or "failed" (an error) */
     char matrix[256];
     int64_t n, nnz;
@@ -198,6 +198,10 @@ typedef struct bench_record {
                                    values */
     double speedup_vs_fp64;     /* cg: time to solution of the same backend in fp64 / this */
     int precision_fallback;     /* cg: mixed finished in fp64 (1), did not (0); -1: n/a */
+    /* spmm (spmvbench --block=S): the block size (0: not a block record), S single SpMVs of
+     * the same backend per call, their time / the block product's */
+    int block_s;
+    double spmvs_ms, speedup_vs_spmvs;
 } bench_record;
 
 /* A record of kind with every value "not applicable". */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "bench/common.h"
+#include "bench/spmvbench_block.h"
 #include "core/alloc.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
@@ -36,6 +37,8 @@ static const char usage_text[] =
     "  --precision=LIST    fp64,fp32 (default: both, where the backend supports them)\n"
     "  --runs=N            calls per timed group (default 50)\n"
     "  --seed=N            seed of x (default: a fresh one, printed)\n"
+    "  --block=S           instead, Y = A X for S vectors (1 - 64) of each backend that has\n"
+    "                      it, beside cusparseSpMM and beside S of its own SpMVs\n"
     "  -O KEY=VALUE        an option of every plan (a backend's keys: cgsolve --help-options),\n"
     "                      repeatable, applied in order; recorded with each row\n"
     "  --json FILE         write the records as a JSON list, appending to a list already there\n"
@@ -51,6 +54,7 @@ typedef struct spmv_opts {
     const char *precisions;
     const char *seed;
     int info_only;
+    long block; /* --block=S; 0: the single SpMV */
 } spmv_opts;
 
 /* One backend x precision: K plans (each its own device copy of A) with their x and y. */
@@ -438,6 +442,20 @@ static void print_protocol(const spmv_run *run)
            MAX_ROTATION);
 }
 
+/* --block=S: the block products of every precision (bench/spmvbench_block.c). */
+static mpcg_status run_block(spmv_run *run, int s)
+{
+    const bench_block_args a = {.ctx = run->ctx, .A = run->A, .matrix = run->matrix,
+                                .ops = run->ops, .count = run->count, .s = s, .seed = run->seed,
+                                .per_group = run->per_group, .opts = &run->opts,
+                                .opt_all = run->opt_all, .dev = &run->dev,
+                                .records = &run->records};
+    bench_block_header(s);
+    for (int k = 0; k < run->nprec; k++)
+        MPCG_CHECK(run->ctx, bench_block_run(&a, run->precs[k], &run->failed));
+    return MPCG_SUCCESS;
+}
+
 /* Open, measure the copy bandwidth, load, run every precision, write the JSON. */
 static int run_all(const spmv_opts *o, spmv_run *run)
 {
@@ -458,9 +476,13 @@ static int run_all(const spmv_opts *o, spmv_run *run)
     run->A = bench_csr(A);
     if (select_backends(run, o->c.spmv) != MPCG_SUCCESS) goto fail;
     print_protocol(run);
-    print_header();
-    for (int k = 0; k < run->nprec; k++)
-        if (run_precision(run, run->precs[k]) != MPCG_SUCCESS) goto fail;
+    if (o->block > 0) {
+        if (run_block(run, (int)o->block) != MPCG_SUCCESS) goto fail;
+    } else {
+        print_header();
+        for (int k = 0; k < run->nprec; k++)
+            if (run_precision(run, run->precs[k]) != MPCG_SUCCESS) goto fail;
+    }
     for (int k = 0; k < run->records.count; k++) /* after the table, not inside it */
         if (run->records.v[k].storage[0])
             printf("storage (%s, %s): %s\n", run->records.v[k].backend,
@@ -528,6 +550,9 @@ static int parse_args(int argc, char **argv, spmv_opts *o, spmv_run *run)
             if (r < 0) return BENCH_EXIT_USAGE;
             o->precisions = v;
             run->explicit_precisions = 1;
+        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--block", &v)) != 0) {
+            if (r < 0 || bench_parse_long(o->c.prog, "--block", v, 1, 64, &o->block) != 0)
+                return BENCH_EXIT_USAGE;
         } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--seed", &v)) != 0) {
             char *end;
             if (r < 0) return BENCH_EXIT_USAGE;

@@ -11,6 +11,9 @@ libmpcgi_la_SOURCES += spmv/adaptive.c spmv/adaptive.h spmv/adaptive_plan.h \
 	spmv/adaptive_device.cuh spmv/adaptive_spmv.cuh spmv/adaptive_spmv_f64.cu \
 	spmv/adaptive_spmv_f32.cu spmv/adaptive_spmv_dot_f64.cu spmv/adaptive_spmv_mixed.cu \
 	spmv/adaptive_setup.cu spmv/adaptive_tiles.cu spmv/adaptive_rows.cuh
+# the block product (SpMM, seed 000's sub-warp per row) and its CPU emulation; docs/block.md
+libmpcgi_la_SOURCES += spmv/spmm.h spmv/spmm.cu spmv/spmm_emulate.c spmv/adaptive_block.c
+MPCG_CU_FILES += spmv/spmm.cu
 # segscan: nonzero segments with a segmented reduction (seed 001); docs/backends.md
 libmpcgi_la_SOURCES += spmv/segscan.c spmv/segscan_emulate.c spmv/segscan_impl.h \
 	spmv/segscan_kernels.h spmv/segscan.cuh spmv/segscan_f64.cu spmv/segscan_f32.cu \

@@ -35,6 +35,8 @@ static void adaptive_destroy(mpcg_context *ctx, void *impl)
     mpcgi_device_free(ctx, p->d.val64);
     mpcgi_device_free(ctx, p->d.val32);
     mpcgi_device_free(ctx, p->d.lo32);
+    mpcgi_device_free(ctx, p->d.row_ptr64);
+    mpcgi_device_free(ctx, p->d.col_block);
     mpcgi_host_free(p->t.tile_row), mpcgi_host_free(p->t.tile_long), mpcgi_host_free(p->t.tile_off);
     mpcgi_host_free(p->t.slot_col), mpcgi_host_free(p->t.slot_row), mpcgi_host_free(p->t.slot_perm);
     mpcgi_device_free(ctx, p->t.d_tile_off); /* with d_tile_row and d_tile_long */
@@ -154,6 +156,7 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d.lo32));
     MPCG_CHECK(ctx, mpcgi_adaptive_device_binning(ctx, p));
     MPCG_CHECK(ctx, upload_values(ctx, p)); /* after the binning: the tiles' slot order */
+    MPCG_CHECK(ctx, mpcgi_adaptive_block_upload(ctx, p)); /* after the binning: col16 or not */
     /* the dot's grid: one block per virtual block like apply (a grid-stride loop over a wave
      * of resident blocks ran slower: docs/backends.md), at most DOT_GRID_MAX; fixed per plan,
      * so the dot's order is too */
@@ -331,4 +334,6 @@ const struct mpcgi_spmv_ops mpcgi_spmv_adaptive = {
     .describe = adaptive_describe,
     .apply_dot = adaptive_apply_dot,
     .rows = adaptive_rows,
+    .apply_block = mpcgi_adaptive_apply_block,
+    .apply_block_host = mpcgi_adaptive_apply_block_host,
 };

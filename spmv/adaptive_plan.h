@@ -95,6 +95,10 @@ typedef struct adaptive_dev {
     double *val64;
     float *val32; /* fp32 values: hi with the mixed storage */
     float *lo32;  /* the mixed storage's low halves, or NULL */
+    /* the block product's CSR (spmv/adaptive_block.c): int64 row pointers, and int32 columns
+     * where col16 replaced col_idx (else NULL: col_idx serves) */
+    int64_t *row_ptr64;
+    int32_t *col_block;
 } adaptive_dev;
 
 /* The tiles path: the tiles (host arrays in both plans), the slots (host arrays in a CPU plan;
@@ -160,6 +164,14 @@ mpcg_status mpcgi_adaptive_tiling_device(mpcg_context *ctx, adaptive_plan *p);
 /* MPCG_ERR_NOT_SUPPORTED naming the path where the plan cannot serve a mixed apply (the tiles
  * path has no mixed instances). */
 mpcg_status mpcgi_adaptive_mixed_supported(mpcg_context *ctx, const adaptive_plan *p);
+
+/* adaptive_block.c: the block product (SpMM, spmv/spmm.h) on the plan's CSR */
+/* At upload: the int64 row pointers and, where the SpMV reads 16-bit offsets, int32 columns. */
+mpcg_status mpcgi_adaptive_block_upload(mpcg_context *ctx, adaptive_plan *p);
+mpcg_status mpcgi_adaptive_apply_block(mpcg_context *ctx, void *impl, mpcg_precision prec, int s,
+                                       const void *X, void *Y, void *ws);
+mpcg_status mpcgi_adaptive_apply_block_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
+                                            int s, const void *X, void *Y);
 
 /* adaptive_emulate.c: y = A x as the kernels compute it (host vectors of precision prec). */
 mpcg_status mpcgi_adaptive_emulate(mpcg_context *ctx, const adaptive_plan *p, mpcg_precision prec,

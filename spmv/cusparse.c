@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "core/alloc.h"
+#include "core/block.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
 #include "spmv/cusparse_mixed.h"
@@ -30,6 +31,8 @@
  * region of the workspace because preprocess leaves its analysis there for the later SpMVs.
  */
 
+/* The block product's algorithm: cuSPARSE's default (CSR, row-major X and Y: docs/block.md). */
+#define SPMM_ALG CUSPARSE_SPMM_ALG_DEFAULT
 /* The algorithm: ALG1, cuSPARSE's CSR default (docs/gpu.md: choice and determinism). */
 #define SPMV_ALG CUSPARSE_SPMV_CSR_ALG1
 /* Workspace regions start on this boundary (cudaMalloc's alignment). */
@@ -45,6 +48,12 @@ typedef struct side {
     cusparseDnVecDescr_t x, y;  /* created at upload, re-pointed at each apply */
     size_t ws_offset, ws_bytes; /* its region of the workspace */
     int preprocessed;           /* preprocess has run on the current values */
+    /* the block product (cusparseSpMM): X and Y as n x block_s row-major dense matrices, made
+     * for the first block and again when s changes; its buffer grown on demand */
+    int block_s;
+    cusparseDnMatDescr_t X, Y;
+    void *block_buf;
+    size_t block_buf_bytes;
 } side;
 
 typedef struct cusparse_plan {
@@ -74,6 +83,9 @@ static void cusparse_destroy(mpcg_context *ctx, void *impl)
         if (sd->mat) (void)cusparseDestroySpMat(sd->mat);
         if (sd->x) (void)cusparseDestroyDnVec(sd->x);
         if (sd->y) (void)cusparseDestroyDnVec(sd->y);
+        if (sd->X) (void)cusparseDestroyDnMat(sd->X);
+        if (sd->Y) (void)cusparseDestroyDnMat(sd->Y);
+        mpcgi_device_free(ctx, sd->block_buf);
         mpcgi_device_free(ctx, sd->val);
     }
     mpcgi_device_free(ctx, p->d_lo);
@@ -277,6 +289,90 @@ static mpcg_status cusparse_apply_host(mpcg_context *ctx, void *impl, mpcg_preci
     return MPCG_SUCCESS;
 }
 
+/* The dense descriptors of X and Y (n x s, row-major, leading dimension s) for a block of s
+ * vectors, and cusparseSpMM's buffer for them, grown where it needs more. */
+static mpcg_status block_prepare(mpcg_context *ctx, cusparse_plan *p, int k, int s, const void *X,
+                                 void *Y)
+{
+    side *sd = &p->sides[k];
+    const int64_t n = p->A->n;
+    size_t need = 0;
+    if (sd->block_s != s) {
+        if (sd->X) (void)cusparseDestroyDnMat(sd->X);
+        if (sd->Y) (void)cusparseDestroyDnMat(sd->Y);
+        sd->X = sd->Y = NULL;
+        sd->block_s = 0;
+        MPCG_CUSPARSE(ctx, cusparseCreateDnMat(&sd->X, n, s, s, (void *)X, sd->type,
+                                               CUSPARSE_ORDER_ROW)); /* X is only read */
+        MPCG_CUSPARSE(ctx, cusparseCreateDnMat(&sd->Y, n, s, s, Y, sd->type, CUSPARSE_ORDER_ROW));
+        sd->block_s = s;
+    }
+    MPCG_CUSPARSE(ctx, cusparseDnMatSetValues(sd->X, (void *)X));
+    MPCG_CUSPARSE(ctx, cusparseDnMatSetValues(sd->Y, Y));
+    MPCG_CUSPARSE(ctx, cusparseSpMM_bufferSize(mpcgi_gpu_of(ctx)->cusparse,
+                                               CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                               CUSPARSE_OPERATION_NON_TRANSPOSE, alpha_of(k),
+                                               sd->mat, sd->X, beta_of(k), sd->Y, sd->type,
+                                               SPMM_ALG, &need));
+    if (need > sd->block_buf_bytes) {
+        mpcgi_device_free(ctx, sd->block_buf);
+        sd->block_buf = NULL;
+        sd->block_buf_bytes = 0;
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, need, &sd->block_buf));
+        sd->block_buf_bytes = need;
+    }
+    return MPCG_SUCCESS;
+}
+
+/* Y = A X for s vectors: cusparseSpMM (CSR times row-major dense, in the value precision). */
+static mpcg_status cusparse_apply_block(mpcg_context *ctx, void *impl, mpcg_precision prec, int s,
+                                        const void *X, void *Y, void *ws)
+{
+    cusparse_plan *p = impl;
+    const int k = prec == MPCG_PRECISION_FP64 ? 0 : 1;
+    side *sd = &p->sides[k];
+    (void)ws;
+    if (p->A->n == 0) return MPCG_SUCCESS;
+    MPCG_CHECK(ctx, block_prepare(ctx, p, k, s, X, Y));
+    MPCG_CUSPARSE(ctx, cusparseSpMM(mpcgi_gpu_of(ctx)->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                    CUSPARSE_OPERATION_NON_TRANSPOSE, alpha_of(k), sd->mat, sd->X,
+                                    beta_of(k), sd->Y, sd->type, SPMM_ALG, sd->block_buf));
+    return MPCG_SUCCESS;
+}
+
+/* The block product's CPU emulation: the plan's arrays, each row's s sums in column order in
+ * the value precision (cuSPARSE's own order is not reproduced). */
+static mpcg_status cusparse_apply_block_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
+                                             int s, const void *Xv, void *Yv)
+{
+    const cusparse_plan *p = impl;
+    const int32_t *rp = p->row_ptr, *ci = p->A->col_idx;
+    const size_t w = (size_t)s;
+    (void)ctx;
+    if (prec == MPCG_PRECISION_FP64) {
+        const double *val = p->A->val, *X = Xv;
+        double *Y = Yv;
+#pragma omp parallel for schedule(static) if (p->A->nnz * s > 65536)
+        for (int64_t i = 0; i < p->A->n; i++) {
+            double acc[MPCGI_BLOCK_MAX] = {0};
+            for (int32_t k = rp[i]; k < rp[i + 1]; k++)
+                for (int j = 0; j < s; j++) acc[j] += val[k] * X[(size_t)ci[k] * w + (size_t)j];
+            for (int j = 0; j < s; j++) Y[(size_t)i * w + (size_t)j] = acc[j];
+        }
+    } else {
+        const float *val = p->A->val32, *X = Xv;
+        float *Y = Yv;
+#pragma omp parallel for schedule(static) if (p->A->nnz * s > 65536)
+        for (int64_t i = 0; i < p->A->n; i++) {
+            float acc[MPCGI_BLOCK_MAX] = {0};
+            for (int32_t k = rp[i]; k < rp[i + 1]; k++)
+                for (int j = 0; j < s; j++) acc[j] += val[k] * X[(size_t)ci[k] * w + (size_t)j];
+            for (int j = 0; j < s; j++) Y[(size_t)i * w + (size_t)j] = acc[j];
+        }
+    }
+    return MPCG_SUCCESS;
+}
+
 /* The solver's persistent loops read the plan's device CSR directly (spmv/csr_rows.cuh): int32
  * row pointers and columns, the fp64 values and/or the fp32 ones (hi with mixed storage). */
 static mpcg_status cusparse_rows(const void *impl, mpcgi_rows *out)
@@ -302,4 +398,6 @@ const struct mpcgi_spmv_ops mpcgi_spmv_cusparse = {
     .apply_host = cusparse_apply_host,
     .destroy = cusparse_destroy,
     .rows = cusparse_rows,
+    .apply_block = cusparse_apply_block,
+    .apply_block_host = cusparse_apply_block_host,
 };

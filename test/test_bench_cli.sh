@@ -31,6 +31,8 @@ for p in spmvbench cgbench; do
     expect 2 '--runs=0: expected an integer' $p -- --runs=0 --generate=poisson3d:4
 done
 expect 2 '--precision: expected fp64 and/or fp32' spmvbench -- --precision=fp16 --generate=poisson3d:4
+expect 2 '--block=65: expected an integer in \[1, 64\]' spmvbench -- --block=65 --generate=poisson3d:4
+expect 2 '--block=0: expected an integer in \[1, 64\]' spmvbench -- --block=0 --generate=poisson3d:4
 expect 2 '--tol=2: expected a number in \(0, 1\)' cgbench -- --tol=2 --generate=poisson3d:4
 expect 2 '--runs: at most 100' cgbench -- --runs=101 --generate=poisson3d:4
 expect 2 '--precision: expected a list of fp64, fp32, mixed' cgbench -- --precision=fp16 --generate=poisson3d:4
@@ -54,13 +56,18 @@ else
     if [ $rc -ne 0 ]; then echo "FAIL: spmvbench on poisson3d:6 exited $rc"; fail=1; fi
     expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| cusparse \| fp32 \| [0-9.e+-]+ \|' \
         spmvbench -- --generate=poisson3d:6 --runs=5 --precision=fp32 --seed=7
+    # --block=3: adaptive's block product beside cusparseSpMM and 3 SpMVs, both precisions
+    expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| adaptive \| fp64 \| 3 \| [0-9.e+-]+ \|' \
+        spmvbench -- --generate=poisson3d:6 --spmv=adaptive --block=3 --runs=5 --json "$tmp/r.json"
     expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| cusparse-loop \| fp64 \| [0-9]+ \|' \
         cgbench -- --generate=poisson3d:6 --spmv=cusparse --runs=1 --json "$tmp/r.json"
     cat "$tmp/out"
     n_spmv=`grep -c '"kind": "spmv"' "$tmp/r.json"`
     n_cg=`grep -c '"kind": "cg"' "$tmp/r.json"`
-    if [ "$n_spmv" -ne 2 ] || [ "$n_cg" -ne 2 ]; then
-        echo "FAIL: $tmp/r.json holds $n_spmv spmv and $n_cg cg records, expected 2 and 2"
+    n_spmm=`grep -c '"kind": "spmm".*"block_s": 3' "$tmp/r.json"`
+    if [ "$n_spmv" -ne 2 ] || [ "$n_cg" -ne 2 ] || [ "$n_spmm" -ne 4 ]; then
+        echo "FAIL: $tmp/r.json holds $n_spmv spmv, $n_spmm spmm and $n_cg cg records," \
+            "expected 2, 4 and 2"
         cat "$tmp/r.json"; fail=1
     fi
     if command -v python3 >/dev/null 2>&1 &&
