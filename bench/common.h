@@ -198,6 +198,7 @@ typedef struct bench_record {
                                    values */
     double speedup_vs_fp64;     /* cg: time to solution of the same backend in fp64 / this */
     int precision_fallback;     /* cg: mixed finished in fp64 (1), did not (0); -1: n/a */
+    double speedup_vs_cublas;   /* tsbench: cuBLAS's time / this (written only when set) */
 } bench_record;
 
 /* A record of kind with every value "not applicable". */
