@@ -446,6 +446,7 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->n = A->n;
     r->nnz = A->nnz;
     r->ms = r->gbs = r->frac_copy = r->speedup_vs_cusparse = r->ms_per_iter = NAN;
+    r->speedup_vs_cublas = NAN;
     r->true_relres = r->roofline_ratio = NAN;
     r->gflops = r->bytes = r->bytes_matrix = r->setup_ms = r->setup_spmvs = NAN;
     r->setup_h2d_ms = r->setup_device_spmvs = NAN;
@@ -530,6 +531,7 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_num(f, "gbs", r->gbs);
     json_num(f, "frac_copy", r->frac_copy);
     json_num(f, "speedup_vs_cusparse", r->speedup_vs_cusparse);
+    if (!isnan(r->speedup_vs_cublas)) json_num(f, "speedup_vs_cublas", r->speedup_vs_cublas);
     json_num(f, "ms_per_iter", r->ms_per_iter);
     json_int(f, "iterations", r->iterations);
     json_num(f, "true_relres", r->true_relres);

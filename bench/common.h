@@ -202,6 +202,7 @@ typedef struct bench_record {
      * the same backend per call, their time / the block product's */
     int block_s;
     double spmvs_ms, speedup_vs_spmvs;
+    double speedup_vs_cublas;   /* tsbench: cuBLAS's time / this (written only when set) */
 } bench_record;
 
 /* A record of kind with every value "not applicable". */

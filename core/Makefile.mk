@@ -13,8 +13,9 @@ libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/cuda_check.h \
 	core/vec_cuda.cu core/vec_cuda.h core/cg_kernels.cu core/cg_kernels.h core/cg_device.cuh \
 	core/cuda_reduce.cuh core/launch.cuh
 MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu
-libmpcgi_la_SOURCES += core/block_cuda.c core/block_cuda.h core/block_cuda.cu
-MPCG_CU_FILES += core/block_cuda.cu
+libmpcgi_la_SOURCES += core/block_cuda.c core/block_cuda.h core/block_cuda.cu core/tsgemm.cu \
+	core/block_kernels.h
+MPCG_CU_FILES += core/block_cuda.cu core/tsgemm.cu
 else
 libmpcgi_la_SOURCES += core/device_stub.c
 endif

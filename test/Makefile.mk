@@ -54,13 +54,11 @@ test_test_options_LDADD = $(TEST_LDADD)
 test_test_io_generate_SOURCES = test/test_io_generate.c
 test_test_io_generate_LDADD = $(TEST_LDADD)
 # blocks (issue 23): the host block kernels and block CG against single CG (test_block); the
-# device block kernels, the tall-skinny GEMM (test_block_cuda); the SpMM of every backend with
+# device block kernels, the tall-skinny GEMM (test_block_cuda, a GPU test below); the SpMM of every backend with
 # one (test_spmm); the GPU parts skip without a GPU
-MPCG_C_TESTS += test/test_block test/test_block_cuda test/test_spmm
+MPCG_C_TESTS += test/test_block test/test_spmm
 test_test_block_SOURCES = test/test_block.c
 test_test_block_LDADD = $(TEST_LDADD)
-test_test_block_cuda_SOURCES = test/test_block_cuda.c
-test_test_block_cuda_LDADD = $(TEST_LDADD)
 test_test_spmm_SOURCES = test/test_spmm.c
 test_test_spmm_LDADD = $(TEST_LDADD)
 # the preconditioners on the CPU; their GPU comparisons skip without a GPU
@@ -94,8 +92,10 @@ if MPCG_HAVE_CUDA
 MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_spmv_segscan test/test_spmv_fold \
 	test/test_solver_cg_gpu test/test_device \
 	test/test_spmv_adaptive test/test_spmv_mixed \
-	test/test_solver_cg_fused test/test_cg_kernels
+	test/test_solver_cg_fused test/test_cg_kernels test/test_block_cuda
 check_PROGRAMS += $(MPCG_GPU_TESTS)
+test_test_block_cuda_SOURCES = test/test_block_cuda.c
+test_test_block_cuda_LDADD = $(TEST_LDADD)
 MPCG_TESTS += $(MPCG_GPU_TESTS)
 test_test_spmv_segscan_SOURCES = test/test_spmv_segscan.c test/spmv_check.c test/spmv_check.h
 test_test_spmv_segscan_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
