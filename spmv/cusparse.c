@@ -340,37 +340,14 @@ static mpcg_status cusparse_apply_block(mpcg_context *ctx, void *impl, mpcg_prec
     return MPCG_SUCCESS;
 }
 
-/* The block product's CPU emulation: the plan's arrays, each row's s sums in column order in
- * the value precision (cuSPARSE's own order is not reproduced). */
+/* The block product's CPU emulation: the cpu backend's (each row's s sums in column order in the
+ * value precision, on the matrix this plan was made from; cuSPARSE's own order is not
+ * reproduced). */
 static mpcg_status cusparse_apply_block_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
                                              int s, const void *Xv, void *Yv)
 {
     const cusparse_plan *p = impl;
-    const int32_t *rp = p->row_ptr, *ci = p->A->col_idx;
-    const size_t w = (size_t)s;
-    (void)ctx;
-    if (prec == MPCG_PRECISION_FP64) {
-        const double *val = p->A->val, *X = Xv;
-        double *Y = Yv;
-#pragma omp parallel for schedule(static) if (p->A->nnz * s > 65536)
-        for (int64_t i = 0; i < p->A->n; i++) {
-            double acc[MPCGI_BLOCK_MAX] = {0};
-            for (int32_t k = rp[i]; k < rp[i + 1]; k++)
-                for (int j = 0; j < s; j++) acc[j] += val[k] * X[(size_t)ci[k] * w + (size_t)j];
-            for (int j = 0; j < s; j++) Y[(size_t)i * w + (size_t)j] = acc[j];
-        }
-    } else {
-        const float *val = p->A->val32, *X = Xv;
-        float *Y = Yv;
-#pragma omp parallel for schedule(static) if (p->A->nnz * s > 65536)
-        for (int64_t i = 0; i < p->A->n; i++) {
-            float acc[MPCGI_BLOCK_MAX] = {0};
-            for (int32_t k = rp[i]; k < rp[i + 1]; k++)
-                for (int j = 0; j < s; j++) acc[j] += val[k] * X[(size_t)ci[k] * w + (size_t)j];
-            for (int j = 0; j < s; j++) Y[(size_t)i * w + (size_t)j] = acc[j];
-        }
-    }
-    return MPCG_SUCCESS;
+    return mpcgi_spmv_cpu.apply_block_host(ctx, (void *)p->A, prec, s, Xv, Yv);
 }
 
 /* The solver's persistent loops read the plan's device CSR directly (spmv/csr_rows.cuh): int32
