@@ -78,9 +78,8 @@ static mpcg_status gather_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigne
     p->extra = e;
     const size_t slots = (size_t)p->L.F * (size_t)p->L.np;
     const int wide = p->fp64 || p->mixed; /* xg holds the vectors' type */
-    if (ooc) { /* fold's workspace (the pieces' sums, apply_dot's partials); the slots stream */
-        sizes->bytes_workspace = ((size_t)p->L.pieces + (size_t)mpcgi_fold_blocks(p->L.np) +
-                                  (size_t)p->L.folded + 1) * 8;
+    if (ooc) { /* fold's workspace as it is (the pieces' sums, apply_dot's partials); the slots
+                * stream from the host */
         sizes->bytes_matrix = slots * 16 + (size_t)p->L.n * 8; /* values, xg; x to the host */
         sizes->host_driven = 1; /* the host gathers between the chunks' copies */
         return MPCG_SUCCESS;
