@@ -159,25 +159,30 @@ static void backend_names(char *buf, size_t size)
     }
 }
 
-static int known_backend(const char *name)
+/* The capabilities of the registered backend NAME in *caps: 1, or 0 where there is none. */
+static int backend_caps(const char *name, unsigned *caps)
 {
-    if (strcmp(name, "auto") == 0) return 1;
     for (int i = 0; i < mpcg_backend_count(); i++) {
         mpcg_backend_info b;
-        if (mpcg_backend_get(i, &b) == MPCG_SUCCESS && strcmp(b.name, name) == 0) return 1;
+        if (mpcg_backend_get(i, &b) == MPCG_SUCCESS && strcmp(b.name, name) == 0) {
+            *caps = b.caps;
+            return 1;
+        }
     }
     return 0;
+}
+
+static int known_backend(const char *name)
+{
+    unsigned caps;
+    return strcmp(name, "auto") == 0 || backend_caps(name, &caps);
 }
 
 /* Whether backend NAME streams its matrix from host memory (NAME.ooc=on). */
 static int streams_ooc(const char *name)
 {
-    for (int i = 0; i < mpcg_backend_count(); i++) {
-        mpcg_backend_info b;
-        if (mpcg_backend_get(i, &b) == MPCG_SUCCESS && strcmp(b.name, name) == 0)
-            return (b.caps & MPCG_CAP_OUT_OF_CORE) != 0;
-    }
-    return 0;
+    unsigned caps = 0;
+    return backend_caps(name, &caps) && (caps & MPCG_CAP_OUT_OF_CORE);
 }
 
 /* auto, cpu, cuda or cuda:N (the forms mpcg_context_create accepts). */
