@@ -200,18 +200,20 @@ static mpcg_status begin(mpcg_solver *s, int nrhs, const void *B, const void *X,
 
 static mpcg_status end(mpcg_solver *s, int nrhs, mpcg_info *infos, double t0)
 {
+    const double t = mpcgi_wtime() - t0;
     int bad = -1;
+    mpcgi_spmv_describe(s->plan, infos[0].spmv_describe, sizeof infos[0].spmv_describe);
     for (int j = 0; j < nrhs; j++) {
         infos[j].converged = infos[j].reason > 0;
-        infos[j].solve_time_s = mpcgi_wtime() - t0;
-        mpcgi_spmv_describe(s->plan, infos[j].spmv_describe, sizeof infos[j].spmv_describe);
+        infos[j].solve_time_s = t;
+        memcpy(infos[j].spmv_describe, infos[0].spmv_describe, sizeof infos[j].spmv_describe);
         if (!infos[j].converged && bad < 0) bad = j;
     }
+    const mpcg_info *w = &infos[bad < 0 ? 0 : bad];
     MPCG_ENSURE(s->ctx, bad < 0 || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
                 "block CG: column %d did not converge: %s after %lld iterations (true relative "
-                "residual %.3e, tol %.3e)", bad, mpcg_reason_string(infos[bad < 0 ? 0 : bad].reason),
-                (long long)infos[bad < 0 ? 0 : bad].iterations,
-                infos[bad < 0 ? 0 : bad].true_relres, s->tol);
+                "residual %.3e, tol %.3e)", bad, mpcg_reason_string(w->reason),
+                (long long)w->iterations, w->true_relres, s->tol);
     return MPCG_SUCCESS;
 }
 
