@@ -83,36 +83,72 @@ mpcg_status mpcgi_block_precond(mpcgi_block_solve *b)
     return MPCG_SUCCESS;
 }
 
-static mpcg_status alloc_where(mpcgi_block_solve *b, size_t bytes, void *pptr)
+static mpcg_status alloc_where(const mpcg_solver *s, size_t bytes, void *pptr)
 {
-    if (b->s->on_device) return mpcgi_device_alloc(b->ctx, bytes, pptr);
-    return mpcgi_host_alloc(b->ctx, bytes ? bytes : 8, pptr);
+    if (s->on_device) return mpcgi_device_alloc(s->ctx, bytes ? bytes : 8, pptr);
+    return mpcgi_host_alloc(s->ctx, bytes ? bytes : 8, pptr);
 }
 
-static void free_where(mpcgi_block_solve *b, void *p)
+static void free_where(const mpcg_solver *s, void *p)
 {
-    if (b->s->on_device) mpcgi_device_free(b->ctx, p);
+    if (s->on_device) mpcgi_device_free(s->ctx, p);
     else mpcgi_host_free(p);
 }
 
-static void release(mpcgi_block_solve *b)
+void mpcgi_block_ws_free(mpcg_solver *s)
 {
-    double **v[] = {&b->X, &b->R, &b->Z, &b->P, &b->Q, &b->W, &b->T, &b->Bm, &b->col_r,
-                    &b->col_z, &b->pc_work};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free_where(b, *v[i]), *v[i] = NULL;
-    free_where(b, b->ws), b->ws = NULL;
+    mpcgi_block_ws *w = s->block;
+    if (!w) return;
+    for (int i = 0; i < MPCGI_BLOCK_BLOCKS; i++) free_where(s, w->blk[i]);
+    free_where(s, w->col_r), free_where(s, w->col_z), free_where(s, w->pc_work);
+    free_where(s, w->ws);
+    mpcgi_host_free(w->scratch);
+    mpcgi_host_free(w);
+    s->block = NULL;
 }
 
-static mpcg_status allocate(mpcgi_block_solve *b)
+/* xty's workspace for every shape the iteration asks (a, b <= cap): the grid of the
+ * tall-skinny GEMM depends on the shape, so a smaller one can need more. */
+static size_t xty_bytes(const mpcgi_block_ops *B, int64_t n, int cap)
 {
-    const size_t blk = (size_t)b->n * (size_t)b->nrhs * sizeof(double), col = (size_t)b->n * 8;
-    double **v[] = {&b->X, &b->R, &b->Z, &b->P, &b->Q, &b->W, &b->T, &b->Bm};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        MPCG_CHECK(b->ctx, alloc_where(b, blk, v[i]));
-    MPCG_CHECK(b->ctx, alloc_where(b, col, &b->col_r));
-    MPCG_CHECK(b->ctx, alloc_where(b, col, &b->col_z));
-    MPCG_CHECK(b->ctx, alloc_where(b, 2 * col, &b->pc_work));
-    return alloc_where(b, b->B->xty_workspace(b->n, b->nrhs, b->nrhs), &b->ws);
+    size_t most = 0;
+    for (int a = 1; a <= cap; a++)
+        for (int b = 1; b <= cap; b++) {
+            const size_t w = B->xty_workspace(n, a, b);
+            most = w > most ? w : most;
+        }
+    return most;
+}
+
+static mpcg_status ws_make(mpcg_solver *s, const mpcgi_block_ops *B, int cap, mpcgi_block_ws *w)
+{
+    const int64_t n = s->A->csr.n;
+    const size_t blk = (size_t)n * (size_t)cap * sizeof(double), col = (size_t)n * 8;
+    w->cap = cap;
+    for (int i = 0; i < MPCGI_BLOCK_BLOCKS; i++)
+        if (i < 8 || s->on_device) MPCG_CHECK(s->ctx, alloc_where(s, blk, &w->blk[i]));
+    MPCG_CHECK(s->ctx, alloc_where(s, col, &w->col_r));
+    MPCG_CHECK(s->ctx, alloc_where(s, col, &w->col_z));
+    MPCG_CHECK(s->ctx, alloc_where(s, 2 * col, &w->pc_work));
+    MPCG_CHECK(s->ctx, alloc_where(s, xty_bytes(B, n, cap), &w->ws));
+    return mpcgi_host_alloc(s->ctx, mpcgi_block_scratch_bytes(), &w->scratch);
+}
+
+mpcg_status mpcgi_block_ws_get(mpcg_solver *s, int nrhs, mpcgi_block_ws **out)
+{
+    const mpcg_device_kind kind = s->on_device ? MPCG_DEVICE_CUDA : MPCG_DEVICE_CPU;
+    const mpcgi_block_ops *B = mpcgi_block_ops_for(kind, MPCG_PRECISION_FP64);
+    MPCG_ENSURE(s->ctx, B, MPCG_ERR_NOT_SUPPORTED, "no block kernels on this device");
+    if (s->block && s->block->cap >= nrhs) {
+        *out = s->block;
+        return MPCG_SUCCESS;
+    }
+    mpcgi_block_ws_free(s);
+    MPCG_CHECK(s->ctx, mpcgi_host_calloc(s->ctx, 1, sizeof *s->block, &s->block));
+    const mpcg_status st = ws_make(s, B, nrhs, s->block);
+    if (st != MPCG_SUCCESS) mpcgi_block_ws_free(s);
+    *out = s->block;
+    return st;
 }
 
 /* The columns' norms; b = 0 columns are solved (x = 0) and leave; the others fill Bm and X. */
@@ -147,27 +183,29 @@ static mpcg_status load(mpcgi_block_solve *b, const double *B)
     return MPCG_SUCCESS;
 }
 
-/* The block solve on arrays where the solver computes; infos filled but for the times. */
-static mpcg_status solve_where(mpcg_solver *s, int nrhs, const double *B, double *X,
-                               mpcg_info *infos)
+/* The block solve on arrays where the solver computes, in the solver's work arrays w; infos
+ * filled but for the times. */
+static mpcg_status solve_where(mpcg_solver *s, mpcgi_block_ws *w, int nrhs, const double *B,
+                               double *X, mpcg_info *infos)
 {
     mpcgi_block_solve b = {.s = s, .ctx = s->ctx, .n = s->A->csr.n, .nrhs = nrhs, .out_x = X,
                            .infos = infos, .V = s->V64};
     const mpcg_device_kind kind = s->on_device ? MPCG_DEVICE_CUDA : MPCG_DEVICE_CPU;
     b.B = mpcgi_block_ops_for(kind, MPCG_PRECISION_FP64);
-    MPCG_ENSURE(s->ctx, b.B, MPCG_ERR_NOT_SUPPORTED, "no block kernels on this device");
+    double **v[] = {&b.X, &b.R, &b.Z, &b.P, &b.Q, &b.W, &b.T, &b.Bm};
+    for (int i = 0; i < 8; i++) *v[i] = w->blk[i];
+    b.col_r = w->col_r, b.col_z = w->col_z, b.pc_work = w->pc_work;
+    b.ws = w->ws, b.scratch = w->scratch;
     b.independent = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_BLOCK_METHOD]);
     b.rank_rel = pow(10.0, -(double)mpcgi_options_get(
                                &s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_BLOCK_RANK_DIGITS]));
     b.maxit = s->maxit >= 0 ? s->maxit : (10 * b.n > 100 ? 10 * b.n : 100);
-    mpcg_status st = allocate(&b);
-    if (st == MPCG_SUCCESS) st = load(&b, B);
+    mpcg_status st = load(&b, B);
     if (st == MPCG_SUCCESS && b.m > 0) st = mpcgi_block_iterate(&b);
     for (int j = 0; j < nrhs; j++) {
         infos[j].spmvs = infos[j].spmvs_fp64 = b.spmm; /* block products, shared by the columns */
         infos[j].bytes_per_iteration = (double)s->plan->sizes.bytes_matrix;
     }
-    release(&b);
     return st;
 }
 
@@ -222,22 +260,20 @@ mpcg_status mpcg_solve_block(mpcg_solver *s, int nrhs, const double *B, double *
 {
     MPCG_CHECK(s ? s->ctx : NULL, begin(s, nrhs, B, X, infos));
     mpcg_context *ctx = s->ctx;
+    mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();
+    MPCG_CHECK(ctx, mpcgi_block_ws_get(s, nrhs, &w));
     if (!s->on_device) {
-        MPCG_CHECK(ctx, solve_where(s, nrhs, B, X, infos));
+        MPCG_CHECK(ctx, solve_where(s, w, nrhs, B, X, infos));
         return end(s, nrhs, infos, t0);
     }
     const size_t bytes = (size_t)s->A->csr.n * (size_t)nrhs * sizeof(double);
-    double *Bd = NULL, *Xd = NULL;
-    mpcg_status st = mpcgi_device_alloc(ctx, bytes ? bytes : 8, &Bd);
-    if (st == MPCG_SUCCESS) st = mpcgi_device_alloc(ctx, bytes ? bytes : 8, &Xd);
-    if (st == MPCG_SUCCESS) st = mpcgi_device_copy(ctx, Bd, B, bytes, MPCGI_H2D);
-    if (st == MPCG_SUCCESS && s->guess == MPCG_GUESS_PROVIDED)
-        st = mpcgi_device_copy(ctx, Xd, X, bytes, MPCGI_H2D);
-    if (st == MPCG_SUCCESS) st = solve_where(s, nrhs, Bd, Xd, infos);
-    if (st == MPCG_SUCCESS) st = mpcgi_device_copy(ctx, X, Xd, bytes, MPCGI_D2H);
-    mpcgi_device_free(ctx, Bd), mpcgi_device_free(ctx, Xd);
-    MPCG_CHECK(ctx, st);
+    double *Bd = w->blk[8], *Xd = w->blk[9]; /* the staging blocks */
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, Bd, B, bytes, MPCGI_H2D));
+    if (s->guess == MPCG_GUESS_PROVIDED)
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, Xd, X, bytes, MPCGI_H2D));
+    MPCG_CHECK(ctx, solve_where(s, w, nrhs, Bd, Xd, infos));
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, X, Xd, bytes, MPCGI_D2H));
     return end(s, nrhs, infos, t0);
 }
 
@@ -250,7 +286,9 @@ mpcg_status mpcg_solve_block_device(mpcg_solver *s, int nrhs, const double *B_de
                 "mpcg_solve_block_device needs a GPU context, and context %s runs on the CPU (use "
                 "mpcg_solve_block)", s->ctx->device_name);
     MPCG_CHECK(s->ctx, begin(s, nrhs, B_dev, X_dev, infos));
+    mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();
-    MPCG_CHECK(s->ctx, solve_where(s, nrhs, B_dev, X_dev, infos));
+    MPCG_CHECK(s->ctx, mpcgi_block_ws_get(s, nrhs, &w));
+    MPCG_CHECK(s->ctx, solve_where(s, w, nrhs, B_dev, X_dev, infos));
     return end(s, nrhs, infos, t0);
 }

@@ -8,6 +8,24 @@
 #include "core/block.h"
 #include "solver/solver.h"
 
+/* Block CG's work arrays, held by the solver from one block solve to the next (as mpcg_solve's
+ * vectors are held from setup), where the solver computes: the blocks for `cap` columns, the
+ * staging of host B and X (device solves), the preconditioner's columns, xty's workspace for
+ * every shape up to cap x cap; on the host, the iteration's small matrices (scratch). */
+#define MPCGI_BLOCK_BLOCKS 10 /* X R Z P Q W T Bm, then the staged B and X */
+typedef struct mpcgi_block_ws {
+    int cap;
+    double *blk[MPCGI_BLOCK_BLOCKS];
+    double *col_r, *col_z, *pc_work;
+    void *ws;
+    void *scratch; /* host, mpcgi_block_scratch_bytes() */
+} mpcgi_block_ws;
+
+/* The solver's work arrays for nrhs columns (kept if they hold as many, else made anew). */
+mpcg_status mpcgi_block_ws_get(mpcg_solver *s, int nrhs, mpcgi_block_ws **out);
+/* Release them (the solver's teardown). */
+void mpcgi_block_ws_free(mpcg_solver *s);
+
 /* A block solve's state. Blocks are n x m row-major (core/block.h) where the solver computes;
  * the m active columns are compacted (act[i]: the caller's column of active column i), so a
  * converged column leaves every block. */
@@ -21,7 +39,8 @@ typedef struct mpcgi_block_solve {
     double rank_rel;           /* a direction whose new part is below this of its norm drops */
     double *X, *R, *Z, *P, *Q, *W, *T, *Bm; /* n x nrhs each */
     double *col_r, *col_z, *pc_work;         /* n, n, 2 n: the preconditioner column by column */
-    void *ws;                                /* xty's workspace for nrhs x nrhs */
+    void *ws;                                /* xty's workspace for every shape up to nrhs */
+    void *scratch;                           /* host: the iteration's small matrices */
     double *out_x;             /* the caller's X (column-major, ld n) where the solver computes */
     int act[MPCGI_BLOCK_MAX];
     double bnorm[MPCGI_BLOCK_MAX];
@@ -33,6 +52,8 @@ typedef struct mpcgi_block_solve {
  * stopped, its info filled (reason, iterations, recurrence_relres); the converged columns are
  * written to out_x as they leave. */
 mpcg_status mpcgi_block_iterate(mpcgi_block_solve *b);
+/* Bytes of host scratch mpcgi_block_iterate needs (b->scratch). */
+size_t mpcgi_block_scratch_bytes(void);
 
 /* Helpers of the iterations (solver/block_cg.c). */
 mpcg_status mpcgi_block_spmm(mpcgi_block_solve *b, int w, const double *X, double *Y);

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "core/error.h"
 #include "solver/block_cg.h"
 
@@ -114,7 +113,8 @@ static mpcg_status step(mpcgi_block_solve *b, small *w, mpcg_reason *why)
         memset(w->A, 0, (size_t)m * m * sizeof *w->A);
         for (int i = 0; i < m; i++) {
             const double pq = w->PQ[i * m + i];
-            if (!(pq > 0)) *why = isfinite(pq) ? MPCG_DIVERGED_INDEFINITE_MATRIX : MPCG_DIVERGED_NAN;
+            if (!(pq > 0))
+                *why = isfinite(pq) ? MPCG_DIVERGED_INDEFINITE_MATRIX : MPCG_DIVERGED_NAN;
             w->A[i * m + i] = w->rz[i] / pq;
         }
     } else {
@@ -179,11 +179,11 @@ static mpcg_status iterate(mpcgi_block_solve *b, small *w)
     return MPCG_SUCCESS;
 }
 
+size_t mpcgi_block_scratch_bytes(void) { return sizeof(small); }
+
 mpcg_status mpcgi_block_iterate(mpcgi_block_solve *b)
 {
-    small *w = NULL; /* 140 KB of small matrices: not on an embedding thread's stack */
-    MPCG_CHECK(b->ctx, mpcgi_host_calloc(b->ctx, 1, sizeof *w, &w));
-    const mpcg_status st = iterate(b, w);
-    mpcgi_host_free(w);
-    return st;
+    small *w = b->scratch; /* 140 KB of small matrices: not on an embedding thread's stack */
+    memset(w, 0, sizeof *w);
+    return iterate(b, w);
 }

@@ -1,4 +1,5 @@
-/* solver/solver.c: the solver object: options, setup (all allocation) and solve */
+/* solver/solver.c: the solver object: options, setup (all allocation but block CG's work arrays,
+ * made at the first block solve: solver/block_cg.c) and solve */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "core/matrix.h"
 #include "core/timer.h"
 #include "precond/precond.h"
+#include "solver/block_cg.h"
 #include "solver/cg_variants.h"
 #include "solver/options.h"
 #include "solver/solver.h"
@@ -53,6 +55,7 @@ static void teardown(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     mpcgi_cg_variant_teardown(s);
+    mpcgi_block_ws_free(s); /* its arrays live where this setup computes */
     mpcgi_precond_destroy(ctx, s->pc);
     s->pc = NULL;
     mpcgi_spmv_plan_destroy(ctx, s->plan);

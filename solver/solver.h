@@ -63,6 +63,8 @@ struct mpcg_solver {
     double *b_dev, *x_dev;   /* device copies of b and x (device solves only) */
     void *dot_ws;
     struct mpcgi_cg_fused *fused; /* device scalars, pinned mirror, graph (GPU setups only) */
+    struct mpcgi_block_ws *block; /* block CG's work arrays, kept between block solves
+                                     (solver/block_cg.c); NULL before the first */
     const struct mpcgi_cg_variant *variant; /* the CG variant chosen at setup */
     char variant_reason[256];               /* why (mpcg_info.variant_reason) */
     struct {                 /* the persistent loops (solver/cg_loops.c), measured by wanted */
