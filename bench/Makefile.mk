@@ -12,8 +12,8 @@ noinst_PROGRAMS += spmvbench cgbench
 spmvbench_SOURCES = bench/spmvbench.c bench/spmvbench_block.c bench/spmvbench_block.h \
 	bench/common.c bench/common.h
 spmvbench_LDADD = libmpcgi.la $(LIBS)
-cgbench_SOURCES = bench/cgbench.c bench/cg_baseline.c bench/cg_baseline.h bench/common.c \
-	bench/common.h
+cgbench_SOURCES = bench/cgbench.c bench/cgbench_block.c bench/cgbench_block.h \
+	bench/cg_baseline.c bench/cg_baseline.h bench/common.c bench/common.h
 cgbench_LDADD = libmpcgi.la $(LIBS)
 endif
 # the results the docs cite (test/test_refs.sh checks the tarball too)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench/cg_baseline.h"
+#include "bench/cgbench_block.h"
 #include "bench/common.h"
 #include "core/alloc.h"
 #include "core/device.h"
@@ -23,6 +24,8 @@
 #define MAX_PRECS 5
 /* Rows of the report: every backend at every precision, and the baseline. */
 #define MAX_ROWS (BENCH_MAX_BACKENDS * MAX_PRECS + 1)
+/* Seed of the --rhs right-hand sides. */
+#define RHS_SEED 1
 
 static const char usage_text[] =
     "usage: cgbench [options] MATRIX.mtx\n"
@@ -47,6 +50,10 @@ static const char usage_text[] =
     "  --maxit=N           iteration cap (default: the library's, max(100, 10 n))\n"
     "  --runs=N            timed solves after one warm-up solve, median reported (default 3,\n"
     "                      at most 100)\n"
+    "  --rhs=S             S random right-hand sides (1 <= S <= 64, uniform in [-1, 1), seed 1)\n"
+    "                      solved one after another (fused CG), as one block CG solve and as S\n"
+    "                      independent CGs sharing the SpMM; fp64; replaces the b = ones rows\n"
+    "                      and the loop, for the backends with a block product\n"
     "  --json FILE         write the records as a JSON list, appending to a list already there\n"
     "  --device=cuda:N     the GPU (default cuda, GPU 0)\n"
     "  -h, --help          this text\n"
@@ -63,6 +70,7 @@ typedef struct cg_opts {
     const char *strategy[MAX_PRECS]; /* mixed: mixed.strategy of the row, or NULL */
     int nprec;
     mpcg_precond precond;
+    long rhs; /* --rhs=S; 0: the single right-hand side table */
 } cg_opts;
 
 /* One run of cgbench. */
@@ -97,8 +105,8 @@ static void roofline(bench_record *r, const bench_device *dev)
 }
 
 /* Setup, one warm-up solve, o->c.runs timed solves (wall time, median) of one backend. */
-static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spmv_ops *ops,
-                           int p, bench_record *r)
+static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spmv_ops *ops, int p,
+                           bench_record *r)
 {
     mpcg_precision prec = o->precs[p];
     mpcg_context *ctx = run->ctx;
@@ -113,7 +121,8 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     MPCG_TRY(ctx, st, mpcg_solver_set_precond(s, o->precond));
     for (int k = 0; k < o->c.nopt; k++)
         MPCG_TRY(ctx, st, mpcg_solver_set_option(s, o->c.opt_key[k], o->c.opt_value[k]));
-    if (o->strategy[p]) MPCG_TRY(ctx, st, mpcg_solver_set_option(s, "mixed.strategy", o->strategy[p]));
+    if (o->strategy[p])
+        MPCG_TRY(ctx, st, mpcg_solver_set_option(s, "mixed.strategy", o->strategy[p]));
     MPCG_TRY(ctx, st, mpcg_solver_set_tol(s, o->tol));
     if (o->maxit >= 0) MPCG_TRY(ctx, st, mpcg_solver_set_maxit(s, o->maxit));
     double t0 = mpcgi_wtime();
@@ -139,8 +148,8 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     snprintf(r->precond, sizeof r->precond, "%s", info.precond);
     if (prec == MPCG_PRECISION_MIXED) {
         r->precision_fallback = info.precision_fallback;
-        r->precision = strcmp(info.mixed_strategy, "refinement") == 0 ? "mixed-refinement"
-                                                                      : "mixed-reliable";
+        r->precision =
+            strcmp(info.mixed_strategy, "refinement") == 0 ? "mixed-refinement" : "mixed-reliable";
     }
     roofline(r, &run->dev);
 done:
@@ -218,18 +227,18 @@ static void print_table(const cg_run *run)
         const bench_record *r = &run->rows[k];
         const char *reason = strncmp(r->reason, "MPCG_", 5) == 0 ? r->reason + 5 : r->reason;
         if (strcmp(r->status, "ok") != 0) reason = "FAILED";
-        printf("| %s | %lld | %lld | %s | %s%s%s |", r->matrix, (long long)r->n,
-               (long long)r->nnz, r->backend, r->precision, r->precond[0] ? " + " : "",
-               r->precond);
+        printf("| %s | %lld | %lld | %s | %s%s%s |", r->matrix, (long long)r->n, (long long)r->nnz,
+               r->backend, r->precision, r->precond[0] ? " + " : "", r->precond);
         bench_print_cells(1, "%.0f", r->iterations >= 0 ? (double)r->iterations : NAN);
-        if (r->spmvs >= 0) printf(" %lld (%lld) |", (long long)r->spmvs, (long long)r->spmvs_fp64);
-        else printf(" - |");
+        if (r->spmvs >= 0)
+            printf(" %lld (%lld) |", (long long)r->spmvs, (long long)r->spmvs_fp64);
+        else
+            printf(" - |");
         printf(" %s%s |", reason, r->precision_fallback == 1 ? ", fp64 finish" : "");
         bench_print_cells(10, "%.4g", r->ms, "%.2f", r->speedup_vs_fp64, "%.4g", r->ms_per_iter,
-                          "%.2e", r->true_relres, "%.1f",
-                          r->gbs, "%.3f", r->frac_copy, "%.2f", r->speedup_vs_cusparse, "%.4g",
-                          r->roofline_ms, "%.2f", r->roofline_ratio, "%.4g",
-                          r->roofline_unfused_ms);
+                          "%.2e", r->true_relres, "%.1f", r->gbs, "%.3f", r->frac_copy, "%.2f",
+                          r->speedup_vs_cusparse, "%.4g", r->roofline_ms, "%.2f", r->roofline_ratio,
+                          "%.4g", r->roofline_unfused_ms);
         printf("\n");
     }
 }
@@ -311,6 +320,37 @@ static void measure_all(cg_run *run, const cg_opts *o)
     }
 }
 
+/* --rhs=S: the block CG rows instead of the single right-hand side table
+ * (bench/cgbench_block.c). The exit status. */
+static int run_rhs(const cg_opts *o, cg_run *run)
+{
+    bench_records list = {0};
+    int failed = 0;
+    const cgbench_block_args a = {.ctx = run->ctx,
+                                  .A = run->A,
+                                  .matrix = run->matrix,
+                                  .ops = run->ops,
+                                  .count = run->count,
+                                  .nrhs = (int)o->rhs,
+                                  .seed = RHS_SEED,
+                                  .c = &o->c,
+                                  .tol = o->tol,
+                                  .maxit = o->maxit,
+                                  .maxit_resolved = resolved_maxit(o, mpcg_matrix_n(run->A)),
+                                  .precond = o->precond,
+                                  .dev = &run->dev,
+                                  .records = &list};
+    if (cgbench_block_run(&a, &failed) != MPCG_SUCCESS) {
+        fprintf(stderr, "cgbench: %s\n", mpcg_last_error(run->ctx));
+        mpcg_clear_error(run->ctx);
+        failed = 1;
+    }
+    if (o->c.json && list.count > 0 && bench_json_write(o->c.prog, o->c.json, &list, &run->dev))
+        failed = 1;
+    bench_records_free(&list);
+    return failed ? BENCH_EXIT_FAILED : BENCH_EXIT_OK;
+}
+
 /* Open, measure the copy bandwidth, load, measure, print, write the JSON. */
 static int run_all(const cg_opts *o, cg_run *run)
 {
@@ -322,6 +362,10 @@ static int run_all(const cg_opts *o, cg_run *run)
         MPCG_SUCCESS)
         goto fail;
     if (bench_backends(run->ctx, o->c.spmv, run->ops, &run->count) != MPCG_SUCCESS) goto fail;
+    if (o->rhs) {
+        rc = run_rhs(o, run);
+        goto out;
+    }
     if (make_vectors(run) != MPCG_SUCCESS) goto fail;
     print_protocol(run, o);
     measure_all(run, o);
@@ -359,10 +403,13 @@ static int parse_precisions(const char *list, cg_opts *o)
                      {"mixed:reliable", "reliable", MPCG_PRECISION_MIXED},
                      {"mixed:refinement", "refinement", MPCG_PRECISION_MIXED}};
         int w = 0;
-        while (w < 5 && strcmp(t, words[w].word) != 0) w++;
+        while (w < 5 && strcmp(t, words[w].word) != 0)
+            w++;
         if (w == 5 || o->nprec == MAX_PRECS)
-            return bench_usage_error(o->c.prog, "--precision: expected a list of fp64, fp32, "
-                                     "mixed, mixed:reliable, mixed:refinement, got ", list);
+            return bench_usage_error(o->c.prog,
+                                     "--precision: expected a list of fp64, fp32, "
+                                     "mixed, mixed:reliable, mixed:refinement, got ",
+                                     list);
         o->strategy[o->nprec] = words[w].strategy;
         o->precs[o->nprec++] = words[w].p;
     }
@@ -377,8 +424,10 @@ static int parse_precond(const char *word, cg_opts *o)
             o->precond = (mpcg_precond)p;
             return 0;
         }
-    return bench_usage_error(o->c.prog, "--precond: expected none, jacobi, bjacobi, chebyshev or "
-                             "auto, got ", word);
+    return bench_usage_error(o->c.prog,
+                             "--precond: expected none, jacobi, bjacobi, chebyshev or "
+                             "auto, got ",
+                             word);
 }
 
 /* -1: go on; otherwise the exit status. */
@@ -398,6 +447,9 @@ static int parse_args(int argc, char **argv, cg_opts *o)
         } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--maxit", &v)) != 0) {
             if (r < 0 || bench_parse_long(o->c.prog, "--maxit", v, 0, 1000000000, &o->maxit))
                 return BENCH_EXIT_USAGE;
+        } else if ((r = bench_option(o->c.prog, argc, argv, &i, "--rhs", &v)) != 0) {
+            if (r < 0 || bench_parse_long(o->c.prog, "--rhs", v, 1, CGBENCH_BLOCK_MAX_RHS, &o->rhs))
+                return BENCH_EXIT_USAGE;
         } else if ((r = bench_parse_common(&o->c, argc, argv, &i)) != 0) {
             if (r < 0) return BENCH_EXIT_USAGE;
         } else {
@@ -406,6 +458,11 @@ static int parse_args(int argc, char **argv, cg_opts *o)
     }
     if (bench_check_matrix_source(&o->c) != 0) return BENCH_EXIT_USAGE;
     if (o->c.runs > MAX_SOLVES) return bench_usage_error(o->c.prog, "--runs: at most 100", NULL);
+    if (o->rhs && (o->nprec != 1 || o->precs[0] != MPCG_PRECISION_FP64))
+        return bench_usage_error(o->c.prog,
+                                 "--rhs: block CG runs in fp64 only; drop --precision "
+                                 "or give --precision=fp64",
+                                 NULL);
     return -1;
 }
 

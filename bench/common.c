@@ -457,6 +457,7 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->speedup_vs_fp64 = NAN;
     r->precision_fallback = -1;
     r->spmvs_ms = r->speedup_vs_spmvs = NAN;
+    r->speedup_vs_sequential = NAN;
 }
 
 mpcg_status bench_records_add(mpcg_context *ctx, bench_records *list, const bench_record *r)
@@ -573,6 +574,11 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
         json_int(f, "block_s", r->block_s);
         json_num(f, "spmvs_ms", r->spmvs_ms);
         json_num(f, "speedup_vs_spmvs", r->speedup_vs_spmvs);
+    }
+    if (r->method) {
+        json_str(f, "method", r->method);
+        json_int(f, "nrhs", r->nrhs);
+        json_num(f, "speedup_vs_sequential", r->speedup_vs_sequential);
     }
     json_str(f, "driver", d->driver);
     fputs("}", f);

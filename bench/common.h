@@ -88,7 +88,7 @@ typedef struct bench_device {
     int copy_reps;     /* timed copies (the median is reported) */
     double h2d_gbs;    /* measured pinned host-to-device bandwidth (one way); 0: not measured */
     size_t h2d_bytes;
-    char date[16];     /* UTC date of the run, YYYY-MM-DD */
+    char date[16]; /* UTC date of the run, YYYY-MM-DD */
 } bench_device;
 
 /* dev->h2d_gbs: cudaMemcpyAsync of 256 MiB from pinned host memory, median of the copy
@@ -157,7 +157,8 @@ mpcg_status bench_backends(mpcg_context *ctx, const char *list,
  * null. The keys and their meaning are listed in docs/benchmarks.md.
  */
 typedef struct bench_record {
-    const char *kind;   /* "spmv", "spmm" (spmvbench --block) or "cg" */
+    const char *kind;   /* "spmv", "spmm" (spmvbench --block), "cg" or "cg-block" (cgbench
+                           --rhs) */
     const char *status; /* "ok", "wrong" (result check failed) or "failed" (an error) */
     char matrix[256];
     int64_t n, nnz;
@@ -169,18 +170,18 @@ typedef struct bench_record {
     int64_t iterations;
     double true_relres, roofline_ratio;
     /* extra keys */
-    double gflops;         /* spmv: 2 nnz / time */
-    double bytes;          /* spmv: bytes per call; cg: modelled bytes per iteration */
-    double bytes_matrix;   /* bytes one SpMV reads of the matrix (the backend's plan) */
-    double setup_ms;       /* spmv: plan analyze + upload; cg: mpcg_solver_setup */
-    double setup_spmvs;    /* spmv: setup_ms / ms */
-    double setup_h2d_ms;   /* spmv: of setup_ms, the host-to-device copies */
+    double gflops;             /* spmv: 2 nnz / time */
+    double bytes;              /* spmv: bytes per call; cg: modelled bytes per iteration */
+    double bytes_matrix;       /* bytes one SpMV reads of the matrix (the backend's plan) */
+    double setup_ms;           /* spmv: plan analyze + upload; cg: mpcg_solver_setup */
+    double setup_spmvs;        /* spmv: setup_ms / ms */
+    double setup_h2d_ms;       /* spmv: of setup_ms, the host-to-device copies */
     double setup_device_spmvs; /* spmv: (setup_ms - setup_h2d_ms) / ms */
-    double first_apply_ms; /* spmv: the first SpMV of a new plan, with its lazy preprocessing */
-    double ms_min, ms_max; /* spmv: fastest and slowest group, per call; cg: fastest, slowest
-                              timed solve */
-    int64_t rotation;      /* spmv: matrix copies cycled through (1: none) */
-    uint64_t seed;         /* spmv: seed of x */
+    double first_apply_ms;     /* spmv: the first SpMV of a new plan, with its lazy preprocessing */
+    double ms_min, ms_max;     /* spmv: fastest and slowest group, per call; cg: fastest, slowest
+                                  timed solve */
+    int64_t rotation;          /* spmv: matrix copies cycled through (1: none) */
+    uint64_t seed;             /* spmv: seed of x */
     int seed_set;
     double roofline_ms;         /* cg: (bytes_matrix + 88 n) / copy bandwidth, per iteration */
     double roofline_unfused_ms; /* cg: (bytes_matrix + 112 n) / copy bandwidth */
@@ -190,19 +191,25 @@ typedef struct bench_record {
     char storage[768];          /* spmv: the plan's layout in words (mpcgi_spmv_describe) */
     int nphases;                /* spmv: steps of the apply timed apart (the phases slot) */
     const char *phase_name[4];
-    double phase_ms[4];         /* spmv: each step alone, per call (the protocol of ms) */
-    int64_t maxit;              /* cg: the iteration cap */
-    double tol;                 /* cg: the tolerance */
-    int64_t runs;               /* spmv: calls per group; cg: timed solves */
-    int64_t spmvs, spmvs_fp64;  /* cg: products with A (mpcg_info.spmvs), of them with fp64
-                                   values */
-    double speedup_vs_fp64;     /* cg: time to solution of the same backend in fp64 / this */
-    int precision_fallback;     /* cg: mixed finished in fp64 (1), did not (0); -1: n/a */
+    double phase_ms[4];        /* spmv: each step alone, per call (the protocol of ms) */
+    int64_t maxit;             /* cg: the iteration cap */
+    double tol;                /* cg: the tolerance */
+    int64_t runs;              /* spmv: calls per group; cg: timed solves */
+    int64_t spmvs, spmvs_fp64; /* cg: products with A (mpcg_info.spmvs), of them with fp64
+                                  values */
+    double speedup_vs_fp64;    /* cg: time to solution of the same backend in fp64 / this */
+    int precision_fallback;    /* cg: mixed finished in fp64 (1), did not (0); -1: n/a */
     /* spmm (spmvbench --block=S): the block size (0: not a block record), S single SpMVs of
      * the same backend per call, their time / the block product's */
     int block_s;
     double spmvs_ms, speedup_vs_spmvs;
-    double speedup_vs_cublas;   /* tsbench: cuBLAS's time / this (written only when set) */
+    double speedup_vs_cublas; /* tsbench: cuBLAS's time / this (written only when set) */
+    /* cg-block (cgbench --rhs=S): how the S columns were solved ("sequential", "block",
+     * "independent"; NULL: not a cg-block record, and these keys are not written), S, and the
+     * sequential time of the same backend / this */
+    const char *method;
+    int nrhs;
+    double speedup_vs_sequential;
 } bench_record;
 
 /* A record of kind with every value "not applicable". */

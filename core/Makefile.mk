@@ -4,7 +4,7 @@ libmpcgi_la_SOURCES += core/error.c core/error.h core/context.c core/context.h \
 	core/timer.c core/timer.h core/rng.h core/device.h core/vec.c core/vec.h core/vec_impl.h \
 	core/options.c core/options.h
 # blocks of s vectors (block CG): the host tables; the device ones below
-libmpcgi_la_SOURCES += core/block.c core/block.h
+libmpcgi_la_SOURCES += core/block.c core/block.h core/block_pass.c core/block_pass.h
 # mpcg_matrix_describe, mpcg_device_count
 libmpcgi_la_SOURCES += core/describe.c
 # the device layer: CUDA (context, memory, vector kernels) or the CPU-only stub
@@ -14,8 +14,8 @@ libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/cuda_check.h \
 	core/cuda_reduce.cuh core/launch.cuh
 MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu
 libmpcgi_la_SOURCES += core/block_cuda.c core/block_cuda.h core/block_cuda.cu core/tsgemm.cu \
-	core/block_kernels.h
-MPCG_CU_FILES += core/block_cuda.cu core/tsgemm.cu
+	core/block_kernels.h core/block_pass.cu core/ts_device.cuh
+MPCG_CU_FILES += core/block_cuda.cu core/tsgemm.cu core/block_pass.cu
 else
 libmpcgi_la_SOURCES += core/device_stub.c
 endif

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/block_pass.h"
 #include "mpcg.h"
 
 /* The most vectors a block holds (SpMM, the tall-skinny products, block CG). */
@@ -36,7 +37,21 @@ typedef struct mpcgi_block_ops {
     mpcg_status (*get_col)(mpcg_context *ctx, int64_t n, int s, int j, const void *X, void *x);
     /* column j of X (n x s) = x */
     mpcg_status (*set_col)(mpcg_context *ctx, int64_t n, int s, int j, const void *x, void *X);
+    /* bytes of workspace pass needs for n rows and blocks up to maxw (<= MPCGI_PASS_MAXW) wide */
+    size_t (*pass_workspace)(int64_t n, int maxw);
+    /* one pass over the rows of fp64 blocks (core/block_pass.h), ws of pass_workspace(n, maxw)
+     * bytes with maxw >= every width; C: the products, on the host (NULL allowed when there are
+     * none); NULL in the fp32 tables */
+    mpcg_status (*pass)(mpcg_context *ctx, void *ws, const mpcgi_block_pass *p, double *C);
 } mpcgi_block_ops;
+
+/* The checks every pass table makes first (core/block_pass.c): counts, widths, indices, and
+ * that a block without input is set before it is read. */
+mpcg_status mpcgi_block_pass_check(mpcg_context *ctx, const mpcgi_block_pass *p);
+/* The host table's pass and its workspace (core/block_pass.c). */
+size_t mpcgi_block_pass_host_workspace(int64_t n, int maxw);
+mpcg_status mpcgi_block_pass_host(mpcg_context *ctx, void *ws, const mpcgi_block_pass *p,
+                                  double *C);
 
 extern const mpcgi_block_ops mpcgi_block_host, mpcgi_block_host_f32;
 

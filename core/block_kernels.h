@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/block_pass.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,7 +36,7 @@ extern "C" {
  */
 #define MPCGI_TS_THREADS 256
 #define MPCGI_TS_GROUP 16
-#define MPCGI_TS_SMS 132     /* the SMs of an H100 / H200 SXM: the grid's unit */
+#define MPCGI_TS_SMS 132      /* the SMs of an H100 / H200 SXM: the grid's unit */
 #define MPCGI_TS_MIN_ROWS 512 /* fewest rows a thread block takes (small n: fewer blocks) */
 /* Resident thread blocks per SM by tile edge: 64 registers a thread below TILE 4, 85 at 4 (16
  * accumulators), all it needs at 8 (64 accumulators); each block has under 48 KiB of shared
@@ -87,6 +89,14 @@ int mpcgi_block_xb_f64(void *stream, int64_t n, int s, int t, const double *X, c
                        double beta, double *Y);
 int mpcgi_block_xb_f32(void *stream, int64_t n, int s, int t, const float *X, const double *B,
                        double beta, float *Y);
+
+/* One pass over block rows (core/block_pass.h, core/block_pass.cu), fp64: C (on the device,
+ * mpcgi_pass_outputs values) the products; ws: mpcgi_block_pass_workspace(n, maxw) bytes, maxw
+ * >= every width (16-byte aligned; not read before written). The grid is a function of n alone
+ * (one wave of 4 thread blocks an SM on 132 SMs, fewer when n is small); the updates cost one
+ * fma a term, as on the host. Bytes: the read blocks once, the written ones once. */
+size_t mpcgi_block_pass_workspace(int64_t n, int maxw);
+int mpcgi_block_pass_f64(void *stream, const mpcgi_block_pass *p, double *C, void *ws);
 
 /* x[i] = X[i s + j] / X[i s + j] = x[i], i < n; elem: 8 (double) or 4 (float) bytes. */
 int mpcgi_block_get_col(void *stream, size_t elem, int64_t n, int s, int j, const void *X, void *x);

@@ -5,40 +5,24 @@
 #include <cuda_runtime.h>
 
 #include "core/block_kernels.h"
+#include "core/ts_device.cuh"
 
 #define THREADS MPCGI_TS_THREADS
-#define STAGES 3            /* slabs in flight: one computed, two loading */
-#define SLAB_BYTES 16000    /* bytes of X and Y rows per slab (3 stages + the ticket flag fit
-                             * the 48 KiB a block gets without opting in) */
-#define RED_BYTES 8192      /* the group tree's buffer: 128 groups' pieces of TILE doubles */
+#define STAGES 3 /* slabs in flight: one computed, two loading */
+#define SLAB_BYTES                                                                                 \
+    16000              /* bytes of X and Y rows per slab (3 stages + the ticket flag fit           \
+                        * the 48 KiB a block gets without opting in) */
+#define RED_BYTES 8192 /* the group tree's buffer: 128 groups' pieces of TILE doubles */
 
 /* One product: the arrays, the sizes and the grid (core/block_kernels.h). */
 struct ts_args {
-    int64_t n, rows;      /* rows of the blocks, rows of a thread block */
-    int s, t, slab;       /* slab: rows per slab, a multiple of 4 */
+    int64_t n, rows; /* rows of the blocks, rows of a thread block */
+    int s, t, slab;  /* slab: rows per slab, a multiple of 4 */
     int blocks, groups, atomic;
     const void *X, *Y;
     double *C, *part, *gpart;
-    int *ticket;          /* groups + 1 counters, zeroed by the launcher */
+    int *ticket; /* groups + 1 counters, zeroed by the launcher */
 };
-
-/* count values src[0 .. count) to shared dst[0 .. count), asynchronously (cp.async): 16-byte
- * pieces where VEC (src and dst 16-byte aligned), single values otherwise; the tail of a VEC
- * copy that is not a whole piece is loaded directly. */
-template <typename T, bool VEC>
-static __device__ __forceinline__ void stage_copy(T *dst, const T *src, int count)
-{
-    if (VEC) {
-        constexpr int W = 16 / sizeof(T);
-        const int nv = count / W;
-        for (int v = threadIdx.x; v < nv; v += THREADS)
-            __pipeline_memcpy_async(dst + v * W, src + v * W, 16);
-        for (int e = nv * W + threadIdx.x; e < count; e += THREADS) dst[e] = src[e];
-    } else {
-        for (int e = threadIdx.x; e < count; e += THREADS)
-            __pipeline_memcpy_async(dst + e, src + e, sizeof(T));
-    }
-}
 
 /* Queue slab j of this thread block's rows [r0, r1) into its stage. */
 template <typename T, bool VEC>
@@ -48,8 +32,8 @@ static __device__ __forceinline__ void stage_slab(const ts_args &a, T *stages, i
     const int64_t first = r0 + (int64_t)j * a.slab;
     const int nr = (int)(r1 - first < a.slab ? r1 - first : a.slab);
     T *dst = stages + (size_t)(j % STAGES) * a.slab * (a.s + a.t);
-    stage_copy<T, VEC>(dst, (const T *)a.X + first * a.s, nr * a.s);
-    stage_copy<T, VEC>(dst + a.slab * a.s, (const T *)a.Y + first * a.t, nr * a.t);
+    ts_stage_copy<T, VEC>(dst, (const T *)a.X + first * a.s, nr * a.s);
+    ts_stage_copy<T, VEC>(dst + a.slab * a.s, (const T *)a.Y + first * a.t, nr * a.t);
 }
 
 /* Where a thread works: the tile (rows a0.., columns b0.. of C) and the row group g (< rg; the
@@ -74,8 +58,7 @@ template <int TILE> static __device__ __forceinline__ ts_place place_of(int s, i
 /* acc += x^T y over the slab's rows g, g + rg, ... < nr (in order), in double. */
 template <typename T, int TILE>
 static __device__ __forceinline__ void slab_product(const ts_place &p, const T *Xs, const T *Ys,
-                                                    int s, int t, int nr,
-                                                    double (&acc)[TILE][TILE])
+                                                    int s, int t, int nr, double (&acc)[TILE][TILE])
 {
     if (p.g >= p.rg) return;
     for (int r = p.g; r < nr; r += p.rg) {
@@ -89,7 +72,8 @@ static __device__ __forceinline__ void slab_product(const ts_place &p, const T *
 #pragma unroll
         for (int i = 0; i < TILE; i++)
 #pragma unroll
-            for (int k = 0; k < TILE; k++) acc[i][k] = fma(x[i], y[k], acc[i][k]);
+            for (int k = 0; k < TILE; k++)
+                acc[i][k] = fma(x[i], y[k], acc[i][k]);
     }
 }
 
@@ -111,48 +95,12 @@ static __device__ __forceinline__ void group_tree(const ts_place &p, double *red
             __syncthreads();
             if (p.g < m - h)
 #pragma unroll
-                for (int k = 0; k < TILE; k++) acc[i][k] += red[(p.g * p.tiles + p.ti) * TILE + k];
+                for (int k = 0; k < TILE; k++)
+                    acc[i][k] += red[(p.g * p.tiles + p.ti) * TILE + k];
             __syncthreads();
             m = h;
         }
     }
-}
-
-/* Whether this thread block counts last of `count` on *ticket (all threads get the answer);
- * every thread fenced its writes before. */
-static __device__ __forceinline__ bool counts_last(int *ticket, int count)
-{
-    __shared__ int last;
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(ticket, 1) == count - 1;
-    __syncthreads();
-    if (last) __threadfence(); /* the others' writes are read after their counts */
-    return last;
-}
-
-/* out[o] = sum of in[k st + o], k = 0 .. count - 1 in order, for o < st. */
-static __device__ __forceinline__ void sum_in_order(const double *in, int count, int st,
-                                                    double *out)
-{
-    for (int o = threadIdx.x; o < st; o += THREADS) {
-        double acc = 0.0;
-        for (int k = 0; k < count; k++) acc += __ldcg(in + (size_t)k * st + o);
-        out[o] = acc;
-    }
-}
-
-/* The deterministic cross-block sum: this block's partial is in part[blockIdx.x]. */
-static __device__ void deterministic_sum(const ts_args &a)
-{
-    const int st = a.s * a.t, grp = blockIdx.x / MPCGI_TS_GROUP;
-    const int first = grp * MPCGI_TS_GROUP;
-    const int members = a.blocks - first < MPCGI_TS_GROUP ? a.blocks - first : MPCGI_TS_GROUP;
-    __threadfence();
-    if (!counts_last(a.ticket + grp, members)) return;
-    sum_in_order(a.part + (size_t)first * st, members, st, a.gpart + (size_t)grp * st);
-    __threadfence();
-    if (!counts_last(a.ticket + a.groups, a.groups)) return;
-    sum_in_order(a.gpart, a.groups, st, a.C);
 }
 
 template <typename T, int TILE, bool VEC>
@@ -166,10 +114,7 @@ static __global__ void __launch_bounds__(THREADS, MPCGI_TS_PER_SM(TILE)) tsgemm_
     const int nslab = (int)((r1 - r0 + a.slab - 1) / a.slab);
     const ts_place p = place_of<TILE>(s, t);
     double acc[TILE][TILE];
-#pragma unroll
-    for (int i = 0; i < TILE; i++)
-#pragma unroll
-        for (int k = 0; k < TILE; k++) acc[i][k] = 0.0;
+    ts_zero_tile(acc);
     for (int j = 0; j < STAGES - 1; j++) {
         if (j < nslab) stage_slab<T, VEC>(a, stages, r0, r1, j);
         __pipeline_commit();
@@ -194,11 +139,13 @@ static __global__ void __launch_bounds__(THREADS, MPCGI_TS_PER_SM(TILE)) tsgemm_
             for (int k = 0; k < TILE; k++) {
                 if (p.a0 + i >= s || p.b0 + k >= t) continue;
                 const int o = (p.a0 + i) * t + p.b0 + k;
-                if (a.atomic) atomicAdd(out + o, acc[i][k]);
-                else out[o] = acc[i][k];
+                if (a.atomic)
+                    atomicAdd(out + o, acc[i][k]);
+                else
+                    out[o] = acc[i][k];
             }
     }
-    if (!a.atomic) deterministic_sum(a);
+    if (!a.atomic) ts_deterministic_sum(a.part, a.gpart, a.ticket, a.blocks, s * t, a.C);
 }
 
 /* Rows per slab: about SLAB_BYTES of X and Y, a multiple of 4 (16-byte aligned slabs). */
@@ -213,8 +160,10 @@ static cudaError_t launch_tile(cudaStream_t st, const ts_args &a, bool vec)
 {
     size_t smem = (size_t)STAGES * a.slab * (a.s + a.t) * sizeof(T);
     if (smem < RED_BYTES) smem = RED_BYTES;
-    if (vec) tsgemm_kernel<T, TILE, true><<<a.blocks, THREADS, smem, st>>>(a);
-    else tsgemm_kernel<T, TILE, false><<<a.blocks, THREADS, smem, st>>>(a);
+    if (vec)
+        tsgemm_kernel<T, TILE, true><<<a.blocks, THREADS, smem, st>>>(a);
+    else
+        tsgemm_kernel<T, TILE, false><<<a.blocks, THREADS, smem, st>>>(a);
     return cudaGetLastError();
 }
 

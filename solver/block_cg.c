@@ -35,9 +35,11 @@ mpcg_status mpcgi_block_compact(mpcgi_block_solve *b, const int *keep)
     int k = 0;
     double S[MPCGI_BLOCK_MAX * MPCGI_BLOCK_MAX];
     for (int i = 0; i < m; i++)
-        if (!keep[i]) MPCG_CHECK(b->ctx, b->B->get_col(b->ctx, b->n, m, i, b->X,
-                                                       b->out_x + (size_t)b->act[i] * b->n));
-    for (int i = 0; i < m; i++) k += keep[i] != 0;
+        if (!keep[i])
+            MPCG_CHECK(b->ctx, b->B->get_col(b->ctx, b->n, m, i, b->X,
+                                             b->out_x + (size_t)b->act[i] * b->n));
+    for (int i = 0; i < m; i++)
+        k += keep[i] != 0;
     if (k == m) return MPCG_SUCCESS;
     memset(S, 0, sizeof S);
     for (int i = 0, c = 0; i < m; i++)
@@ -62,11 +64,12 @@ mpcg_status mpcgi_block_residual(mpcgi_block_solve *b, double *norms)
     const int m = b->m;
     double G[MPCGI_BLOCK_MAX * MPCGI_BLOCK_MAX];
     if (m == 0) return MPCG_SUCCESS;
-    MPCG_CHECK(b->ctx, mpcgi_block_spmm(b, m, b->X, b->T));                  /* T = A X */
-    MPCG_CHECK(b->ctx, b->V->copy(b->ctx, b->n * m, b->Bm, b->R));           /* R = B */
-    MPCG_CHECK(b->ctx, b->V->axpy(b->ctx, b->n * m, -1.0, b->T, b->R));      /* R -= T */
+    MPCG_CHECK(b->ctx, mpcgi_block_spmm(b, m, b->X, b->T));             /* T = A X */
+    MPCG_CHECK(b->ctx, b->V->copy(b->ctx, b->n * m, b->Bm, b->R));      /* R = B */
+    MPCG_CHECK(b->ctx, b->V->axpy(b->ctx, b->n * m, -1.0, b->T, b->R)); /* R -= T */
     MPCG_CHECK(b->ctx, b->B->xty(b->ctx, b->ws, b->n, m, m, b->R, b->R, G));
-    for (int i = 0; i < m; i++) norms[i] = sqrt(G[i * m + i]);
+    for (int i = 0; i < m; i++)
+        norms[i] = sqrt(G[i * m + i]);
     return MPCG_SUCCESS;
 }
 
@@ -91,15 +94,18 @@ static mpcg_status alloc_where(const mpcg_solver *s, size_t bytes, void *pptr)
 
 static void free_where(const mpcg_solver *s, void *p)
 {
-    if (s->on_device) mpcgi_device_free(s->ctx, p);
-    else mpcgi_host_free(p);
+    if (s->on_device)
+        mpcgi_device_free(s->ctx, p);
+    else
+        mpcgi_host_free(p);
 }
 
 void mpcgi_block_ws_free(mpcg_solver *s)
 {
     mpcgi_block_ws *w = s->block;
     if (!w) return;
-    for (int i = 0; i < MPCGI_BLOCK_BLOCKS; i++) free_where(s, w->blk[i]);
+    for (int i = 0; i < MPCGI_BLOCK_BLOCKS; i++)
+        free_where(s, w->blk[i]);
     free_where(s, w->col_r), free_where(s, w->col_z), free_where(s, w->pc_work);
     free_where(s, w->ws);
     mpcgi_host_free(w->scratch);
@@ -130,7 +136,9 @@ static mpcg_status ws_make(mpcg_solver *s, const mpcgi_block_ops *B, int cap, mp
     MPCG_CHECK(s->ctx, alloc_where(s, col, &w->col_r));
     MPCG_CHECK(s->ctx, alloc_where(s, col, &w->col_z));
     MPCG_CHECK(s->ctx, alloc_where(s, 2 * col, &w->pc_work));
-    MPCG_CHECK(s->ctx, alloc_where(s, xty_bytes(B, n, cap), &w->ws));
+    const int pw = cap < MPCGI_PASS_MAXW ? cap : MPCGI_PASS_MAXW;
+    const size_t xb = xty_bytes(B, n, pw), pb = B->pass_workspace(n, pw);
+    MPCG_CHECK(s->ctx, alloc_where(s, xb > pb ? xb : pb, &w->ws));
     return mpcgi_host_alloc(s->ctx, mpcgi_block_scratch_bytes(), &w->scratch);
 }
 
@@ -159,8 +167,8 @@ static mpcg_status load(mpcgi_block_solve *b, const double *B)
     double bn[MPCGI_BLOCK_MAX];
     int m = 0;
     for (int j = 0; j < b->nrhs; j++) {
-        MPCG_CHECK(b->ctx, b->V->dot(b->ctx, s->dot_ws, n, B + (size_t)j * n, B + (size_t)j * n,
-                                     &bn[j]));
+        MPCG_CHECK(b->ctx,
+                   b->V->dot(b->ctx, s->dot_ws, n, B + (size_t)j * n, B + (size_t)j * n, &bn[j]));
         MPCG_ENSURE(b->ctx, isfinite(bn[j]), MPCG_ERR_INVALID_ARG,
                     "column %d of B is not finite (b.b = %g)", j, bn[j]);
         if (bn[j] > 0) b->act[m++] = j;
@@ -183,17 +191,23 @@ static mpcg_status load(mpcgi_block_solve *b, const double *B)
     return MPCG_SUCCESS;
 }
 
-/* The block solve on arrays where the solver computes, in the solver's work arrays w; infos
- * filled but for the times. */
-static mpcg_status solve_where(mpcg_solver *s, mpcgi_block_ws *w, int nrhs, const double *B,
+/* The block solve of nrhs <= MPCGI_PASS_MAXW columns on arrays where the solver computes, in the
+ * solver's work arrays w; infos filled but for the times. */
+static mpcg_status solve_group(mpcg_solver *s, mpcgi_block_ws *w, int nrhs, const double *B,
                                double *X, mpcg_info *infos)
 {
-    mpcgi_block_solve b = {.s = s, .ctx = s->ctx, .n = s->A->csr.n, .nrhs = nrhs, .out_x = X,
-                           .infos = infos, .V = s->V64};
+    mpcgi_block_solve b = {.s = s,
+                           .ctx = s->ctx,
+                           .n = s->A->csr.n,
+                           .nrhs = nrhs,
+                           .out_x = X,
+                           .infos = infos,
+                           .V = s->V64};
     const mpcg_device_kind kind = s->on_device ? MPCG_DEVICE_CUDA : MPCG_DEVICE_CPU;
     b.B = mpcgi_block_ops_for(kind, MPCG_PRECISION_FP64);
     double **v[] = {&b.X, &b.R, &b.Z, &b.P, &b.Q, &b.W, &b.T, &b.Bm};
-    for (int i = 0; i < 8; i++) *v[i] = w->blk[i];
+    for (int i = 0; i < 8; i++)
+        *v[i] = w->blk[i];
     b.col_r = w->col_r, b.col_z = w->col_z, b.pc_work = w->pc_work;
     b.ws = w->ws, b.scratch = w->scratch;
     b.independent = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_BLOCK_METHOD]);
@@ -207,6 +221,22 @@ static mpcg_status solve_where(mpcg_solver *s, mpcgi_block_ws *w, int nrhs, cons
         infos[j].bytes_per_iteration = (double)s->plan->sizes.bytes_matrix;
     }
     return st;
+}
+
+/* More columns than a pass takes are solved as blocks of at most MPCGI_PASS_MAXW columns, one
+ * after another, the columns shared out evenly (docs/block.md). */
+static mpcg_status solve_where(mpcg_solver *s, mpcgi_block_ws *w, int nrhs, const double *B,
+                               double *X, mpcg_info *infos)
+{
+    const int64_t n = s->A->csr.n;
+    const int groups = (nrhs + MPCGI_PASS_MAXW - 1) / MPCGI_PASS_MAXW;
+    for (int g = 0, c0 = 0; g < groups; g++) {
+        const int cols = (nrhs - c0) / (groups - g);
+        MPCG_CHECK(s->ctx,
+                   solve_group(s, w, cols, B + (size_t)c0 * n, X + (size_t)c0 * n, infos + c0));
+        c0 += cols;
+    }
+    return MPCG_SUCCESS;
 }
 
 /* The common checks; variant and reason words of every info. */
@@ -224,8 +254,7 @@ static mpcg_status begin(mpcg_solver *s, int nrhs, const void *B, const void *X,
     MPCG_ENSURE(ctx, mpcgi_spmv_has_block(s->plan), MPCG_ERR_NOT_SUPPORTED,
                 "backend %s has no block product (SpMM) %s: block CG needs one (--list-backends)",
                 s->plan->ops->name, s->on_device ? "on the device" : "on the host");
-    const long method = mpcgi_options_get(&s->opts,
-                                          &mpcgi_cg_options.keys[MPCGI_OPT_BLOCK_METHOD]);
+    const long method = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_BLOCK_METHOD]);
     for (int j = 0; j < nrhs; j++) {
         mpcgi_solver_info_init(s, &infos[j]);
         snprintf(infos[j].variant, sizeof infos[j].variant, "%s",
@@ -250,13 +279,13 @@ static mpcg_status end(mpcg_solver *s, int nrhs, mpcg_info *infos, double t0)
     const mpcg_info *w = &infos[bad < 0 ? 0 : bad];
     MPCG_ENSURE(s->ctx, bad < 0 || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
                 "block CG: column %d did not converge: %s after %lld iterations (true relative "
-                "residual %.3e, tol %.3e)", bad, mpcg_reason_string(w->reason),
-                (long long)w->iterations, w->true_relres, s->tol);
+                "residual %.3e, tol %.3e)",
+                bad, mpcg_reason_string(w->reason), (long long)w->iterations, w->true_relres,
+                s->tol);
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcg_solve_block(mpcg_solver *s, int nrhs, const double *B, double *X,
-                             mpcg_info *infos)
+mpcg_status mpcg_solve_block(mpcg_solver *s, int nrhs, const double *B, double *X, mpcg_info *infos)
 {
     MPCG_CHECK(s ? s->ctx : NULL, begin(s, nrhs, B, X, infos));
     mpcg_context *ctx = s->ctx;
@@ -284,7 +313,8 @@ mpcg_status mpcg_solve_block_device(mpcg_solver *s, int nrhs, const double *B_de
                 "invalid solver (NULL or destroyed)");
     MPCG_ENSURE(s->ctx, s->ctx->kind == MPCG_DEVICE_CUDA, MPCG_ERR_INVALID_STATE,
                 "mpcg_solve_block_device needs a GPU context, and context %s runs on the CPU (use "
-                "mpcg_solve_block)", s->ctx->device_name);
+                "mpcg_solve_block)",
+                s->ctx->device_name);
     MPCG_CHECK(s->ctx, begin(s, nrhs, B_dev, X_dev, infos));
     mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();

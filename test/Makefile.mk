@@ -57,7 +57,7 @@ test_test_io_generate_LDADD = $(TEST_LDADD)
 # device block kernels, the tall-skinny GEMM (test_block_cuda, a GPU test below); the SpMM of every backend with
 # one (test_spmm); the GPU parts skip without a GPU
 MPCG_C_TESTS += test/test_block test/test_spmm
-test_test_block_SOURCES = test/test_block.c
+test_test_block_SOURCES = test/test_block.c test/block_pass_shapes.h
 test_test_block_LDADD = $(TEST_LDADD)
 test_test_spmm_SOURCES = test/test_spmm.c
 test_test_spmm_LDADD = $(TEST_LDADD)
@@ -94,7 +94,7 @@ MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_spmv_segscan test/test_spmv_f
 	test/test_spmv_adaptive test/test_spmv_mixed \
 	test/test_solver_cg_fused test/test_cg_kernels test/test_block_cuda
 check_PROGRAMS += $(MPCG_GPU_TESTS)
-test_test_block_cuda_SOURCES = test/test_block_cuda.c
+test_test_block_cuda_SOURCES = test/test_block_cuda.c test/block_pass_shapes.h
 test_test_block_cuda_LDADD = $(TEST_LDADD)
 MPCG_TESTS += $(MPCG_GPU_TESTS)
 test_test_spmv_segscan_SOURCES = test/test_spmv_segscan.c test/spmv_check.c test/spmv_check.h

@@ -38,6 +38,10 @@ expect 2 '--runs: at most 100' cgbench -- --runs=101 --generate=poisson3d:4
 expect 2 '--precision: expected a list of fp64, fp32, mixed' cgbench -- --precision=fp16 --generate=poisson3d:4
 expect 2 "unknown option 'cg.nope'" cgbench -- -O cg.nope=1 --generate=poisson3d:4
 expect 2 '-O: expected KEY=VALUE' cgbench -- -O cg.variant --generate=poisson3d:4
+expect 2 '--rhs=0: expected an integer in \[1, 64\]' cgbench -- --rhs=0 x.mtx
+expect 2 '--rhs=65: expected an integer in \[1, 64\]' cgbench -- --rhs=65 x.mtx
+expect 2 '--rhs: block CG runs in fp64 only' cgbench -- --rhs=8 --precision=fp32 x.mtx
+expect 0 '--rhs=S ' cgbench -- --help
 
 # Without a GPU both exit 77 with a message. With one, a small run: every row measured and
 # correct, and the JSON list holds the records of both programs.

@@ -1,7 +1,10 @@
-/* test/test_block.c: the host block kernels (core/block.h) against long double references, and
- * block CG (mpcg_solve_block) against single CG solves: random and bundled matrices, both
- * methods, duplicate, dependent and zero right-hand sides, columns converging at different
- * steps, refusals; on a GPU the same solves on its backends with a block product */
+/* test/test_block.c: the host block kernels (core/block.h) against long double references; the
+ * host pass (core/block_pass.h) on block CG's three shapes against the same fma in the test (the
+ * written rows bit for bit, the products within (n + 2) eps sum |a||b|), outputs poisoned, and
+ * mpcgi_block_pass_check's refusals; block CG (mpcg_solve_block) against single CG solves:
+ * random and bundled matrices, both methods, duplicate, dependent and zero right-hand sides,
+ * columns converging at different steps, refusals; on a GPU the same solves on its backends
+ * with a block product */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <float.h>
 
@@ -11,6 +14,7 @@
 #include "core/device.h"
 #include "core/rng.h"
 #include "spmv/spmv.h"
+#include "test/block_pass_shapes.h"
 #include "test/testutil.h"
 
 static mpcgi_rng g;
@@ -25,10 +29,14 @@ static void check_host_kernels(const mpcgi_block_ops *B, int64_t n, int s, int t
     double C[64 * 64], Bm[64 * 64];
     if (!X || !Y || !ws || !col) goto done;
 #define AT(P, i) (f32 ? (double)((float *)(P))[i] : ((double *)(P))[i])
-#define SET(P, i, v) (f32 ? (void)(((float *)(P))[i] = (float)(v)) : (void)(((double *)(P))[i] = (v)))
-    for (int64_t i = 0; i < n * s; i++) SET(X, i, 2 * mpcgi_rng_uniform(&g) - 1);
-    for (int64_t i = 0; i < n * t; i++) SET(Y, i, 2 * mpcgi_rng_uniform(&g) - 1);
-    for (int i = 0; i < s * t; i++) C[i] = NAN, Bm[i] = 2 * mpcgi_rng_uniform(&g) - 1;
+#define SET(P, i, v)                                                                               \
+    (f32 ? (void)(((float *)(P))[i] = (float)(v)) : (void)(((double *)(P))[i] = (v)))
+    for (int64_t i = 0; i < n * s; i++)
+        SET(X, i, 2 * mpcgi_rng_uniform(&g) - 1);
+    for (int64_t i = 0; i < n * t; i++)
+        SET(Y, i, 2 * mpcgi_rng_uniform(&g) - 1);
+    for (int i = 0; i < s * t; i++)
+        C[i] = NAN, Bm[i] = 2 * mpcgi_rng_uniform(&g) - 1;
     CHECK_OK(NULL, B->xty(NULL, ws, n, s, t, X, Y, C));
     for (int a = 0; a < s; a++)
         for (int b = 0; b < t; b++) {
@@ -40,7 +48,8 @@ static void check_host_kernels(const mpcgi_block_ops *B, int64_t n, int s, int t
             CHECK(fabsl(C[a * t + b] - ref) <= (long double)(n + 2) * DBL_EPSILON * mag);
         }
     /* Y = X Bm (beta 0: Y poisoned must not matter), then Y = 2 Y + X Bm */
-    for (int64_t i = 0; i < n * t; i++) SET(Y, i, NAN);
+    for (int64_t i = 0; i < n * t; i++)
+        SET(Y, i, NAN);
     CHECK_OK(NULL, B->xb(NULL, n, s, t, X, Bm, 0.0, Y));
     const double eps = f32 ? FLT_EPSILON : DBL_EPSILON;
     for (int64_t i = 0; i < n; i += 1 + n / 97)
@@ -54,14 +63,215 @@ static void check_host_kernels(const mpcgi_block_ops *B, int64_t n, int s, int t
         }
     /* get_col / set_col are exact */
     CHECK_OK(NULL, B->get_col(NULL, n, s, s - 1, X, col));
-    for (int64_t i = 0; i < n; i++) CHECK(AT(col, i) == AT(X, i * s + s - 1));
-    for (int64_t i = 0; i < n; i++) SET(col, i, (double)i);
+    for (int64_t i = 0; i < n; i++)
+        CHECK(AT(col, i) == AT(X, i * s + s - 1));
+    for (int64_t i = 0; i < n; i++)
+        SET(col, i, (double)i);
     CHECK_OK(NULL, B->set_col(NULL, n, s, 0, col, X));
-    for (int64_t i = 0; i < n; i++) CHECK(AT(X, i * s) == (double)i);
+    for (int64_t i = 0; i < n; i++)
+        CHECK(AT(X, i * s) == (double)i);
 #undef AT
 #undef SET
 done:
     free(X), free(Y), free(ws), free(col);
+}
+
+/* ---- the pass (core/block_pass.h) ---- */
+
+/* The shapes (test/block_pass_shapes.h) with their host arrays. */
+#define GUARD 4 /* values past the end of every array that a pass must leave alone */
+static const double guard_value = -1234.5;
+
+typedef struct pass_case {
+    block_pass_shape sh;
+    double *in[MPCGI_PASS_BLOCKS], *out[MPCGI_PASS_BLOCKS]; /* host arrays */
+} pass_case;
+
+/* The host arrays: inputs random, outputs of their own NaN, every one followed by GUARD values. */
+static int pass_open(pass_case *c, mpcgi_rng *rg)
+{
+    mpcgi_block_pass *p = &c->sh.p;
+    for (int b = 0; b < p->nb; b++) {
+        const int64_t len = p->n * p->w[b];
+        for (int k = 0; k < 2; k++) {
+            double **a = k ? &c->out[b] : &c->in[b];
+            if (!(k ? c->sh.out_kind[b] == 2 : c->sh.has_in[b])) continue;
+            if (!(*a = malloc((size_t)(len + GUARD) * sizeof(double)))) return -1;
+            for (int64_t i = 0; i < len; i++)
+                (*a)[i] = k ? NAN : 2 * mpcgi_rng_uniform(rg) - 1;
+            for (int i = 0; i < GUARD; i++)
+                (*a)[len + i] = guard_value;
+        }
+        p->in[b] = c->in[b];
+        p->out[b] = c->sh.out_kind[b] == 1 ? c->in[b] : c->out[b];
+    }
+    return 0;
+}
+
+static void pass_close(pass_case *c)
+{
+    for (int b = 0; b < MPCGI_PASS_BLOCKS; b++)
+        free(c->in[b]), free(c->out[b]);
+}
+
+/* The pass in the test: the blocks' final rows to ref[b] (NULL: not kept), made with the same
+ * fma in the same order; the products and their magnitudes sum |a||b| in long double. */
+static void pass_reference(const mpcgi_block_pass *p, double *const *ref, long double *sum,
+                           long double *mag)
+{
+    double row[MPCGI_PASS_BLOCKS][MPCGI_PASS_MAXW];
+    for (int k = 0; k < mpcgi_pass_outputs(p); k++)
+        sum[k] = mag[k] = 0;
+    for (int64_t i = 0; i < p->n; i++) {
+        for (int b = 0; b < p->nb; b++)
+            for (int j = 0; j < p->w[b]; j++)
+                row[b][j] = p->in[b] ? p->in[b][i * p->w[b] + j] : NAN;
+        for (int u = 0; u < p->nupd; u++) {
+            const mpcgi_pass_update *U = &p->upd[u];
+            const int ws = p->w[U->src], wd = p->w[U->dst];
+            for (int j = 0; j < wd; j++) {
+                double acc = U->set ? 0 : row[U->dst][j];
+                for (int a = 0; a < ws; a++)
+                    acc = fma(row[U->src][a], U->M[a * wd + j], acc);
+                row[U->dst][j] = acc;
+            }
+        }
+        for (int b = 0; b < p->nb; b++)
+            if (ref[b]) memcpy(ref[b] + i * p->w[b], row[b], (size_t)p->w[b] * sizeof(double));
+        long double *s = sum, *g2 = mag;
+        for (int q = 0; q < p->nprod; q++) {
+            const double *x = row[p->prod[q][0]], *y = row[p->prod[q][1]];
+            for (int a = 0; a < p->w[p->prod[q][0]]; a++)
+                for (int c = 0; c < p->w[p->prod[q][1]]; c++) {
+                    const long double v = (long double)x[a] * y[c];
+                    *s++ += v, *g2++ += fabsl(v);
+                }
+        }
+    }
+}
+
+/* The host pass against pass_reference: written rows bit for bit, the inputs not written over
+ * unchanged, the guards kept, C (poisoned) within (n + 2) eps sum |a||b|. */
+static void check_host_pass(int shape, int64_t n, int r, int m)
+{
+    static long double sum[PASS_C_MAX], mag[PASS_C_MAX];
+    const mpcgi_block_ops *B = &mpcgi_block_host;
+    double C[PASS_C_MAX], *ref[MPCGI_PASS_BLOCKS] = {0}, *orig[MPCGI_PASS_BLOCKS] = {0};
+    void *ws = NULL;
+    pass_case c;
+    memset(&c, 0, sizeof c);
+    pass_shape(&c.sh, shape, n, r, m, &g);
+    const mpcgi_block_pass *p = &c.sh.p;
+    const int no = mpcgi_pass_outputs(p), fails = test_failures;
+    int bad = pass_open(&c, &g) != 0;
+    for (int b = 0; !bad && b < p->nb; b++) {
+        const size_t bytes = (size_t)n * p->w[b] * sizeof(double);
+        bad = !(ref[b] = malloc(bytes + 8)) || !(orig[b] = malloc(bytes + 8));
+        if (!bad && p->in[b]) memcpy(orig[b], p->in[b], bytes);
+    }
+    const size_t wsb = B->pass_workspace(n, pass_maxw(p));
+    CHECK(!bad && (ws = malloc(wsb ? wsb : 1)));
+    if (bad || !ws) goto done;
+    pass_reference(p, ref, sum, mag);
+    for (int k = 0; k < PASS_C_MAX; k++)
+        C[k] = NAN;
+    CHECK_OK(NULL, B->pass(NULL, ws, p, no ? C : NULL));
+    for (int b = 0; b < p->nb; b++) {
+        const int64_t len = n * p->w[b];
+        if (p->out[b]) bad += memcmp(p->out[b], ref[b], (size_t)len * sizeof(double)) != 0;
+        if (p->in[b] && p->out[b] != p->in[b])
+            bad += memcmp(p->in[b], orig[b], (size_t)len * sizeof(double)) != 0;
+        for (int i = 0; i < GUARD; i++)
+            bad += (c.in[b] && c.in[b][len + i] != guard_value) +
+                   (c.out[b] && c.out[b][len + i] != guard_value);
+    }
+    CHECK(bad == 0);
+    for (int k = 0; k < no; k++)
+        bad += !(fabsl(C[k] - sum[k]) <= (long double)(n + 2) * DBL_EPSILON * mag[k]);
+    CHECK(bad == 0);
+    for (int k = no; k < PASS_C_MAX; k++)
+        bad += !isnan(C[k]); /* nothing past the products */
+    CHECK(bad == 0);
+done:
+    if (test_failures != fails)
+        printf("test_block: host pass, shape %d, n = %lld, r = %d, m = %d: FAILED\n", shape,
+               (long long)n, r, m);
+    for (int b = 0; b < MPCGI_PASS_BLOCKS; b++)
+        free(ref[b]), free(orig[b]);
+    free(ws);
+    pass_close(&c);
+}
+
+/* mpcgi_block_pass_check on q: refused with a message, or accepted. */
+static void pass_checked(mpcg_context *ctx, const mpcgi_block_pass *q, int refused, const char *why)
+{
+    mpcg_clear_error(ctx);
+    const mpcg_status st = mpcgi_block_pass_check(ctx, q);
+    if (refused ? st != MPCG_ERR_INVALID_ARG || !*mpcg_last_error(ctx) : st != MPCG_SUCCESS) {
+        fprintf(stderr, "%s:%d: pass check, %s: %s (%s), expected %s (seed %" PRIu64 ")\n",
+                __FILE__, __LINE__, why, mpcg_status_name(st), mpcg_last_error(ctx),
+                refused ? "a refusal" : "success", test_seed);
+        test_failures++;
+    }
+}
+
+/* Each of mpcgi_block_pass_check's rules, one case each, and passes it must take; the host
+ * table's pass checks first. */
+static void check_pass_refusals(mpcg_context *ctx)
+{
+    static double dummy[2][MPCGI_PASS_BLOCKS][64], M[MPCGI_PASS_MAXW * MPCGI_PASS_MAXW];
+    static block_pass_shape cs[2];
+    pass_shape(&cs[0], 1, 10, 3, 5, &g); /* {P, Q, X, R}, two updates, four products */
+    pass_shape(&cs[1], 3, 10, 3, 5, &g); /* {Z, P, W}, W without input, set by the second update */
+    for (int k = 0; k < 2; k++) /* arrays never read: the check looks at the pointers alone */
+        for (int b = 0; b < MPCGI_PASS_BLOCKS; b++) {
+            const int o = cs[k].out_kind[b];
+            cs[k].p.in[b] = cs[k].has_in[b] ? dummy[0][b] : NULL;
+            cs[k].p.out[b] = o == 2 ? dummy[1][b] : o ? dummy[0][b] : NULL;
+        }
+    const mpcgi_block_pass a = cs[0].p, z = cs[1].p;
+#define PASS_CASE(base, stmt, refused)                                                             \
+    do {                                                                                           \
+        mpcgi_block_pass q = (base);                                                               \
+        stmt;                                                                                      \
+        pass_checked(ctx, &q, refused, #stmt);                                                     \
+    } while (0)
+    PASS_CASE(a, (void)0, 0);
+    PASS_CASE(z, (void)0, 0);
+    PASS_CASE(a, q.n = 0, 0);
+    PASS_CASE(a, (q.nupd = 0, q.nprod = 0), 0);
+    PASS_CASE(z, (q.upd[0] = (mpcgi_pass_update){2, 1, 1, M}, q.upd[1].set = 0), 0); /* W set, += */
+    PASS_CASE(z, (q.nb = 4, q.w[3] = 2, q.in[3] = q.out[3] = NULL), 0); /* a block left alone */
+    for (int b = 0; b < 4; b++)
+        PASS_CASE(a, q.w[b] = MPCGI_PASS_MAXW, 0);
+    PASS_CASE(a, q.nb = 0, 1);
+    PASS_CASE(a, q.nb = 5, 1);
+    PASS_CASE(a, q.nupd = -1, 1);
+    PASS_CASE(a, q.nupd = 3, 1);
+    PASS_CASE(a, q.nprod = -1, 1);
+    PASS_CASE(a, q.nprod = 5, 1);
+    PASS_CASE(a, q.w[1] = 0, 1);
+    PASS_CASE(a, q.w[3] = MPCGI_PASS_MAXW + 1, 1);
+    PASS_CASE(a, q.n = -1, 1);
+    PASS_CASE(a, q.upd[0].dst = 4, 1);
+    PASS_CASE(a, q.upd[1].src = -1, 1);
+    PASS_CASE(a, q.prod[2][1] = 4, 1);
+    PASS_CASE(a, q.prod[0][0] = -1, 1);
+    PASS_CASE(a, q.upd[1].src = 3, 1); /* dst == src */
+    PASS_CASE(a, q.upd[0].M = NULL, 1);
+    PASS_CASE(z, q.upd[0].src = 2, 1); /* W read before it is set */
+    PASS_CASE(z, q.upd[1].set = 0, 1); /* W += Z T without a W */
+    PASS_CASE(z, (q.nupd = 1, q.out[2] = NULL, q.nprod = 1, q.prod[0][0] = 1, q.prod[0][1] = 2), 1);
+    PASS_CASE(z, q.nupd = 1, 1); /* W written, never set */
+#undef PASS_CASE
+    mpcgi_block_pass q = a;
+    q.nb = 0;
+    double C[PASS_C_MAX];
+    CHECK_STATUS(ctx, mpcgi_block_host.pass(ctx, dummy[1][0], &q, C), MPCG_ERR_INVALID_ARG);
+    CHECK(mpcgi_block_host.pass_workspace && mpcgi_block_host.pass);
+    CHECK(!mpcgi_block_host_f32.pass_workspace && !mpcgi_block_host_f32.pass);
+    CHECK(mpcgi_block_ops_for(MPCG_DEVICE_CPU, MPCG_PRECISION_FP64) == &mpcgi_block_host);
+    mpcg_clear_error(ctx);
 }
 
 /* ||b - A x|| / ||b|| in long double. */
@@ -74,7 +284,8 @@ static double relres(const mpcg_matrix *A, const double *b, const double *x)
     long double r2 = 0, b2 = 0;
     for (int64_t i = 0; i < mpcg_matrix_n(A); i++) {
         long double ax = 0;
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) ax += (long double)v[k] * x[ci[k]];
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            ax += (long double)v[k] * x[ci[k]];
         r2 += (b[i] - ax) * (b[i] - ax), b2 += (long double)b[i] * b[i];
     }
     return b2 > 0 ? (double)sqrtl(r2 / b2) : (double)sqrtl(r2);
@@ -86,9 +297,11 @@ static double relres(const mpcg_matrix *A, const double *b, const double *x)
 static void make_rhs(const mpcg_matrix *A, int nrhs, int kind, double *B)
 {
     const int64_t n = mpcg_matrix_n(A);
-    for (int64_t i = 0; i < n * nrhs; i++) B[i] = 2 * mpcgi_rng_uniform(&g) - 1;
+    for (int64_t i = 0; i < n * nrhs; i++)
+        B[i] = 2 * mpcgi_rng_uniform(&g) - 1;
     if (kind == 1 && nrhs >= 4)
-        for (int64_t i = 0; i < n; i++) B[n + i] = B[i], B[2 * n + i] = 0, B[3 * n + i] = B[i] + B[n + i];
+        for (int64_t i = 0; i < n; i++)
+            B[n + i] = B[i], B[2 * n + i] = 0, B[3 * n + i] = B[i] + B[n + i];
     if (kind == 2) {
         const int64_t *rp;
         const int32_t *ci;
@@ -96,7 +309,8 @@ static void make_rhs(const mpcg_matrix *A, int nrhs, int kind, double *B)
         if (mpcg_matrix_csr(A, &rp, &ci, &v) != MPCG_SUCCESS) return;
         for (int64_t i = 0; i < n; i++) {
             double s = 0;
-            for (int64_t k = rp[i]; k < rp[i + 1]; k++) s += v[k];
+            for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+                s += v[k];
             B[i] = s;
         }
     }
@@ -120,14 +334,16 @@ static void check_solve(mpcg_context *ctx, const char *spmv, const mpcg_matrix *
     CHECK_OK(ctx, mpcg_solver_set_precond(S, precond));
     int64_t single_max = 0, its[64];
     for (int j = 0; j < nrhs; j++) {
-        for (int64_t i = 0; i < n; i++) x1[i] = NAN;
+        for (int64_t i = 0; i < n; i++)
+            x1[i] = NAN;
         CHECK_OK(ctx, mpcg_solve(S, B + j * n, x1, &one));
         its[j] = one.iterations;
         single_max = one.iterations > single_max ? one.iterations : single_max;
     }
     for (int method = 0; method < 2; method++) {
         CHECK_OK(ctx, mpcg_solver_set_option(S, "block.method", method ? "independent" : "block"));
-        for (int64_t i = 0; i < n * nrhs; i++) X[i] = NAN;
+        for (int64_t i = 0; i < n * nrhs; i++)
+            X[i] = NAN;
         CHECK_OK(ctx, mpcg_solve_block(S, nrhs, B, X, infos));
         int64_t block_max = 0;
         for (int j = 0; j < nrhs; j++) {
@@ -136,7 +352,8 @@ static void check_solve(mpcg_context *ctx, const char *spmv, const mpcg_matrix *
             CHECK(rr <= 1e-8 * 1.0001 || infos[j].reason == MPCG_CONVERGED_ZERO_RHS);
             CHECK(fabs(rr - infos[j].true_relres) <= 1e-3 * rr + 1e-14);
             if (infos[j].reason == MPCG_CONVERGED_ZERO_RHS)
-                for (int64_t i = 0; i < n; i++) CHECK(X[j * n + i] == 0);
+                for (int64_t i = 0; i < n; i++)
+                    CHECK(X[j * n + i] == 0);
             /* independent: each column is its single CG, up to rounding */
             if (method == 1 && infos[j].reason != MPCG_CONVERGED_ZERO_RHS)
                 CHECK(llabs(infos[j].iterations - its[j]) <= 2 + its[j] / 20);
@@ -145,9 +362,9 @@ static void check_solve(mpcg_context *ctx, const char *spmv, const mpcg_matrix *
         /* never slower than one CG, up to rounding */
         if (method == 0) CHECK(block_max <= single_max + 2 + single_max / 50);
         printf("test_block: %s %s, %d rhs (kind %d, precond %s), %s: %lld steps (single CG: "
-               "%lld), %lld block products\n", spmv, name, nrhs, kind, mpcg_precond_name(precond),
-               method ? "independent" : "block", (long long)block_max, (long long)single_max,
-               (long long)infos[0].spmvs);
+               "%lld), %lld block products\n",
+               spmv, name, nrhs, kind, mpcg_precond_name(precond), method ? "independent" : "block",
+               (long long)block_max, (long long)single_max, (long long)infos[0].spmvs);
     }
 done:
     mpcg_solver_destroy(S);
@@ -161,7 +378,8 @@ static void check_refusals(mpcg_context *ctx, mpcg_matrix *A)
     double B[4096], X[4096];
     mpcg_info infos[65];
     const int64_t n = mpcg_matrix_n(A);
-    for (int64_t i = 0; i < n && i < 4096; i++) B[i] = 1, X[i] = 0;
+    for (int64_t i = 0; i < n && i < 4096; i++)
+        B[i] = 1, X[i] = 0;
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
     if (!S || n > 4096) goto done;
     mpcg_clear_error(ctx);
@@ -198,7 +416,7 @@ static void check_refusals(mpcg_context *ctx, mpcg_matrix *A)
     }
     CHECK_STATUS(ctx, mpcg_solve_block_device(S, 1, B, X, infos),
                  mpcg_context_device_kind(ctx) == MPCG_DEVICE_CPU ? MPCG_ERR_INVALID_STATE
-                                                                   : MPCG_ERR_NOT_SUPPORTED);
+                                                                  : MPCG_ERR_NOT_SUPPORTED);
 done:
     mpcg_clear_error(ctx);
     mpcg_solver_destroy(S);
@@ -231,8 +449,16 @@ int main(void)
         check_host_kernels(&mpcgi_block_host, shapes[k][0], shapes[k][1], shapes[k][2]);
         check_host_kernels(&mpcgi_block_host_f32, shapes[k][0], shapes[k][1], shapes[k][2]);
     }
+    const int64_t pass_ns[] = {0, 1, 1000, 4097 * 3 + 5};
+    const int pass_w[] = {1, 3, 8, 16, 32};
+    for (int shape = 0; shape < PASS_SHAPES; shape++)
+        for (int i = 0; i < 4; i++)
+            for (int r = 0; r < 5; r++)
+                for (int m = r; m < 5; m++)
+                    check_host_pass(shape, pass_ns[i], pass_w[r], pass_w[m]);
     mpcg_context *cpu = NULL, *gpu = NULL;
     CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
+    if (cpu) check_pass_refusals(cpu);
     const char *const cpu_backends[] = {"cpu", NULL};
     if (cpu) check_context(cpu, cpu_backends), mpcg_context_destroy(cpu);
     if (mpcgi_device_count() == 0) {
