@@ -432,6 +432,8 @@ static void check_context(mpcg_context *ctx, const char *const *backends)
         if (P) check_solve(ctx, *b, P, "poisson2d:30", 8, 0, MPCG_PRECOND_NONE);
         if (P) check_solve(ctx, *b, P, "poisson2d:30", 6, 1, MPCG_PRECOND_JACOBI);
         if (R) check_solve(ctx, *b, R, "random 2000", 4, 2, MPCG_PRECOND_AUTO);
+        /* more columns than a pass takes: two blocks of 20, one after the other */
+        if (R) check_solve(ctx, *b, R, "random 2000", 40, 1, MPCG_PRECOND_NONE);
         if (F) check_solve(ctx, *b, F, "bcsstk05", 5, 1, MPCG_PRECOND_AUTO);
         if (F) check_solve(ctx, *b, F, "bcsstk05", 1, 0, MPCG_PRECOND_CHEBYSHEV);
         if (F) check_solve(ctx, *b, F, "bcsstk05", 3, 2, MPCG_PRECOND_CHEBYSHEV);
