@@ -72,7 +72,7 @@ test_test_describe_LDADD = $(TEST_LDADD)
 
 MPCG_SH_TESTS = test/test_cgsolve.sh test/test_scipy_crosscheck.sh test/test_symbols.sh \
 	test/test_readme_example.sh test/test_io_scipy.sh test/test_install.sh test/test_refs.sh \
-	test/test_budget.sh
+	test/test_budget.sh test/test_python.sh
 MPCG_TESTS += $(MPCG_SH_TESTS)
 EXTRA_DIST += $(MPCG_SH_TESTS) test/data test/scipy_cg.py test/mm_compare.py test/valgrind.supp
 # test/test_io_scipy.sh: what mpcg read, written back for the comparison with scipy.io.mmread

@@ -1,0 +1,424 @@
+# python/mpcg/solver.py: mpcg.cg and mpcg.Solver over the C API
+# SPDX-License-Identifier: BSD-3-Clause
+"""CG solves of sparse SPD systems through libmpcg (ctypes)."""
+import ctypes
+import dataclasses
+import math
+from typing import Optional
+
+import numpy as np
+
+from . import _api
+
+__all__ = ["MpcgError", "Info", "Solver", "cg"]
+
+
+class MpcgError(RuntimeError):
+    """A libmpcg call returned a status other than MPCG_SUCCESS.
+
+    status:  the status name, e.g. "MPCG_ERR_INVALID_ARG" (mpcg_status_name)
+    message: mpcg_last_error()'s text, "<file>:<line>: <function>: <message>" plus "called
+             from" frames (for the few checks the binding makes itself, because the C API
+             cannot see them, a message starting "mpcg (python): ")
+    brief:   the message alone, without location and frames (mpcg_last_error_message)
+    code:    the numeric status
+    """
+
+    def __init__(self, status, message, brief=None, code=None):
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+        self.brief = brief if brief is not None else message
+        self.code = code
+
+
+def _c_str(p):
+    return p.decode("utf-8", "replace") if p is not None else ""
+
+
+def _raise(st, ctx, what=""):
+    """Raise MpcgError for status st with the error recorded in ctx (None: the thread's)."""
+    name = _c_str(_api.status_name(st))
+    full = _c_str(_api.last_error(ctx))
+    size = _api.last_error_message(ctx, None, 0)
+    buf = ctypes.create_string_buffer(size + 1)
+    _api.last_error_message(ctx, buf, size + 1)
+    brief = _c_str(buf.value)
+    _api.clear_error(ctx)
+    if not full:
+        full = f"{what}: {_c_str(_api.status_string(st))}" if what else \
+            _c_str(_api.status_string(st))
+    raise MpcgError(name, full, brief or full, st)
+
+
+def _binding_error(status, text):
+    return MpcgError(status, "mpcg (python): " + text, text,
+                     _api.STATUS_NAMES.index(status))
+
+
+@dataclasses.dataclass
+class Info:
+    """What a solve did: struct mpcg_info with strings decoded and enums named."""
+    reason: str                 # "MPCG_CONVERGED_RTOL", ... (mpcg_reason_name)
+    reason_code: int            # its enum value (> 0 converged, < 0 diverged)
+    reason_string: str          # mpcg_reason_string: a sentence fragment
+    converged: bool
+    iterations: int
+    true_relres: float
+    recurrence_relres: float
+    setup_time_s: float
+    solve_time_s: float
+    backend: str
+    precision: str              # "fp64", "fp32" or "mixed"
+    residual_replacements: int
+    bytes_per_iteration: float
+    variant: str
+    variant_reason: str
+    spmvs: int
+    spmvs_fp64: int
+    mixed_strategy: str
+    precision_fallback: bool
+    fallback_iteration: int
+    storage_fallback: str
+    mixed_head_iterations: int
+    precond: str
+    precond_describe: str
+    precond_setup_time_s: float
+    precond_spmvs: int
+    spmv_describe: str
+
+    @classmethod
+    def _from_c(cls, c):
+        r = c.reason
+        return cls(
+            _c_str(_api.reason_name(r)), r, _c_str(_api.reason_string(r)), bool(c.converged),
+            c.iterations, c.true_relres, c.recurrence_relres, c.setup_time_s, c.solve_time_s,
+            c.backend.decode(), _c_str(_api.precision_name(c.precision)),
+            c.residual_replacements, c.bytes_per_iteration, c.variant.decode(),
+            c.variant_reason.decode("utf-8", "replace"), c.spmvs, c.spmvs_fp64,
+            c.mixed_strategy.decode(), bool(c.precision_fallback), c.fallback_iteration,
+            c.storage_fallback.decode("utf-8", "replace"), c.mixed_head_iterations,
+            c.precond.decode(), c.precond_describe.decode("utf-8", "replace"),
+            c.precond_setup_time_s, c.precond_spmvs, c.spmv_describe.decode("utf-8", "replace"))
+
+    @property
+    def ms_per_iteration(self):
+        return 1e3 * self.solve_time_s / self.iterations if self.iterations > 0 else None
+
+    @property
+    def achieved_gbs(self):
+        if self.iterations <= 0 or self.solve_time_s <= 0:
+            return None
+        return self.bytes_per_iteration * self.iterations / self.solve_time_s * 1e-9
+
+    def as_dict(self):
+        """The fields of cgsolve's JSON report (docs/json-report.md) that a solve knows, in its
+        sections "solver", "result", "time" and "traffic"; null where cgsolve writes null."""
+        def opt(s):
+            return s if s else None
+        return {
+            "solver": {"method": "cg", "backend": self.backend, "precision": self.precision,
+                       "variant": self.variant, "variant_reason": self.variant_reason,
+                       "precond": self.precond or "none",
+                       "spmv_describe": opt(self.spmv_describe),
+                       "precond_describe": opt(self.precond_describe),
+                       "precond_setup_s": self.precond_setup_time_s},
+            "result": {"converged": self.converged, "reason": self.reason,
+                       "iterations": self.iterations, "true_relres": self.true_relres,
+                       "recurrence_relres": self.recurrence_relres,
+                       "residual_replacements": self.residual_replacements,
+                       "spmvs": self.spmvs, "spmvs_fp64": self.spmvs_fp64,
+                       "mixed_strategy": opt(self.mixed_strategy),
+                       "mixed_head_iterations": self.mixed_head_iterations,
+                       "precond_spmvs": self.precond_spmvs,
+                       "precision_fallback": self.precision_fallback,
+                       "fallback_iteration": (self.fallback_iteration
+                                              if self.precision_fallback else None),
+                       "storage_fallback": opt(self.storage_fallback)},
+            "time": {"setup_s": self.setup_time_s, "solve_s": self.solve_time_s,
+                     "ms_per_iteration": self.ms_per_iteration},
+            "traffic": {"bytes_per_iteration": self.bytes_per_iteration,
+                        "achieved_gbs": self.achieved_gbs},
+        }
+
+
+# ------------------------------------------------------------------ inputs
+
+def _cupy():
+    try:
+        import cupy  # noqa: F401
+        return cupy
+    except Exception:  # not installed, or no usable CUDA: the device path is unavailable
+        return None
+
+
+def _is_cupy_array(a):
+    return type(a).__module__.startswith("cupy") and hasattr(a, "__cuda_array_interface__")
+
+
+def _is_cupy_sparse(A):
+    return type(A).__module__.startswith("cupyx.scipy.sparse")
+
+
+def _canonical_csr(A):
+    """(n, indptr int64, indices int32, data float64) of a square sparse A, host arrays, sorted
+    column indices without duplicates, and whether A lived on a GPU (CuPy)."""
+    on_gpu = False
+    if _is_cupy_sparse(A):
+        on_gpu = True
+        C = A.tocsr()
+        if C is A:
+            C = C.copy()
+        C.sum_duplicates()          # also sorts the indices
+        shape = C.shape
+        indptr, indices, data = C.indptr.get(), C.indices.get(), C.data.get()
+    else:
+        if not hasattr(A, "tocsr"):
+            if isinstance(A, np.ndarray) and A.ndim == 2:
+                import scipy.sparse
+                A = scipy.sparse.csr_matrix(A)
+            else:
+                raise TypeError("mpcg: A must be a scipy.sparse matrix or array (or a CuPy sparse "
+                                f"matrix, or a 2-D NumPy array), not {type(A).__name__}")
+        C = A.tocsr()
+        if not C.has_canonical_format:
+            C = C.copy() if C is A else C
+            C.sum_duplicates()      # sorts the indices too
+        shape = C.shape
+        indptr, indices, data = C.indptr, C.indices, C.data
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise _binding_error("MPCG_ERR_INVALID_ARG",
+                             f"A is {shape[0]} x {shape[1]}: mpcg solves square systems "
+                             "(mpcg_matrix_create_csr takes one n, so the binding checks this)")
+    if np.iscomplexobj(data):
+        raise TypeError("mpcg: A has complex values; mpcg solves real systems")
+    n = shape[0]
+    if n < 1 or n > 2**31 - 1:
+        raise _binding_error("MPCG_ERR_INVALID_ARG", f"n = {n} is outside 1 .. 2^31 - 1")
+    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(indices, dtype=np.int32)
+    data = np.ascontiguousarray(data, dtype=np.float64)
+    return n, indptr, indices, data, on_gpu
+
+
+def _word(value, table, what):
+    if value is None:
+        value = "none"
+    key = str(value).lower()
+    if key not in table:
+        raise ValueError(f"mpcg: {what} must be one of {', '.join(table)}, not {value!r}")
+    return table[key]
+
+
+# ------------------------------------------------------------------ Solver
+
+class Solver:
+    """A CG solver for one matrix: context, matrix and solver of the C API, set up once and
+    reused by every solve.
+
+    Solver(A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision='fp64', spmv='auto',
+           device='auto', options=None)
+
+    A:         scipy.sparse matrix/array of any format (or a CuPy sparse matrix, copied to the
+               host: the C API creates matrices from host CSR only)
+    rtol:      stop when ||b - A x|| <= rtol ||b|| (0 < rtol < 1)
+    atol:      must be 0: the C API has no absolute tolerance yet (issue 26)
+    maxiter:   None: the library's default max(100, 10 n)
+    M:         None/'none', 'jacobi', 'bjacobi', 'chebyshev' or 'auto'
+    precision: 'fp64', 'fp32' or 'mixed'
+    spmv:      an SpMV backend name ('auto', 'cpu', 'cusparse', ...)
+    device:    'auto', 'cpu', 'cuda' or 'cuda:N'
+    options:   a dict of tuning options, {"cg.variant": "graph", ...} (mpcg_solver_set_option)
+
+    close() (or a with block) releases the C objects; a closed solver raises ValueError.
+    """
+
+    def __init__(self, A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64",
+                 spmv="auto", device="auto", options=None):
+        self._ctx = self._mat = self._solver = None
+        if atol != 0:
+            raise NotImplementedError(
+                "mpcg: atol != 0 is not supported: the C API has only a relative tolerance "
+                "(mpcg_solver_set_tol, ||b - A x|| <= tol ||b||); issue 26 adds an absolute one")
+        if not (0.0 < rtol < 1.0):
+            raise ValueError(f"mpcg: rtol must be in (0, 1), not {rtol!r}")
+        precond = _word(M, _api.PRECOND, "M")
+        prec = _word(precision, _api.PRECISION, "precision")
+        n, indptr, indices, data, on_gpu = _canonical_csr(A)
+        if device is None:
+            device = "auto"
+        device = str(device)
+        if on_gpu and device == "auto":
+            device = "cuda:%d" % _cupy().cuda.Device().id
+        ctx = ctypes.c_void_p()
+        _api.clear_error(None)
+        st = _api.context_create(device.encode(), ctypes.byref(ctx))
+        if st != _api.MPCG_SUCCESS:
+            _raise(st, None, f"mpcg_context_create({device!r})")
+        self._ctx = ctx.value
+        try:
+            mat = ctypes.c_void_p()
+            st = _api.matrix_create_csr(self._ctx, n, indptr.ctypes.data, indices.ctypes.data,
+                                        data.ctypes.data, ctypes.byref(mat))
+            self._check(st)
+            self._mat = mat.value
+            sol = ctypes.c_void_p()
+            self._check(_api.solver_create(self._ctx, self._mat, ctypes.byref(sol)))
+            self._solver = sol.value
+            self._check(_api.solver_set_spmv(self._solver, str(spmv).encode()))
+            self._check(_api.solver_set_precision(self._solver, prec))
+            self._check(_api.solver_set_precond(self._solver, precond))
+            self._check(_api.solver_set_tol(self._solver, float(rtol)))
+            if maxiter is not None:
+                self._check(_api.solver_set_maxit(self._solver, int(maxiter)))
+            for k, v in (options or {}).items():
+                self._check(_api.solver_set_option(self._solver, str(k).encode(),
+                                                   str(v).encode()))
+            self._check(_api.solver_setup(self._solver))
+        except BaseException:
+            self.close()
+            raise
+        self.n = n
+        self.indptr, self.indices = indptr, indices  # the pattern, for update_values
+        self.nnz = len(indices)
+        self.device_kind = "cuda" if _api.context_device_kind(self._ctx) == _api.DEVICE_CUDA \
+            else "cpu"
+        self.device_name = _c_str(_api.context_device_name(self._ctx))
+        self._guess = _api.GUESS_ZERO
+        self._cinfo = _api.InfoBuffer()
+        self._cinfo_ref = ctypes.addressof(self._cinfo)
+        self._stream = None
+
+    # ---------------------------------------------------------------- lifetime
+    def _check(self, st):
+        if st != _api.MPCG_SUCCESS:
+            _raise(st, self._ctx)
+
+    def close(self):
+        """Destroy the solver, matrix and context (idempotent)."""
+        try:
+            if self._solver is not None:
+                _api.solver_destroy(self._solver)
+            if self._mat is not None:
+                _api.matrix_destroy(self._mat)
+            if self._ctx is not None:
+                _api.context_destroy(self._ctx)
+        finally:
+            self._solver = self._mat = self._ctx = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the module globals may be gone already
+            pass
+
+    def _live(self):
+        if self._solver is None:
+            raise ValueError("mpcg: this Solver is closed")
+
+    # ---------------------------------------------------------------- use
+    def update_values(self, data):
+        """Replace A's values, keeping its pattern (mpcg_matrix_update_values): `data` is a
+        sparse matrix with the same pattern, or the nnz values in the canonical CSR order of
+        the solver (sorted column indices per row: self.indptr, self.indices)."""
+        self._live()
+        if hasattr(data, "tocsr"):
+            n, indptr, indices, vals, _ = _canonical_csr(data)
+            if n != self.n or not (np.array_equal(indptr, self.indptr)
+                                   and np.array_equal(indices, self.indices)):
+                raise ValueError("mpcg: update_values needs the pattern of the solver's matrix")
+        else:
+            if _is_cupy_array(data):
+                data = data.get()
+            vals = np.ascontiguousarray(data, dtype=np.float64).ravel()
+            if vals.shape[0] != self.nnz:
+                raise ValueError(f"mpcg: update_values needs {self.nnz} values, "
+                                 f"got {vals.shape[0]}")
+        self._check(_api.matrix_update_values(self._mat, vals.ctypes.data))
+
+    def _set_guess(self, provided):
+        g = _api.GUESS_PROVIDED if provided else _api.GUESS_ZERO
+        if g != self._guess:
+            self._check(_api.solver_set_initial_guess(self._solver, g))
+            self._guess = g
+
+    def solve(self, b, x0=None):
+        """Solve A x = b; returns (x, Info). b a NumPy vector (host path, mpcg_solve) or a CuPy
+        vector (device path, mpcg_solve_device, on a GPU context). x0: initial guess or None
+        (zero). Not converging is not an error: see info.converged / info.reason."""
+        self._live()
+        if _is_cupy_array(b):
+            return self._solve_device(b, x0)
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        shape = b.shape
+        if b.size != self.n or (b.ndim == 2 and shape[1] != 1) or b.ndim > 2:
+            raise ValueError(f"mpcg: b has shape {shape}; the matrix has {self.n} rows")
+        if x0 is None:
+            x = np.empty(shape)
+            self._set_guess(False)
+        else:
+            x = np.array(x0, dtype=np.float64, order="C", copy=True)
+            if x.size != self.n:
+                raise ValueError(f"mpcg: x0 has shape {x.shape}; the matrix has {self.n} rows")
+            x = x.reshape(shape)
+            self._set_guess(True)
+        st = _api.solve(self._solver, b.ctypes.data, x.ctypes.data, self._cinfo_ref)
+        if st != _api.MPCG_SUCCESS:
+            _raise(st, self._ctx)
+        return x, Info._from_c(self._cinfo.info)
+
+    def _solve_device(self, b, x0):
+        cp = _cupy()
+        if self.device_kind != "cuda":
+            raise ValueError("mpcg: b is a CuPy array but the solver's context is on the CPU "
+                             "(device='cpu', or no usable GPU): pass a NumPy array")
+        b = cp.ascontiguousarray(b, dtype=cp.float64)
+        if b.size != self.n:
+            raise ValueError(f"mpcg: b has shape {b.shape}; the matrix has {self.n} rows")
+        if x0 is None:
+            x = cp.empty_like(b)
+            self._set_guess(False)
+        else:
+            x = cp.array(x0, dtype=cp.float64, order="C", copy=True).reshape(b.shape)
+            self._set_guess(True)
+        # order the solve after CuPy's work on b: run it on CuPy's current stream (the legacy
+        # default stream, pointer 0, is waited for instead: NULL means the context's own)
+        stream = cp.cuda.get_current_stream()
+        if stream.ptr:
+            if self._stream != stream.ptr:
+                self._check(_api.context_set_stream(self._ctx, stream.ptr))
+                self._stream = stream.ptr
+        else:
+            if self._stream is not None:
+                self._check(_api.context_set_stream(self._ctx, None))
+                self._stream = None
+            stream.synchronize()
+        st = _api.solve_device(self._solver, b.data.ptr, x.data.ptr, self._cinfo_ref)
+        if st != _api.MPCG_SUCCESS:
+            _raise(st, self._ctx)
+        return x, Info._from_c(self._cinfo.info)
+
+
+def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64",
+       spmv="auto", device="auto"):
+    """Solve A x = b by (preconditioned) CG; returns (x, Info).
+
+    The arguments are Solver's; b a NumPy vector (or CuPy: the device path). For several
+    right-hand sides with one matrix, build a Solver once: cg() creates and destroys a
+    context, matrix and solver on every call."""
+    if atol != 0:  # before any C object exists
+        raise NotImplementedError(
+            "mpcg: atol != 0 is not supported: the C API has only a relative tolerance "
+            "(mpcg_solver_set_tol, ||b - A x|| <= tol ||b||); issue 26 adds an absolute one")
+    if device == "auto" and _is_cupy_array(b) and not _is_cupy_sparse(A):
+        device = "cuda:%d" % _cupy().cuda.Device().id
+    with Solver(A, rtol=rtol, maxiter=maxiter, M=M, precision=precision, spmv=spmv,
+                device=device) as s:
+        return s.solve(b, x0)

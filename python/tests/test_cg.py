@@ -1,0 +1,262 @@
+# python/tests/test_cg.py: the mpcg Python package against SciPy (run by test/test_python.sh)
+# SPDX-License-Identifier: BSD-3-Clause
+"""Plain unittest, no pytest needed: python3 python/tests/test_cg.py [-v]
+
+Environment: MPCG_LIBRARY (the libmpcg to test), MPCG_TEST_DATA (test/data),
+MPCG_INFO_LAYOUT (optional: "name offset size" lines of struct mpcg_info from the C compiler,
+checked against the ctypes mirror)."""
+import glob
+import inspect
+import os
+import statistics
+import sys
+import time
+import unittest
+
+import numpy as np
+import scipy.io
+import scipy.sparse
+import scipy.sparse.linalg
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import mpcg  # noqa: E402
+from mpcg import _api  # noqa: E402
+
+DATA = os.environ.get("MPCG_TEST_DATA") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "data")
+TOL = 1e-8
+
+
+def spd_matrices():
+    """The bundled SPD matrices (test/data/README.md: every *.mtx there is SPD)."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(DATA, "*.mtx"))):
+        A = scipy.sparse.csr_matrix(scipy.io.mmread(path))
+        out.append((os.path.basename(path)[:-4], A))
+    return out
+
+
+def scipy_cg(A, b):
+    count = [0]
+
+    def cb(_xk):
+        count[0] += 1
+    kw = {"rtol": TOL} if "rtol" in inspect.signature(scipy.sparse.linalg.cg).parameters \
+        else {"tol": TOL}
+    x, info = scipy.sparse.linalg.cg(A, b, atol=0.0, maxiter=100 * A.shape[0], callback=cb, **kw)
+    return x, info, count[0]
+
+
+def relres(A, x, b):
+    return np.linalg.norm(b - A @ x) / np.linalg.norm(b)
+
+
+def laplacian2d(m):
+    T = scipy.sparse.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
+    return scipy.sparse.kronsum(T, T, format="csr")
+
+
+class TestLayout(unittest.TestCase):
+    def test_info_layout_matches_c(self):
+        path = os.environ.get("MPCG_INFO_LAYOUT")
+        if not path:
+            self.skipTest("MPCG_INFO_LAYOUT not set (no C compiler in the test script)")
+        rows = [line.split() for line in open(path) if line.strip()]
+        size = [int(r[1]) for r in rows if r[0] == "sizeof"][0]
+        fields = [(r[0], int(r[1]), int(r[2])) for r in rows if r[0] != "sizeof"]
+        self.assertEqual([f[0] for f in _api.Info._fields_], [f[0] for f in fields])
+        for name, off, sz in fields:
+            d = getattr(_api.Info, name)
+            self.assertEqual((d.offset, d.size), (off, sz), name)
+        self.assertEqual(_api.ctypes.sizeof(_api.Info), size)
+
+
+class TestAgainstScipy(unittest.TestCase):
+    def test_bundled_matrices(self):
+        rows = []
+        for name, A in spd_matrices():
+            b = np.ones(A.shape[0])
+            x, info = mpcg.cg(A, b, rtol=TOL, M=None, device="cpu", maxiter=100 * A.shape[0])
+            xs, sinfo, its = scipy_cg(A, b)
+            rows.append((name, A.shape[0], A.nnz, info.iterations, its, relres(A, x, b),
+                         relres(A, xs, b)))
+            with self.subTest(matrix=name):
+                self.assertEqual(sinfo, 0, "scipy did not converge")
+                self.assertTrue(info.converged, info.reason)
+                self.assertEqual(info.reason, "MPCG_CONVERGED_RTOL")
+                self.assertLessEqual(abs(info.iterations - its), 0.02 * its + 1)
+                self.assertLessEqual(relres(A, x, b), TOL)
+                self.assertAlmostEqual(info.true_relres, relres(A, x, b),
+                                       delta=1e-3 * TOL + 1e-2 * info.true_relres)
+        print("\n%-14s %6s %7s %10s %10s %12s %12s" % ("matrix", "n", "nnz", "it mpcg",
+                                                       "it scipy", "relres mpcg",
+                                                       "relres scipy"))
+        for r in rows:
+            print("%-14s %6d %7d %10d %10d %12.3e %12.3e" % r)
+
+    def test_any_sparse_format_and_unsorted(self):
+        A = laplacian2d(6)
+        b = np.arange(1.0, 37.0)
+        x_ref, _ = mpcg.cg(A, b, device="cpu")
+        for fmt in ("coo", "csc", "lil", "dok", "bsr"):
+            x, info = mpcg.cg(A.asformat(fmt), b, device="cpu")
+            self.assertTrue(info.converged, fmt)
+            np.testing.assert_allclose(x, x_ref, rtol=1e-12, atol=1e-12)
+        # unsorted columns and duplicate entries (summed), int32/float32 inputs
+        C = A.tocoo()
+        perm = np.random.default_rng(1).permutation(C.nnz)
+        row = np.concatenate([C.row[perm], C.row[:5]])
+        col = np.concatenate([C.col[perm], C.col[:5]])
+        val = np.concatenate([C.data[perm] / 2, C.data[:5] * 0]).astype(np.float32)
+        D = scipy.sparse.coo_matrix((val, (row, col)), shape=A.shape)
+        D = D + D  # (A / 2) * 2 with a few zero duplicates
+        x, info = mpcg.cg(D, b, device="cpu")
+        np.testing.assert_allclose(x, x_ref, rtol=1e-12, atol=1e-12)
+
+    def test_precond_and_info(self):
+        name, A = spd_matrices()[0]
+        b = np.ones(A.shape[0])
+        for M in ("jacobi", "chebyshev", "auto"):
+            x, info = mpcg.cg(A, b, M=M, device="cpu")
+            self.assertTrue(info.converged, (M, info.reason))
+            self.assertLessEqual(relres(A, x, b), TOL)
+            self.assertIn(info.precond, ("jacobi", "chebyshev", "none"))
+        d = info.as_dict()
+        self.assertEqual(d["result"]["iterations"], info.iterations)
+        self.assertEqual(d["solver"]["backend"], "cpu")
+        self.assertEqual(info.precision, "fp64")
+
+    def test_x0_maxiter(self):
+        A = laplacian2d(10)
+        b = np.linspace(1.0, 2.0, 100)
+        x, info = mpcg.cg(A, b, device="cpu")
+        x2, info2 = mpcg.cg(A, b, x0=x, device="cpu")
+        self.assertTrue(info2.converged)
+        self.assertLessEqual(info2.iterations, 1)
+        x3, info3 = mpcg.cg(A, b, maxiter=2, device="cpu")
+        self.assertFalse(info3.converged)
+        self.assertEqual(info3.reason, "MPCG_DIVERGED_MAX_ITER")
+        self.assertEqual(info3.iterations, 2)
+
+    def test_fp32_mixed(self):
+        A = laplacian2d(10)
+        b = np.linspace(1.0, 2.0, 100)
+        x, info = mpcg.cg(A, b, precision="mixed", device="cpu")
+        self.assertTrue(info.converged)
+        self.assertEqual(info.precision, "mixed")
+        x, info = mpcg.cg(A, b, precision="fp32", rtol=1e-5, device="cpu")
+        self.assertEqual(info.precision, "fp32")
+        self.assertLessEqual(relres(A, x, b), 1e-5)
+
+
+class TestSolver(unittest.TestCase):
+    def test_reuse_and_update_values(self):
+        A = laplacian2d(10)
+        b1, b2 = np.ones(100), np.linspace(-1.0, 1.0, 100)
+        with mpcg.Solver(A, device="cpu") as s:
+            x1, i1 = s.solve(b1)
+            x2, i2 = s.solve(b2)
+            self.assertTrue(i1.converged and i2.converged)
+            self.assertLessEqual(relres(A, x1, b1), TOL)
+            self.assertLessEqual(relres(A, x2, b2), TOL)
+            s.update_values(2 * A)  # a sparse matrix with the same pattern
+            y1, j1 = s.solve(b1)
+            np.testing.assert_allclose(y1, x1 / 2, rtol=1e-7, atol=1e-12)
+            C = A.copy()
+            C.sum_duplicates()  # canonical CSR: the order of s.indptr / s.indices
+            np.testing.assert_array_equal(C.indices, s.indices)
+            s.update_values(3 * C.data)  # values in that order
+            y2, _ = s.solve(b2)
+            np.testing.assert_allclose(y2, x2 / 3, rtol=1e-7, atol=1e-12)
+            with self.assertRaises(ValueError):
+                s.update_values(np.ones(5))
+            with self.assertRaises(ValueError):
+                s.update_values(laplacian2d(5))
+        with self.assertRaises(ValueError):
+            s.solve(b1)  # closed
+        s.close()  # idempotent
+
+    def test_del_without_close(self):
+        s = mpcg.Solver(laplacian2d(4), device="cpu")
+        s.solve(np.ones(16))
+        del s
+
+
+class TestErrors(unittest.TestCase):
+    def test_non_square(self):
+        A = scipy.sparse.random(5, 3, density=0.5, format="csr", random_state=1)
+        with self.assertRaises(mpcg.MpcgError) as e:
+            mpcg.cg(A, np.ones(5), device="cpu")
+        self.assertEqual(e.exception.status, "MPCG_ERR_INVALID_ARG")
+        self.assertIn("5 x 3", str(e.exception))
+
+    def test_nan_in_b(self):
+        A = laplacian2d(4)
+        b = np.ones(16)
+        b[3] = np.nan
+        with mpcg.Solver(A, device="cpu") as s:
+            with self.assertRaises(mpcg.MpcgError) as e:
+                s.solve(b)
+            self.assertEqual(e.exception.status, "MPCG_ERR_INVALID_ARG")
+            msg = e.exception.message
+            print("\nNaN in b:", msg.splitlines()[0])
+            self.assertIn("mpcg_solve", msg)   # the C function, from mpcg_last_error
+            self.assertTrue(e.exception.brief and e.exception.brief in msg)
+            x, info = s.solve(np.ones(16))   # the solver is still usable
+            self.assertTrue(info.converged)
+
+    def test_nan_in_A(self):
+        A = laplacian2d(4)
+        A.data[7] = np.inf
+        with self.assertRaises(mpcg.MpcgError) as e:
+            mpcg.cg(A, np.ones(16), device="cpu")
+        self.assertEqual(e.exception.status, "MPCG_ERR_INVALID_ARG")
+        print("\nInf in A:", e.exception.brief)
+        self.assertIn("mpcg_matrix_create_csr", e.exception.message)
+
+    def test_bad_options(self):
+        A = laplacian2d(4)
+        with self.assertRaises(mpcg.MpcgError) as e:
+            mpcg.cg(A, np.ones(16), spmv="no-such-backend", device="cpu")
+        self.assertEqual(e.exception.status, "MPCG_ERR_INVALID_ARG")
+        with self.assertRaises(mpcg.MpcgError) as e:
+            mpcg.Solver(A, device="cpu", options={"no.such.key": "1"})
+        self.assertIn("no.such.key", e.exception.message)
+        with self.assertRaises(mpcg.MpcgError) as e:
+            mpcg.cg(A, np.ones(16), device="bogus")
+        self.assertEqual(e.exception.status, "MPCG_ERR_INVALID_ARG")
+        with self.assertRaises(NotImplementedError):
+            mpcg.cg(A, np.ones(16), atol=1e-3, device="cpu")
+        with self.assertRaises(ValueError):
+            mpcg.cg(A, np.ones(16), M="ilu", device="cpu")
+        with self.assertRaises(ValueError):
+            mpcg.cg(A, np.ones(15), device="cpu")
+        if mpcg.device_count() == 0:
+            with self.assertRaises(mpcg.MpcgError) as e:
+                mpcg.cg(A, np.ones(16), device="cuda")
+            self.assertEqual(e.exception.status, "MPCG_ERR_NO_DEVICE")
+
+
+class TestOverhead(unittest.TestCase):
+    def test_call_overhead(self):
+        A = laplacian2d(10)
+        b = np.ones(100)
+        with mpcg.Solver(A, device="cpu") as s:
+            for _ in range(20):
+                s.solve(b)
+            t, inner = [], []
+            for _ in range(200):
+                t0 = time.perf_counter()
+                _, info = s.solve(b)
+                t.append(time.perf_counter() - t0)
+                inner.append(info.solve_time_s)
+        med = statistics.median(t) * 1e6
+        med_c = statistics.median(inner) * 1e6
+        print("\noverhead: Solver.solve on the 100-row 2-D Laplacian (%d iterations): median "
+              "%.1f us per call, of which mpcg_solve's own solve_time_s %.1f us (binding "
+              "%.1f us); target <= 50 us" % (info.iterations, med, med_c, med - med_c))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2 if "-v" in sys.argv else 1,
+                  argv=[a for a in sys.argv if a != "-v"])
