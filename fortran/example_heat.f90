@@ -79,6 +79,7 @@ program example_heat
   call mpcg_solver_destroy(s)
   call mpcg_matrix_destroy(a)
   call mpcg_context_destroy(ctx)
+  deallocate (rp, col, val, u, unew)
 
 contains
 

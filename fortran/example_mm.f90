@@ -71,6 +71,7 @@ program example_mm
   call mpcg_solver_destroy(s)
   call mpcg_matrix_destroy(a)
   call mpcg_context_destroy(ctx)
+  deallocate (b, x)
   if (info%converged /= 1) stop 1
 
 contains
