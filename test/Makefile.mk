@@ -11,7 +11,8 @@ check-local: $(check_PROGRAMS)
 	@MPCG_TEST_DATA='$(abs_top_srcdir)/test/data'; export MPCG_TEST_DATA; \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
-	PYTHON='$(PYTHON)'; export PYTHON; CC='$(CC)'; export CC; MAKE='$(MAKE)'; export MAKE; \
+	PYTHON='$(PYTHON)'; export PYTHON; MPCG_HAVE_FC='$(MPCG_HAVE_FC)'; export MPCG_HAVE_FC; \
+	CC='$(CC)'; export CC; MAKE='$(MAKE)'; export MAKE; \
 	$(SHELL) $(top_srcdir)/build-aux/run-tests.sh $(MPCG_TESTS)
 CLEANFILES += test/*.log
 
@@ -85,6 +86,10 @@ EXTRA_DIST += fuzz/build.sh fuzz/run.sh fuzz/fuzz_mm_read.c fuzz/mm.dict
 # the example runs as a test: every step must converge
 MPCG_TESTS += test/test_example_heat.sh
 EXTRA_DIST += test/test_example_heat.sh
+# the Fortran module (fortran/Makefile.mk): its examples against cgsolve, mpcg_info's layout;
+# SKIP where configure found no Fortran compiler
+MPCG_TESTS += test/test_fortran.sh
+EXTRA_DIST += test/test_fortran.sh
 
 # GPU tests (CUDA builds): each runs its CPU checks (CPU emulation, error mapping), then exits 77
 # (SKIP) where no GPU is usable
