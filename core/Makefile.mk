@@ -1,8 +1,8 @@
 # core/Makefile.mk: context, errors, memory, CSR, timers, vector kernels
 libmpcgi_la_SOURCES += core/error.c core/error.h core/context.c core/context.h \
-	core/alloc.c core/alloc.h core/csr.c core/csr.h core/matrix.c core/matrix.h \
+	core/alloc.c core/alloc.h core/csr.c core/csr.h core/matrix.c core/matrix.h core/matrix_view.c \
 	core/timer.c core/timer.h core/rng.h core/device.h core/vec.c core/vec.h core/vec_impl.h \
-	core/options.c core/options.h
+	core/options.c core/options.h core/csr_view.h
 # blocks of s vectors (block CG): the host tables; the device ones below
 libmpcgi_la_SOURCES += core/block.c core/block.h core/block_pass.c core/block_pass.h
 # mpcg_matrix_describe, mpcg_device_count
@@ -13,6 +13,9 @@ libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/cuda_check.h \
 	core/vec_cuda.cu core/vec_cuda.h core/cg_kernels.cu core/cg_kernels.h core/cg_device.cuh \
 	core/cuda_reduce.cuh core/launch.cuh
 MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu
+# device CSR views (mpcg_matrix_view_device_csr): checks, host copies, parts for the backends
+libmpcgi_la_SOURCES += core/csr_view.c core/csr_view.cu core/csr_view_kernels.h
+MPCG_CU_FILES += core/csr_view.cu
 libmpcgi_la_SOURCES += core/block_cuda.c core/block_cuda.h core/block_cuda.cu core/tsgemm.cu \
 	core/block_kernels.h core/block_pass.cu core/ts_device.cuh
 MPCG_CU_FILES += core/block_cuda.cu core/tsgemm.cu core/block_pass.cu

@@ -46,19 +46,30 @@ mpcg_status mpcgi_csr_fill_val32(const mpcg_context *ctx, mpcgi_csr *A)
     return MPCG_SUCCESS;
 }
 
+const char *mpcgi_split_problem(double a)
+{
+    if (a == 0) return NULL; /* hi = lo = 0 (a -0 keeps its sign in hi) */
+    const float hi = (float)a;
+    const float lo = (float)(a - (double)hi);
+    if (fabs(a) > FLT_MAX || isinf(hi)) return "is beyond fp32's range";
+    if (fabs(a) < FLT_MIN) return "is below fp32's normal range";
+    if (lo != 0 && fabsf(lo) < FLT_MIN) return "has a denormal low half";
+    return NULL;
+}
+
+void mpcgi_split_why(int64_t k, double a, char *why, size_t size)
+{
+    const char *what = mpcgi_split_problem(a);
+    snprintf(why, size, "value %lld (%.17g) %s", (long long)k + 1, a, what ? what : "splits");
+}
+
 int mpcgi_csr_split_exact(const mpcgi_csr *A, char *why, size_t size)
 {
     for (int64_t k = 0; k < A->nnz; k++) {
         const double a = A->val[k];
-        if (a == 0) continue; /* hi = lo = 0 (a -0 keeps its sign in hi) */
-        const char *what = NULL;
-        const float hi = (float)a;
-        const float lo = (float)(a - (double)hi);
-        if (fabs(a) > FLT_MAX || isinf(hi)) what = "is beyond fp32's range";
-        else if (fabs(a) < FLT_MIN) what = "is below fp32's normal range";
-        else if (lo != 0 && fabsf(lo) < FLT_MIN) what = "has a denormal low half";
+        const char *what = mpcgi_split_problem(a);
         if (what) {
-            snprintf(why, size, "value %lld (%.17g) %s", (long long)k + 1, a, what);
+            mpcgi_split_why(k, a, why, size);
             return 0;
         }
     }

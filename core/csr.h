@@ -8,9 +8,17 @@
 
 #include "mpcg.h"
 
+struct mpcgi_csr_view; /* core/csr_view.h */
+
 typedef struct mpcgi_csr {
     int64_t n;        /* rows = columns */
     int64_t nnz;      /* row_ptr[n] */
+    /* A device view (mpcg_matrix_view_device_csr): the caller's device arrays, owned by the
+     * matrix; NULL for host CSR. With a view, the host arrays below are NULL or a copy of the
+     * view (mirror: MPCGI_MIRROR_*, core/csr_view.h); val32 and lo32 are made on the host only
+     * for backends that build their layout there. */
+    struct mpcgi_csr_view *dev;
+    int mirror;
     int64_t *row_ptr; /* n + 1 */
     int32_t *col_idx; /* nnz, strictly increasing within each row */
     double *val;      /* nnz */
@@ -35,6 +43,11 @@ typedef struct mpcgi_symmetry {
     int64_t mismatched;       /* stored entries with A(i,j) != A(j,i) */
     int64_t first_i, first_j; /* the first of them in row order (0-based), -1 if none */
 } mpcgi_symmetry;
+
+/* Why the hi + lo split of value a is not exact (mpcgi_csr_split_exact), or NULL if it is. */
+const char *mpcgi_split_problem(double a);
+/* mpcgi_csr_split_exact's words for value k (0-based), a, whose split is not exact. */
+void mpcgi_split_why(int64_t k, double a, char *why, size_t size);
 
 /* Largest n the library accepts: column indices are int32. */
 #define MPCGI_MAX_N INT32_MAX

@@ -35,6 +35,7 @@ mpcg_status mpcg_matrix_describe(const mpcg_matrix *A, mpcg_matrix_facts *out)
 {
     MPCG_ENSURE(NULL, mpcgi_matrix_valid(A), MPCG_ERR_INVALID_ARG, "invalid matrix");
     MPCG_ENSURE(A->ctx, out, MPCG_ERR_INVALID_ARG, "out must not be NULL");
+    MPCG_CHECK(A->ctx, mpcgi_matrix_mirror(A, MPCGI_MIRROR_FULL)); /* a device view's copy */
     const mpcgi_csr *csr = &A->csr;
     memset(out, 0, sizeof *out);
     out->n = csr->n;

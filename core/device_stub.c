@@ -1,6 +1,7 @@
 /* core/device_stub.c: the device layer of a CPU-only build (configure --without-cuda) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "core/context.h"
+#include "core/csr_view.h"
 #include "core/device.h"
 #include "core/error.h"
 
@@ -70,3 +71,56 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx)
 
 const mpcgi_vec_ops *mpcgi_device_vec_ops(void) { return NULL; }
 const mpcgi_vec_ops *mpcgi_device_vec_ops_f32(void) { return NULL; }
+
+/* Device CSR views: none can exist in this build (mpcgi_view_open refuses the first). */
+mpcg_status mpcgi_view_open(mpcg_context *ctx, int64_t n, int64_t nnz, mpcgi_csr_view *v)
+{
+    (void)n, (void)nnz, (void)v;
+    MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "mpcg was built without CUDA (configure --with-cuda): "
+              "it takes no device CSR arrays");
+}
+
+static mpcg_status no_view(mpcg_context *ctx)
+{
+    MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "no device CSR view in a CPU-only build");
+}
+
+mpcg_status mpcgi_view_validate(mpcg_context *ctx, const mpcgi_csr *A)
+{
+    (void)A;
+    return no_view(ctx);
+}
+
+mpcg_status mpcgi_view_check_pointer(mpcg_context *ctx, const void *p, size_t align,
+                                     const char *what)
+{
+    (void)p, (void)align, (void)what;
+    return no_view(ctx);
+}
+
+void mpcgi_view_release(mpcg_context *ctx, mpcgi_csr_view *v) { (void)ctx, (void)v; }
+
+mpcg_status mpcgi_view_mirror(mpcg_context *ctx, mpcgi_csr *A, int level)
+{
+    (void)A, (void)level;
+    return no_view(ctx);
+}
+
+mpcg_status mpcgi_view_mirror_values(mpcg_context *ctx, mpcgi_csr *A)
+{
+    (void)A;
+    return no_view(ctx);
+}
+
+mpcg_status mpcgi_view_split_first(mpcg_context *ctx, const mpcgi_csr *A, int64_t *k, double *a)
+{
+    (void)A, *k = -1, *a = 0;
+    return no_view(ctx);
+}
+
+mpcg_status mpcgi_view_diag(mpcg_context *ctx, const mpcgi_csr *A, double *diag,
+                            unsigned char *has)
+{
+    (void)A, (void)diag, (void)has;
+    return no_view(ctx);
+}

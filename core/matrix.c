@@ -44,7 +44,9 @@ mpcg_status mpcg_matrix_create_csr(mpcg_context *ctx, int64_t n, const int64_t *
 void mpcg_matrix_destroy(mpcg_matrix *A)
 {
     if (!mpcgi_matrix_valid(A)) return;
+    if (A->csr.dev) mpcgi_view_release(A->ctx, A->csr.dev);
     mpcgi_csr_free(&A->csr);
+    mpcgi_csr_free(&A->diag);
     A->magic = 0;
     mpcgi_host_free(A);
 }
@@ -56,6 +58,7 @@ mpcg_status mpcg_matrix_csr(const mpcg_matrix *A, const int64_t **row_ptr, const
                             const double **val)
 {
     MPCG_ENSURE(NULL, mpcgi_matrix_valid(A), MPCG_ERR_INVALID_ARG, "invalid matrix");
+    MPCG_CHECK(A->ctx, mpcgi_matrix_mirror(A, MPCGI_MIRROR_FULL)); /* a device view's copy */
     if (row_ptr) *row_ptr = A->csr.row_ptr;
     if (col_idx) *col_idx = A->csr.col_idx;
     if (val) *val = A->csr.val;
@@ -65,6 +68,9 @@ mpcg_status mpcg_matrix_csr(const mpcg_matrix *A, const int64_t **row_ptr, const
 mpcg_status mpcg_matrix_update_values(mpcg_matrix *A, const double *val)
 {
     MPCG_ENSURE(NULL, mpcgi_matrix_valid(A), MPCG_ERR_INVALID_ARG, "invalid matrix");
+    MPCG_ENSURE(A->ctx, !A->csr.dev, MPCG_ERR_INVALID_STATE,
+                "matrix %s is a view of device arrays: write its new values on the device and "
+                "call mpcg_matrix_update_values_device", A->name);
     MPCG_ENSURE(A->ctx, val, MPCG_ERR_INVALID_ARG, "val must not be NULL");
     for (int64_t k = 0; k < A->csr.nnz; k++)
         MPCG_ENSURE(A->ctx, isfinite(val[k]), MPCG_ERR_INVALID_ARG,
@@ -81,6 +87,9 @@ mpcg_status mpcg_matrix_update_values(mpcg_matrix *A, const double *val)
 mpcg_status mpcg_matrix_check(const mpcg_matrix *A, unsigned flags)
 {
     MPCG_ENSURE(NULL, mpcgi_matrix_valid(A), MPCG_ERR_INVALID_ARG, "invalid matrix");
+    if (A->csr.dev) MPCG_CHECK(A->ctx, mpcgi_view_validate(A->ctx, &A->csr)); /* on the device */
+    if (A->csr.dev && !(flags & (MPCG_CHECK_DIAGONAL | MPCG_CHECK_SYMMETRY))) return MPCG_SUCCESS;
+    MPCG_CHECK(A->ctx, mpcgi_matrix_mirror(A, MPCGI_MIRROR_FULL));
     MPCG_CHECK(A->ctx, mpcgi_csr_check_finite(A->ctx, &A->csr));
     if (flags & MPCG_CHECK_DIAGONAL) {
         mpcgi_diag_stats d;

@@ -141,6 +141,13 @@ typedef enum mpcg_guess {
     MPCG_GUESS_PROVIDED = 1 /**< x on entry is the initial guess */
 } mpcg_guess;
 
+/** Integer type of an index array passed as `const void *` (the row pointers of
+ *  mpcg_matrix_view_device_csr). */
+typedef enum mpcg_index_type {
+    MPCG_INDEX_INT32 = 0, /**< int32_t entries */
+    MPCG_INDEX_INT64 = 1  /**< int64_t entries */
+} mpcg_index_type;
+
 /* ---------------------------------------------------------------- opaque types */
 
 typedef struct mpcg_context mpcg_context; /**< device, stream, handles, errors, log */
@@ -420,7 +427,9 @@ MPCG_API int64_t mpcg_matrix_nnz(const mpcg_matrix *A);
 
 /**
  * Read-only view of the host CSR arrays (owned by the matrix; valid until it is destroyed or
- * its values updated). Any out pointer may be NULL.
+ * its values updated). Any out pointer may be NULL. On a device view
+ * (mpcg_matrix_view_device_csr) these are a host copy, made at the first call (device to host,
+ * 8 (n + 1) + 12 nnz bytes) and refreshed by mpcg_matrix_update_values_device.
  */
 MPCG_API mpcg_status mpcg_matrix_csr(const mpcg_matrix *A, const int64_t **row_ptr,
                                      const int32_t **col_idx, const double **val);
@@ -429,9 +438,74 @@ MPCG_API mpcg_status mpcg_matrix_csr(const mpcg_matrix *A, const int64_t **row_p
  * Replace the values, keeping the pattern (same row_ptr/col_idx as at creation).
  * Solvers set up on A re-run only their numeric setup at the next solve.
  * @param[in] val  host, nnz finite values in the matrix's CSR order.
- * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL, or a non-finite value).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL, or a non-finite value);
+ *         MPCG_ERR_INVALID_STATE (A is a device view: mpcg_matrix_update_values_device).
  */
 MPCG_API mpcg_status mpcg_matrix_update_values(mpcg_matrix *A, const double *val);
+
+/**
+ * A matrix over CSR arrays the caller already holds in GPU memory, without copying them (a view,
+ * as cusparseCreateCsr or Ginkgo's array views): the caller keeps the arrays alive, and the
+ * pattern unchanged, until the matrix is destroyed; the values may change through
+ * mpcg_matrix_update_values_device(). Solvers read the arrays where a backend can (cusparse
+ * uses them in place) and otherwise build their own layout from them on the device; the table of
+ * docs/backends.md ("Device views") says what each backend does, and mpcg_info.spmv_describe
+ * says it for the plan of a solve.
+ * The structure is checked on the device here, one pass over the arrays (about one SpMV's
+ * traffic) and one synchronisation of the context's stream: row_ptr[0] = 0, row_ptr[n] = nnz,
+ * non-decreasing row pointers, columns in [0, n) and strictly increasing within each row (sorted,
+ * no duplicates: they are not sorted for you), finite values. Later values
+ * (mpcg_matrix_update_values_device) are not checked: a NaN there ends a solve with
+ * MPCG_DIVERGED_NAN; mpcg_matrix_check() checks them on demand.
+ * The arrays are read on the context's stream (mpcg_context_set_stream): write them on that
+ * stream, or synchronise, before this call.
+ * @param[in] ctx          a context on a GPU (the arrays' GPU).
+ * @param[in] n            rows = columns, 1 <= n <= 2^31 - 1.
+ * @param[in] nnz          stored entries, 0 <= nnz (= row_ptr[n]; nnz <= 2^31 - 1 with
+ *                         MPCG_INDEX_INT32 row pointers).
+ * @param[in] row_ptr_dev  device, n + 1 entries of row_ptr_type, 0-based.
+ * @param[in] row_ptr_type MPCG_INDEX_INT32 or MPCG_INDEX_INT64 (backends with 32-bit row
+ *                         pointers, such as cusparse, make an int32 copy of int64 ones on the
+ *                         device: 4 (n + 1) bytes, once per matrix).
+ * @param[in] col_idx_dev  device, nnz int32 column indices (NULL only if nnz = 0).
+ * @param[in] val_dev      device, nnz fp64 values (NULL only if nnz = 0). fp32 solves make
+ *                         their fp32 copy on the device; fp32 input values are not taken.
+ * @param[out] out         the matrix, NULL on failure.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL, n or nnz out of range, an unknown
+ *         row_ptr_type, a pointer that is host memory, memory of another GPU or misaligned for
+ *         its type, a structure error naming the first offending entry); MPCG_ERR_INVALID_STATE
+ *         (ctx on the CPU); MPCG_ERR_NO_DEVICE (a build without CUDA); MPCG_ERR_HOST_ALLOC;
+ *         MPCG_ERR_DEVICE_ALLOC; MPCG_ERR_CUDA.
+ * Host-side calls on a view copy it to the host first (device to host, kept by the matrix and
+ * refreshed with its values): mpcg_matrix_csr, mpcg_matrix_describe, mpcg_matrix_write_mm,
+ * mpcg_backend_describe, mpcg_matrix_check with flags, and setups of the bjacobi preconditioner
+ * or of a backend that builds its layout on the host (cusparsesell). mpcg_matrix_update_values
+ * (host values) refuses a view.
+ * Thread safety: one thread at a time per context.
+ * @see mpcg_matrix_update_values_device, mpcg_matrix_create_csr, docs/embedding.md
+ */
+MPCG_API mpcg_status mpcg_matrix_view_device_csr(mpcg_context *ctx, int64_t n, int64_t nnz,
+                                                 const void *row_ptr_dev,
+                                                 mpcg_index_type row_ptr_type,
+                                                 const int32_t *col_idx_dev,
+                                                 const double *val_dev, mpcg_matrix **out);
+
+/**
+ * New values of a device view (same pattern), without a trip through the host: from now on A
+ * reads val_dev, which may be the array it had (rewritten in place) or another one (as
+ * cusparseCsrSetPointers); the caller keeps it alive. Solvers set up on A refresh only their
+ * numeric setup at their next solve, on the context's stream, reading val_dev there: write it on
+ * that stream (or synchronise) before the solve, and leave it unchanged until the solve returns.
+ * The values are not checked here (mpcg_matrix_check does it on demand). A view that has a host
+ * copy (see mpcg_matrix_view_device_csr) copies the new values to the host too (8 nnz bytes,
+ * device to host, synchronising the stream).
+ * @param[in] A        a matrix made by mpcg_matrix_view_device_csr.
+ * @param[in] val_dev  device, nnz fp64 values in A's CSR order (NULL only if nnz = 0).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (invalid A, NULL, a host pointer, memory of another
+ *         GPU); MPCG_ERR_INVALID_STATE (A holds host CSR: use mpcg_matrix_update_values);
+ *         MPCG_ERR_CUDA.
+ */
+MPCG_API mpcg_status mpcg_matrix_update_values_device(mpcg_matrix *A, const double *val_dev);
 
 /** Checks of mpcg_matrix_check(). */
 enum {
@@ -440,7 +514,9 @@ enum {
 };
 
 /**
- * Validate a matrix: values are always checked finite; flags add the checks above.
+ * Validate a matrix: values are always checked finite; flags add the checks above. A device
+ * view (mpcg_matrix_view_device_csr) is checked on the device (its structure again and its
+ * current values); flags then read a host copy of it.
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG naming the first offending entry (non-finite
  *         value, or A(i,j) != A(j,i) with MPCG_CHECK_SYMMETRY).
  */

@@ -158,6 +158,7 @@ mpcg_status mpcg_matrix_write_mm(const mpcg_matrix *A, const char *path)
     const mpcg_context *ctx = A->ctx;
     const mpcgi_csr *csr = &A->csr;
     MPCG_ENSURE(ctx, path, MPCG_ERR_INVALID_ARG, "path must not be NULL");
+    MPCG_CHECK(ctx, mpcgi_matrix_mirror(A, MPCGI_MIRROR_FULL)); /* a device view's copy */
     MPCG_CHECK(ctx, w_open(ctx, path, &w));
 
     put_header(&w, "coordinate", A->name, csr->n, csr->n, csr->nnz);

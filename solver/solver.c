@@ -231,14 +231,32 @@ static mpcgi_precond_params precond_params(const mpcg_solver *s)
         .block_apply = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_BLOCK_APPLY])};
 }
 
+/* The matrix a preconditioner of `type` is built from: A's host CSR; for a device view
+ * (docs/embedding.md) the host CSR of its diagonal, which is all that AUTO, jacobi and chebyshev
+ * read (9 n bytes to the host at each setup or value update), or for bjacobi, which reads the
+ * blocks, the view's host copy (made once, its values refreshed with every update). */
+static mpcg_status precond_matrix(mpcg_solver *s, mpcg_precond type, const mpcgi_csr **out)
+{
+    *out = &s->A->csr;
+    if (!s->A->csr.dev || type == MPCG_PRECOND_NONE) return MPCG_SUCCESS;
+    if (type == MPCG_PRECOND_BJACOBI)
+        MPCG_CHECK(s->ctx, mpcgi_matrix_mirror(s->A, MPCGI_MIRROR_FULL));
+    else
+        MPCG_CHECK(s->ctx, mpcgi_matrix_diag(s->A, out));
+    return MPCG_SUCCESS;
+}
+
 /* M from A's values, z and the apply's workspace; fp32 and mixed solves apply M in fp64 between
  * pc_r and z (solver/pcg.c), z in V's type in zw. */
 static mpcg_status precond_setup(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
-    s->pc_type = mpcgi_precond_resolve(&s->A->csr, s->precond, s->pc_why, sizeof s->pc_why);
+    const mpcgi_csr *M = NULL;
+    MPCG_CHECK(ctx, precond_matrix(s, s->precond, &M));
+    s->pc_type = mpcgi_precond_resolve(M, s->precond, s->pc_why, sizeof s->pc_why);
     if (s->pc_type == MPCG_PRECOND_NONE) return MPCG_SUCCESS;
+    MPCG_CHECK(ctx, precond_matrix(s, s->pc_type, &M));
     MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->z));
     if (s->precision != MPCG_PRECISION_FP64) {
         MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->pc_r));
@@ -247,7 +265,7 @@ static mpcg_status precond_setup(mpcg_solver *s)
     MPCG_CHECK(ctx, alloc_vec(s, 2 * (size_t)n * sizeof(double), (void **)&s->pc_work));
     mpcgi_precond_params p = precond_params(s);
     s->pc_spmvs = 0;
-    return mpcgi_precond_create(ctx, &s->A->csr, &p, mpcgi_pcg_spmv, s, &s->pc);
+    return mpcgi_precond_create(ctx, M, &p, mpcgi_pcg_spmv, s, &s->pc);
 }
 
 mpcg_status mpcg_solver_setup(mpcg_solver *s)
@@ -329,16 +347,20 @@ mpcg_status mpcgi_solver_prepare(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
+    const mpcgi_csr *M = NULL;
     if (s->values_version != s->A->values_version && s->precond == MPCG_PRECOND_AUTO) {
         char why[sizeof s->pc_why];
+        MPCG_CHECK(ctx, precond_matrix(s, s->precond, &M));
         /* the new values change AUTO's choice: set up again */
-        if (mpcgi_precond_resolve(&s->A->csr, s->precond, why, sizeof why) != s->pc_type)
+        if (mpcgi_precond_resolve(M, s->precond, why, sizeof why) != s->pc_type)
             MPCG_CHECK(ctx, mpcg_solver_setup(s));
     }
     if (s->values_version != s->A->values_version) {
         MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
         if (s->pc) /* M from the new values, blocks kept */
-            MPCG_CHECK(ctx, mpcgi_precond_refresh(ctx, s->pc, &s->A->csr, mpcgi_pcg_spmv, s));
+            MPCG_CHECK(ctx, precond_matrix(s, s->pc_type, &M));
+        if (s->pc)
+            MPCG_CHECK(ctx, mpcgi_precond_refresh(ctx, s->pc, M, mpcgi_pcg_spmv, s));
         if (s->variant->refresh) MPCG_CHECK(ctx, s->variant->refresh(s)); /* e.g. the graph */
         s->values_version = s->A->values_version;
     }

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/context.h"
+#include "core/csr_view.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
 #include "core/error.h"
@@ -88,13 +89,12 @@ static mpcg_status upload_values(mpcg_context *ctx, adaptive_plan *p)
     size_t nnz = (size_t)p->A->nnz;
     double *v64 = p->d.val64;
     if (!p->use64) MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, nnz * sizeof(double), &v64));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, v64, p->A->val, nnz * sizeof(double), MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_csr_to_device(ctx, p->A, MPCGI_PART_VAL, v64));
     if (p->use32)
         MPCG_CUDA_GOTO(ctx, st,
                        (cudaError_t)mpcgi_adaptive_to_f32(s, (int64_t)nnz, v64, p->d.val32));
     if (p->mixed)
-        MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, p->d.lo32, p->A->lo32, nnz * sizeof(float),
-                                            MPCGI_H2D));
+        MPCG_TRY(ctx, st, mpcgi_csr_to_device(ctx, p->A, MPCGI_PART_LO32, p->d.lo32));
     if (p->t.d_tval64) /* the tiles path: the values in slot order too */
         MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_adaptive_tiles_values_f64(
                                     s, p->t.n_slots, p->t.d_slot_perm, v64, p->t.d_tval64));
@@ -147,8 +147,7 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (n + 1 + p->d.rows_reserved) * sizeof(int32_t),
                                        &p->d.row_ptr));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(int32_t), &p->d.col_idx));
-    MPCG_CHECK(ctx,
-               mpcgi_device_copy(ctx, p->d.col_idx, A->col_idx, nnz * sizeof(int32_t), MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_COL, p->d.col_idx));
     /* 256 bytes more: the tiles' setup keeps its sort keys there before the values */
     if (p->use64)
         MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(double) + 256, &p->d.val64));
@@ -324,6 +323,7 @@ const struct mpcgi_spmv_ops mpcgi_spmv_adaptive = {
     .description = "CSR-vector with NT threads per row, rows binned by length (seed 003)",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
+    .view = MPCGI_VIEW_DEVICE,
     .options = &mpcgi_adaptive_options,
     .analyze = adaptive_analyze,
     .update_values = adaptive_update_values,

@@ -4,6 +4,7 @@
 
 #include "core/alloc.h"
 #include "core/context.h"
+#include "core/csr_view.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
 #include "core/error.h"
@@ -213,7 +214,7 @@ mpcg_status mpcgi_adaptive_device_binning(mpcg_context *ctx, adaptive_plan *p)
     b.counts = (int32_t *)(b.tmp + rp_bytes);
     b.tile_max = b.counts + (size_t)ntiles * MPCGI_ADAPTIVE_QUANTITIES;
     b.d_totals = b.tile_max + (size_t)ntiles * 2;
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, b.rp64, p->A->row_ptr, rp_bytes, MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_csr_to_device(ctx, p->A, MPCGI_PART_ROW_PTR64, b.rp64));
     MPCG_CUDA_GOTO(ctx, st, cudaMemsetAsync(b.d_totals, 0, totb, cs));
     MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t0));
     MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&t1));

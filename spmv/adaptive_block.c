@@ -1,5 +1,6 @@
 /* spmv/adaptive_block.c: the adaptive backend's block product Y = A X (SpMM, spmv/spmm.h) */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include "core/csr_view.h"
 #include "core/cuda_check.h"
 #include "core/device.h"
 #include "core/error.h"
@@ -22,10 +23,10 @@ mpcg_status mpcgi_adaptive_block_upload(mpcg_context *ctx, adaptive_plan *p)
     const size_t rp_bytes = ((size_t)A->n + 1) * sizeof(int64_t);
     const size_t col_bytes = (size_t)A->nnz * sizeof(int32_t);
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, rp_bytes, &p->d.row_ptr64));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d.row_ptr64, A->row_ptr, rp_bytes, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_ROW_PTR64, p->d.row_ptr64));
     if (!p->d.col_idx && col_bytes) {
         MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, col_bytes, &p->d.col_block));
-        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d.col_block, A->col_idx, col_bytes, MPCGI_H2D));
+        MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_COL, p->d.col_block));
     }
     mpcgi_log(ctx, MPCG_LOG_INFO,
               "adaptive: the block product's CSR adds %zu bytes of device memory (int64 row "

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/block.h"
+#include "core/csr_view.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
 #include "spmv/cusparse_mixed.h"
@@ -18,6 +19,11 @@
  *
  * Bytes per SpMV: 12 per nonzero (8 value + 4 column) + 4 per row pointer with fp64 values; 8 per
  * nonzero + 4 per row with fp32 values; plus x gathered and 8 (4) per row for y.
+ *
+ * A device view (MPCGI_VIEW_DIRECT, docs/backends.md "Device views"): the plan reads the caller's
+ * int32 row pointers (or the view's int32 copy of int64 ones), columns and fp64 values in place,
+ * and re-points the fp64 descriptor when mpcg_matrix_update_values_device gives another array;
+ * fp32 values and low halves are the plan's own, converted on the device.
  *
  * Mixed storage (MPCGI_PREC_MIXED_STORE): the fp32 side holds hi (the matrix's A->val32), served
  * by cuSPARSE's fp32 SpMV (8 bytes per nonzero); the low halves (A->lo32) sit beside it, and the
@@ -48,6 +54,7 @@ typedef struct side {
     cusparseDnVecDescr_t x, y;  /* created at upload, re-pointed at each apply */
     size_t ws_offset, ws_bytes; /* its region of the workspace */
     int preprocessed;           /* preprocess has run on the current values */
+    int borrowed;               /* val is the device view's (not freed here) */
     /* the block product (cusparseSpMM): X and Y as n x block_s row-major dense matrices, made
      * for the first block and again when s changes; its buffer grown on demand */
     int block_s;
@@ -58,8 +65,9 @@ typedef struct side {
 
 typedef struct cusparse_plan {
     const mpcgi_csr *A;
-    int32_t *row_ptr; /* host int32 row pointers, n + 1 */
+    int32_t *row_ptr; /* host int32 row pointers, n + 1 (NULL on a device view) */
     int32_t *d_row_ptr, *d_col_idx;
+    int borrowed;     /* d_row_ptr and d_col_idx are the device view's (not freed here) */
     int64_t max_len;  /* the longest row (the persistent loops' rows) */
     side sides[2];    /* [0] fp64, [1] fp32 (hi with mixed storage) */
     int mixed;        /* mixed storage: d_lo beside the fp32 side */
@@ -86,11 +94,11 @@ static void cusparse_destroy(mpcg_context *ctx, void *impl)
         if (sd->X) (void)cusparseDestroyDnMat(sd->X);
         if (sd->Y) (void)cusparseDestroyDnMat(sd->Y);
         mpcgi_device_free(ctx, sd->block_buf);
-        mpcgi_device_free(ctx, sd->val);
+        if (!sd->borrowed) mpcgi_device_free(ctx, sd->val);
     }
     mpcgi_device_free(ctx, p->d_lo);
-    mpcgi_device_free(ctx, p->d_row_ptr);
-    mpcgi_device_free(ctx, p->d_col_idx);
+    if (!p->borrowed) mpcgi_device_free(ctx, p->d_row_ptr);
+    if (!p->borrowed) mpcgi_device_free(ctx, p->d_col_idx);
     mpcgi_host_free(p->row_ptr);
     mpcgi_host_free(p);
 }
@@ -113,13 +121,17 @@ static mpcg_status cusparse_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
                          .val_size = sizeof(float)};
     p->mixed = (precisions & MPCGI_PREC_MIXED_STORE) != 0; /* the dispatcher adds FP32 */
     p->mixed_nt = mpcgi_cusparse_mixed_nt(A->n, A->nnz);
-    MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)A->n + 1, sizeof *p->row_ptr,
-                                             &p->row_ptr));
-    /* 0 <= row_ptr[i] <= nnz <= INT32_MAX, checked above: the narrowing is exact */
-    for (int64_t i = 0; i <= A->n; i++) p->row_ptr[i] = (int32_t)A->row_ptr[i];
-    for (int64_t i = 0; i < A->n; i++)
-        if (A->row_ptr[i + 1] - A->row_ptr[i] > p->max_len)
-            p->max_len = A->row_ptr[i + 1] - A->row_ptr[i];
+    if (A->dev) { /* the view's arrays at upload; nothing on the host */
+        p->max_len = A->dev->max_len;
+    } else {
+        MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)A->n + 1, sizeof *p->row_ptr,
+                                                 &p->row_ptr));
+        /* 0 <= row_ptr[i] <= nnz <= INT32_MAX, checked above: the narrowing is exact */
+        for (int64_t i = 0; i <= A->n; i++) p->row_ptr[i] = (int32_t)A->row_ptr[i];
+        for (int64_t i = 0; i < A->n; i++)
+            if (A->row_ptr[i + 1] - A->row_ptr[i] > p->max_len)
+                p->max_len = A->row_ptr[i + 1] - A->row_ptr[i];
+    }
     size_t val_size = p->sides[0].used || p->mixed ? sizeof(double) : sizeof(float);
     sizes->bytes_matrix = (size_t)A->nnz * (val_size + 4) + ((size_t)A->n + 1) * 4;
     sizes->bytes_matrix32 = p->sides[1].used || p->mixed
@@ -133,10 +145,20 @@ done:
     return st;
 }
 
-/* Host values of one precision. */
-static const void *host_values(const cusparse_plan *p, int k)
+/* The values of side k: A's (host CSR, or converted from a device view) into the side's own
+ * device array; the fp64 side of a device view is the view's array itself. */
+static mpcg_status side_values(mpcg_context *ctx, cusparse_plan *p, int k)
 {
-    return k == 0 ? (const void *)p->A->val : (const void *)p->A->val32; /* the matrix's copy */
+    side *sd = &p->sides[k];
+    if (sd->borrowed) {
+        sd->val = (void *)p->A->dev->val; /* only read */
+        return MPCG_SUCCESS;
+    }
+    if (!sd->val)
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (size_t)p->A->nnz * sd->val_size, &sd->val));
+    MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, p->A, k == 0 ? MPCGI_PART_VAL : MPCGI_PART_VAL32,
+                                        sd->val));
+    return MPCG_SUCCESS;
 }
 
 /* Device values, matrix and vector descriptors of one precision; its workspace size. */
@@ -145,9 +167,8 @@ static mpcg_status side_upload(mpcg_context *ctx, cusparse_plan *p, int k)
     struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
     const mpcgi_csr *A = p->A;
     side *sd = &p->sides[k];
-    size_t bytes = (size_t)A->nnz * sd->val_size;
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &sd->val));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, sd->val, host_values(p, k), bytes, MPCGI_H2D));
+    sd->borrowed = k == 0 && A->dev != NULL;
+    MPCG_CHECK(ctx, side_values(ctx, p, k));
     MPCG_CUSPARSE(ctx, cusparseCreateCsr(&sd->mat, A->n, A->n, A->nnz, p->d_row_ptr,
                                          p->d_col_idx, sd->val, CUSPARSE_INDEX_32I,
                                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, sd->type));
@@ -168,14 +189,21 @@ static mpcg_status cusparse_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     const mpcgi_csr *A = p->A;
     size_t rp_bytes = ((size_t)A->n + 1) * sizeof *p->d_row_ptr;
     size_t ci_bytes = (size_t)A->nnz * sizeof *p->d_col_idx;
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, rp_bytes, &p->d_row_ptr));
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ci_bytes, &p->d_col_idx));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, p->row_ptr, rp_bytes, MPCGI_H2D));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_col_idx, A->col_idx, ci_bytes, MPCGI_H2D));
+    if (A->dev) { /* the view's arrays, only read */
+        const int32_t *rp = NULL;
+        MPCG_CHECK(ctx, mpcgi_view_row_ptr32(ctx, A, &rp));
+        p->borrowed = 1;
+        p->d_row_ptr = (int32_t *)rp;
+        p->d_col_idx = (int32_t *)A->dev->col_idx;
+    } else {
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, rp_bytes, &p->d_row_ptr));
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ci_bytes, &p->d_col_idx));
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, p->row_ptr, rp_bytes, MPCGI_H2D));
+        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_col_idx, A->col_idx, ci_bytes, MPCGI_H2D));
+    }
     if (p->mixed) {
         MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (size_t)A->nnz * sizeof(float), &p->d_lo));
-        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_lo, A->lo32, (size_t)A->nnz * sizeof(float),
-                                          MPCGI_H2D));
+        MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_LO32, p->d_lo));
     }
     size_t total = 0;
     for (int k = 0; k < 2; k++) {
@@ -196,13 +224,12 @@ static mpcg_status cusparse_update_values(mpcg_context *ctx, void *impl, const m
     for (int k = 0; k < 2; k++) {
         side *sd = &p->sides[k];
         if (!sd->val) continue; /* not uploaded: a CPU emulation plan */
-        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, sd->val, host_values(p, k),
-                                          (size_t)A->nnz * sd->val_size, MPCGI_H2D));
+        MPCG_CHECK(ctx, side_values(ctx, p, k)); /* a view's own array: the descriptor too */
+        if (sd->borrowed) MPCG_CUSPARSE(ctx, cusparseSpMatSetValues(sd->mat, sd->val));
         sd->preprocessed = 0;
     }
     if (p->d_lo) /* the dispatcher has checked the split again; A->lo32 is refreshed */
-        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_lo, A->lo32, (size_t)A->nnz * sizeof(float),
-                                          MPCGI_H2D));
+        MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_LO32, p->d_lo));
     return MPCG_SUCCESS;
 }
 
@@ -368,6 +395,7 @@ const struct mpcgi_spmv_ops mpcgi_spmv_cusparse = {
     .description = "cuSPARSE CSR SpMV (ALG1, 32-bit indices), the vendor baseline",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION,
+    .view = MPCGI_VIEW_DIRECT,
     .analyze = cusparse_analyze,
     .update_values = cusparse_update_values,
     .upload = cusparse_upload,

@@ -42,10 +42,14 @@ mpcg_status mpcg_backend_describe(const mpcg_matrix *A, const char *backend,
     scratch_context(&host, MPCG_DEVICE_CPU, A->ctx);
     const struct mpcgi_spmv_ops *ops = NULL;
     MPCG_CHECK(A->ctx, mpcgi_spmv_lookup(A->ctx, backend, &ops));
+    /* a device view is described from its host copy, as host CSR */
+    MPCG_CHECK(A->ctx, mpcgi_matrix_mirror(A, MPCGI_MIRROR_FULL));
+    mpcgi_csr csr = A->csr;
+    csr.dev = NULL;
     mpcgi_spmv_plan plan = {.ops = ops, .n = A->csr.n, .precisions = MPCG_CAP_FP64};
     mpcgi_spmv_sizes sizes = {.padding_ratio = 1.0};
     out->name = ops->name;
-    out->status = ops->analyze(&host, &A->csr, MPCG_CAP_FP64, NULL, &plan.impl, &sizes);
+    out->status = ops->analyze(&host, &csr, MPCG_CAP_FP64, NULL, &plan.impl, &sizes);
     if (out->status == MPCG_SUCCESS) {
         mpcgi_spmv_describe(&plan, out->storage, sizeof out->storage);
         out->bytes_matrix = sizes.bytes_matrix;

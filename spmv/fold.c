@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/csr_view.h"
 #include "core/cuda_check.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
@@ -98,13 +99,14 @@ mpcgi_fold_args mpcgi_fold_args_of(mpcg_context *ctx, const mpcgi_fold_plan *p)
 /* 256-byte aligned offset. */
 static size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
-/* One precision's values: A's array (CSR order) to the staging buffer, scattered into dst
+/* One precision's values (part of A, CSR order) to the staging buffer, scattered into dst
  * (queued; the caller synchronises before the staging buffer goes). */
-static mpcg_status stage_values(mpcg_context *ctx, mpcgi_fold_plan *p, const void *src, int f32,
+static mpcg_status stage_values(mpcg_context *ctx, mpcgi_fold_plan *p, mpcgi_csr_part part,
                                 void *dst, void *stage)
 {
     const mpcgi_fold_layout *L = &p->L;
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, stage, src, (size_t)L->nnz * (f32 ? 4 : 8), MPCGI_H2D));
+    const int f32 = part != MPCGI_PART_VAL;
+    MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, p->A, part, stage));
     void *s = mpcgi_device_stream(ctx);
     if (f32)
         MPCG_LAUNCH(ctx, mpcgi_fold_build_values_f32(s, L->n, L->np, L->F, p->d_row_ptr,
@@ -119,10 +121,9 @@ static mpcg_status stage_values(mpcg_context *ctx, mpcgi_fold_plan *p, const voi
  * copy into the staging buffer waits for the scatter before it (stream order). */
 static mpcg_status stage_all_values(mpcg_context *ctx, mpcgi_fold_plan *p, void *stage)
 {
-    const mpcgi_csr *A = p->A;
-    if (p->d_val) MPCG_CHECK(ctx, stage_values(ctx, p, A->val, 0, p->d_val, stage));
-    if (p->d_val32) MPCG_CHECK(ctx, stage_values(ctx, p, A->val32, 1, p->d_val32, stage));
-    if (p->d_lo32) MPCG_CHECK(ctx, stage_values(ctx, p, A->lo32, 1, p->d_lo32, stage));
+    if (p->d_val) MPCG_CHECK(ctx, stage_values(ctx, p, MPCGI_PART_VAL, p->d_val, stage));
+    if (p->d_val32) MPCG_CHECK(ctx, stage_values(ctx, p, MPCGI_PART_VAL32, p->d_val32, stage));
+    if (p->d_lo32) MPCG_CHECK(ctx, stage_values(ctx, p, MPCGI_PART_LO32, p->d_lo32, stage));
     return MPCG_SUCCESS;
 }
 
@@ -147,8 +148,7 @@ static mpcg_status build_device(mpcg_context *ctx, mpcgi_fold_plan *p)
     int32_t *csr_col = (int32_t *)stage;
     int64_t *fx = (int64_t *)(stage + cols), *scratch = (int64_t *)(stage + cols + fidx);
     void *tmp = stage + cols + fidx + scr;
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, csr_col, p->A->col_idx, (size_t)L->nnz * 4,
-                                        MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_csr_to_device(ctx, p->A, MPCGI_PART_COL, csr_col));
     MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_fold_build_pattern(
                                 stream, L->n, L->np, L->pieces, L->F, p->d_row_ptr, csr_col,
                                 p->d_pbase, fx, scratch, tmp, &tmp_bytes, p->d_col, p->d_fbits,
@@ -176,8 +176,7 @@ static mpcg_status fold_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *
     if (p->fp64) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 8, &p->d_val));
     if (p->fp32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 4, &p->d_val32));
     if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, slots * 4, &p->d_lo32));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, p->A->row_ptr, ((size_t)L->n + 1) * 8,
-                                      MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, p->A, MPCGI_PART_ROW_PTR64, p->d_row_ptr));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d_arrived, 0, sizeof(int), mpcgi_gpu_of(ctx)->stream));
     return build_device(ctx, p);
 }
@@ -252,6 +251,7 @@ const struct mpcgi_spmv_ops mpcgi_spmv_fold = {
                    "long rows folded into pieces added on the GPU",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
+    .view = MPCGI_VIEW_DEVICE,
     .options = &fold_options,
     .analyze = fold_analyze,
     .update_values = fold_update_values,

@@ -59,6 +59,9 @@ static mpcg_status gather_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsigne
                                   const mpcgi_options *opts, void **impl, mpcgi_spmv_sizes *sizes)
 {
     const int ooc = mpcgi_options_get(opts, &gather_keys[0]) == OOC_ON;
+    MPCG_ENSURE(ctx, !ooc || !A->dev, MPCG_ERR_NOT_SUPPORTED,
+                "backend gather: gather.ooc=on streams a matrix held in host memory, and this "
+                "one is a view of device arrays (it is on the GPU already: gather.ooc=off)");
     MPCG_ENSURE(ctx, !ooc || ((precisions & MPCG_CAP_FP64) &&
                               !(precisions & (MPCG_CAP_FP32 | MPCGI_PREC_MIXED_STORE))),
                 MPCG_ERR_NOT_SUPPORTED,
@@ -251,6 +254,7 @@ const struct mpcgi_spmv_ops mpcgi_spmv_gather = {
                    "accelerator, emulated by a kernel), then a direct kernel on dense streams",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC | MPCG_CAP_OUT_OF_CORE,
+    .view = MPCGI_VIEW_DEVICE, /* fold's upload; gather.ooc=on refuses a view */
     .options = &gather_options,
     .analyze = gather_analyze,
     .update_values = gather_update_values,

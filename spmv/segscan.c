@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/csr_view.h"
 #include "core/cuda_check.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
@@ -123,12 +124,9 @@ static mpcgi_segscan_args args_of(mpcg_context *ctx, const mpcgi_segscan_plan *p
 static mpcg_status upload_values(mpcg_context *ctx, mpcgi_segscan_plan *p)
 {
     const mpcgi_csr *A = p->A;
-    const size_t nz = (size_t)A->nnz;
-    if (p->d_val) MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_val, A->val, nz * 8, MPCGI_H2D));
-    if (p->d_val32)
-        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_val32, A->val32, nz * 4, MPCGI_H2D));
-    if (p->d_lo32)
-        MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_lo32, A->lo32, nz * 4, MPCGI_H2D));
+    if (p->d_val) MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_VAL, p->d_val));
+    if (p->d_val32) MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_VAL32, p->d_val32));
+    if (p->d_lo32) MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_LO32, p->d_lo32));
     return MPCG_SUCCESS;
 }
 
@@ -148,9 +146,8 @@ static mpcg_status segscan_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_size
     if (p->fp32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nz * 4, &p->d_val32));
     if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nz * 4, &p->d_lo32));
     if (p->index) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nz * 2, &p->d_idx));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_row_ptr, A->row_ptr, ((size_t)A->n + 1) * 8,
-                                      MPCGI_H2D));
-    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, p->d_col, A->col_idx, (size_t)A->nnz * 4, MPCGI_H2D));
+    MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_ROW_PTR64, p->d_row_ptr));
+    MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_COL, p->d_col));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d_arrived, 0, sizeof(int), mpcgi_gpu_of(ctx)->stream));
     MPCG_CHECK(ctx, upload_values(ctx, p));
     mpcgi_segscan_args a = args_of(ctx, p);
@@ -213,6 +210,7 @@ const struct mpcgi_spmv_ops mpcgi_spmv_segscan = {
                    "nonzeros, insensitive to row skew",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
+    .view = MPCGI_VIEW_DEVICE,
     .options = &segscan_options,
     .analyze = segscan_analyze,
     .update_values = segscan_update_values,

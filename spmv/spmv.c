@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/context.h"
+#include "core/csr_view.h"
 #include "core/error.h"
 #include "core/device.h"
 #include "core/block.h"
@@ -20,15 +21,66 @@ static unsigned prec_cap(mpcg_precision prec)
     }
 }
 
+/* 1 in *exact if every value of A splits exactly into hi + lo, else 0 with the first offender
+ * in why (mpcgi_csr_split_exact; found on the device for a device view). */
+static mpcg_status split_exact(mpcg_context *ctx, const mpcgi_csr *A, char *why, size_t size,
+                               int *exact)
+{
+    int64_t k = -1;
+    double a = 0;
+    if (!A->dev) {
+        *exact = mpcgi_csr_split_exact(A, why, size);
+        return MPCG_SUCCESS;
+    }
+    MPCG_CHECK(ctx, mpcgi_view_split_first(ctx, A, &k, &a));
+    *exact = k < 0;
+    if (k >= 0) mpcgi_split_why(k, a, why, size);
+    return MPCG_SUCCESS;
+}
+
+/* A device view: the host copy the backend's analysis reads (ops->view), and the plan's note
+ * of how it is built (mpcgi_spmv_describe). */
+static mpcg_status view_prepare(mpcg_context *ctx, mpcgi_csr *A, mpcgi_spmv_plan *plan)
+{
+    const int how = plan->ops->view;
+    const size_t rows = ((size_t)A->n + 1) * (A->dev->rp64 ? 8 : 4);
+    char *s = plan->view_note;
+    const size_t size = sizeof plan->view_note;
+    MPCG_ENSURE(ctx, plan->on_device, MPCG_ERR_INVALID_STATE,
+                "a device view needs a GPU context (context %s)", ctx->device_name);
+    MPCG_CHECK(ctx, mpcgi_view_mirror(ctx, A, how == MPCGI_VIEW_HOST     ? MPCGI_MIRROR_FULL
+                                              : how == MPCGI_VIEW_DEVICE ? MPCGI_MIRROR_ROWS
+                                                                         : MPCGI_MIRROR_NONE));
+    if (how == MPCGI_VIEW_DIRECT) {
+        snprintf(s, size, "device view: the caller's arrays read in place%s",
+                 A->dev->rp64 ? " (its int64 row pointers as an int32 copy made on the device)"
+                              : "");
+    } else if (how == MPCGI_VIEW_DEVICE) {
+        snprintf(s, size, "device view: layout built on the device from the caller's arrays, "
+                 "their row pointers copied to the host for the analysis (%zu bytes)", rows);
+    } else {
+        snprintf(s, size, "device view: layout built on the host from a copy of the matrix "
+                 "(%zu bytes device to host; the values again at each "
+                 "mpcg_matrix_update_values_device)", rows + (size_t)A->nnz * 12);
+        mpcgi_log(ctx, MPCG_LOG_INFO, "backend %s: %s", plan->ops->name, s);
+    }
+    return MPCG_SUCCESS;
+}
+
 /* The values analyze gets for a MIXED_STORE request: the matrix's halves where its split is
  * exact, else the fp64 fallback (FP64 | FP32 instead of MIXED_STORE), stated in
- * plan->mixed_fallback and the log. The fp32 copy (hi) is made where the precisions need it. */
+ * plan->mixed_fallback and the log. The fp32 copy (hi) is made where the precisions need it,
+ * on the host unless the plan makes its own from a device view (MPCGI_VIEW_DEVICE, _DIRECT). */
 static mpcg_status prepare_values(mpcg_context *ctx, mpcgi_csr *A, mpcgi_spmv_plan *plan)
 {
+    const int host = !A->dev || plan->ops->view == MPCGI_VIEW_HOST;
+    int exact = 1;
     if (plan->precisions & MPCGI_PREC_MIXED_STORE) {
         plan->mixed = 1;
-        if (mpcgi_csr_split_exact(A, plan->mixed_fallback, sizeof plan->mixed_fallback)) {
-            MPCG_CHECK(ctx, mpcgi_csr_fill_lo32(ctx, A));
+        MPCG_CHECK(ctx, split_exact(ctx, A, plan->mixed_fallback, sizeof plan->mixed_fallback,
+                                    &exact));
+        if (exact) {
+            if (host) MPCG_CHECK(ctx, mpcgi_csr_fill_lo32(ctx, A));
             plan->precisions |= MPCG_CAP_FP32; /* hi is A->val32 */
         } else {
             plan->precisions = (plan->precisions & ~MPCGI_PREC_MIXED_STORE) | MPCG_CAP_FP64 |
@@ -38,7 +90,7 @@ static mpcg_status prepare_values(mpcg_context *ctx, mpcgi_csr *A, mpcgi_spmv_pl
                       "matrix: %s", plan->ops->name, plan->mixed_fallback);
         }
     }
-    if ((plan->precisions & MPCG_CAP_FP32) && !A->val32)
+    if ((plan->precisions & MPCG_CAP_FP32) && !A->val32 && host)
         MPCG_CHECK(ctx, mpcgi_csr_fill_val32(ctx, A));
     return MPCG_SUCCESS;
 }
@@ -66,6 +118,7 @@ mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_op
     plan->precisions = precisions;
     plan->n = A->n;
     plan->opts = opts;
+    if (A->dev) MPCG_TRY(ctx, st, view_prepare(ctx, A, plan));
     MPCG_TRY(ctx, st, prepare_values(ctx, A, plan));
     MPCG_TRY(ctx, st, ops->analyze(ctx, A, plan->precisions, opts, &plan->impl, &plan->sizes));
     if (on_device) {
@@ -113,10 +166,13 @@ static mpcg_status reanalyze(mpcg_context *ctx, mpcgi_spmv_plan *plan, const mpc
 mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *plan,
                                           const mpcgi_csr *A)
 {
+    int exact = 1;
     MPCG_ENSURE(ctx, plan && A->n == plan->n, MPCG_ERR_INVALID_STATE,
                 "plan and matrix do not match");
-    if ((plan->precisions & MPCGI_PREC_MIXED_STORE) &&
-        !mpcgi_csr_split_exact(A, plan->mixed_fallback, sizeof plan->mixed_fallback)) {
+    if (plan->precisions & MPCGI_PREC_MIXED_STORE)
+        MPCG_CHECK(ctx, split_exact(ctx, A, plan->mixed_fallback, sizeof plan->mixed_fallback,
+                                    &exact));
+    if (!exact) {
         plan->precisions = (plan->precisions & ~MPCGI_PREC_MIXED_STORE) | MPCG_CAP_FP64 |
                            MPCG_CAP_FP32;
         mpcgi_log(ctx, MPCG_LOG_INFO,
@@ -242,6 +298,9 @@ void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size)
 {
     if (plan->ops->describe) plan->ops->describe(plan->impl, buf, size);
     else snprintf(buf, size, "%s", plan->ops->description);
+    const size_t len = strlen(buf);
+    if (plan->view_note[0] && len + 2 < size)
+        snprintf(buf + len, size - len, "; %s", plan->view_note);
 }
 
 void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan)

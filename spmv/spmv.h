@@ -40,6 +40,23 @@ typedef struct mpcgi_spmv_sizes {
 } mpcgi_spmv_sizes;
 
 /*
+ * How a plan on a device view (mpcg_matrix_view_device_csr; A->dev) is built: the `view` field
+ * of a table (docs/backends.md, "Device views"); the dispatcher makes the host copy the level
+ * needs and appends what it did to the plan's description.
+ *   MPCGI_VIEW_HOST    (0, the default) the layout is built on the host: the dispatcher copies
+ *                      the whole view to the host (A's host arrays, refreshed with its values),
+ *                      and the backend runs as on host CSR;
+ *   MPCGI_VIEW_DEVICE  the layout is built on the device from the view's arrays (its uploads go
+ *                      through mpcgi_csr_to_device, core/csr_view.h); analyze may read A's host
+ *                      row pointers (copied there once), nothing else of A's host arrays;
+ *   MPCGI_VIEW_DIRECT  the plan reads the view's arrays in place; analyze reads nothing of A's
+ *                      host arrays (A->dev->max_len is there).
+ * DEVICE and DIRECT plans get no host fp32 values (A->val32, A->lo32): they make theirs on the
+ * device (MPCGI_PART_VAL32, MPCGI_PART_LO32).
+ */
+enum { MPCGI_VIEW_HOST = 0, MPCGI_VIEW_DEVICE = 1, MPCGI_VIEW_DIRECT = 2 };
+
+/*
  * One const table per backend, listed in spmv/registry.c. Required: analyze, apply_host (the CPU
  * implementation or the CPU emulation of the device layout: same arrays, same traversal) and
  * destroy; apply and upload are required with MPCG_CAP_NEEDS_DEVICE. update_values may be NULL
@@ -49,6 +66,7 @@ struct mpcgi_spmv_ops {
     const char *name;        /* registry name = CLI value = JSON value; lower-case, one word */
     const char *description; /* one line for --list-backends */
     unsigned caps;           /* MPCG_CAP_* */
+    int view; /* MPCGI_VIEW_*: how a plan on a device view is built */
     /* the backend's option keys ("<name>.<knob>"), or NULL; read in analyze from `opts` */
     const mpcgi_option_table *options;
     /* host: build the layout of A for the value precisions in `precisions` (MPCG_CAP_FP64,
@@ -115,6 +133,7 @@ typedef struct mpcgi_spmv_plan {
     unsigned precisions; /* value precisions prepared (as analyze got them) */
     int mixed;           /* asked for MIXED_STORE: MIXED applies are served */
     char mixed_fallback[160]; /* why the mixed storage fell back to fp64; "" if it did not */
+    char view_note[256];      /* on a device view: how the plan was built from it; else "" */
     const mpcgi_options *opts; /* the options analyze read (owned by the caller, which keeps
                                   them while the plan lives: value updates analyze again) */
     int64_t n;
@@ -173,7 +192,8 @@ mpcg_status mpcgi_spmv_apply_dot(mpcg_context *ctx, mpcgi_spmv_plan *plan, const
  * error (no slot, a host plan, the plan was not set up for prec, or a layout without a
  * functor). */
 mpcg_status mpcgi_spmv_rows(const mpcgi_spmv_plan *plan, mpcg_precision prec, mpcgi_rows *out);
-/* The storage of the plan in words (the describe slot, else the backend's description). */
+/* The storage of the plan in words (the describe slot, else the backend's description), and on
+ * a device view how the plan was built from it. */
 void mpcgi_spmv_describe(const mpcgi_spmv_plan *plan, char *buf, size_t size);
 
 /* The tables. */

@@ -66,6 +66,11 @@ test_test_spmm_LDADD = $(TEST_LDADD)
 MPCG_C_TESTS += test/test_precond
 test_test_precond_SOURCES = test/test_precond.c
 test_test_precond_LDADD = $(TEST_LDADD)
+# device CSR views (mpcg_matrix_view_device_csr): the arguments, without a GPU; the views
+# themselves in test/test_device_csr (a GPU test below)
+MPCG_C_TESTS += test/test_view_args
+test_test_view_args_SOURCES = test/test_view_args.c
+test_test_view_args_LDADD = $(TEST_LDADD)
 # the describe calls of the public API (cgsolve --info)
 MPCG_C_TESTS += test/test_describe
 test_test_describe_SOURCES = test/test_describe.c
@@ -97,8 +102,11 @@ if MPCG_HAVE_CUDA
 MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_spmv_segscan test/test_spmv_fold \
 	test/test_solver_cg_gpu test/test_device \
 	test/test_spmv_adaptive test/test_spmv_mixed \
-	test/test_solver_cg_fused test/test_cg_kernels test/test_block_cuda
+	test/test_solver_cg_fused test/test_cg_kernels test/test_block_cuda test/test_device_csr
 check_PROGRAMS += $(MPCG_GPU_TESTS)
+test_test_device_csr_SOURCES = test/test_device_csr.c
+test_test_device_csr_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+test_test_device_csr_LDADD = $(TEST_LDADD)
 test_test_block_cuda_SOURCES = test/test_block_cuda.c test/block_pass_shapes.h
 test_test_block_cuda_LDADD = $(TEST_LDADD)
 MPCG_TESTS += $(MPCG_GPU_TESTS)
