@@ -89,8 +89,8 @@ test_mm_dump_LDADD = $(TEST_LDADD)
 EXTRA_DIST += fuzz/build.sh fuzz/run.sh fuzz/fuzz_mm_read.c fuzz/mm.dict
 
 # the example runs as a test: every step must converge
-MPCG_TESTS += test/test_example_heat.sh
-EXTRA_DIST += test/test_example_heat.sh
+MPCG_TESTS += test/test_example_heat.sh test/test_example_device_csr.sh
+EXTRA_DIST += test/test_example_heat.sh test/test_example_device_csr.sh
 # the Fortran module (fortran/Makefile.mk): its examples against cgsolve, mpcg_info's layout;
 # SKIP where configure found no Fortran compiler
 MPCG_TESTS += test/test_fortran.sh
