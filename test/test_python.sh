@@ -1,7 +1,7 @@
 #!/bin/sh
 # test/test_python.sh: the Python package python/mpcg (ctypes over the built libmpcg) against
 # SciPy: python/tests/test_cg.py, with the ctypes mirror of struct mpcg_info checked against the
-# C compiler's layout of it
+# C compiler's layout of it; python/tests/test_device.py, its device (CuPy) inputs
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_srcdir:=.}" "${top_builddir:=.}" "${CC:=cc}"
 if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import numpy, scipy' 2>/dev/null; then
@@ -48,4 +48,6 @@ MPCG_LIBRARY=`cd "\`dirname "$lib"\`" && pwd`/`basename "$lib"`; export MPCG_LIB
 MPCG_TEST_DATA=${MPCG_TEST_DATA:-$top_srcdir/test/data}; export MPCG_TEST_DATA
 # no __pycache__ in the source tree
 PYTHONDONTWRITEBYTECODE=1; export PYTHONDONTWRITEBYTECODE
-"$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_cg.py" -v
+"$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_cg.py" -v || exit 1
+# device inputs: the duck typing everywhere; CuPy on a GPU (skipped, with the reason, elsewhere)
+"$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_device.py" -v

@@ -27,6 +27,7 @@ PRECISION = {"fp64": 0, "fp32": 1, "mixed": 2}
 PRECOND = {"none": 0, "jacobi": 1, "bjacobi": 2, "chebyshev": 3, "auto": 4}
 DEVICE_CPU, DEVICE_CUDA = 0, 1
 GUESS_ZERO, GUESS_PROVIDED = 0, 1
+INDEX_INT32, INDEX_INT64 = 0, 1  # mpcg_index_type
 
 
 class Info(Structure):
@@ -75,6 +76,11 @@ def _proto(name, restype, *argtypes):
     return f
 
 
+def _proto_optional(name, restype, *argtypes):
+    """A function of a newer libmpcg: None where the loaded library predates it."""
+    return _proto(name, restype, *argtypes) if hasattr(lib, name) else None
+
+
 ctx_p = c_void_p
 mat_p = c_void_p
 solver_p = c_void_p
@@ -102,6 +108,12 @@ matrix_destroy = _proto("mpcg_matrix_destroy", None, mat_p)
 matrix_n = _proto("mpcg_matrix_n", c_int64, mat_p)
 matrix_nnz = _proto("mpcg_matrix_nnz", c_int64, mat_p)
 matrix_update_values = _proto("mpcg_matrix_update_values", c_enum, mat_p, c_void_p)
+# device CSR views (CuPy input): libmpcg 0.1.0 of issue 26 and later
+matrix_view_device_csr = _proto_optional("mpcg_matrix_view_device_csr", c_enum, ctx_p, c_int64,
+                                         c_int64, c_void_p, c_enum, c_void_p, c_void_p,
+                                         POINTER(mat_p))
+matrix_update_values_device = _proto_optional("mpcg_matrix_update_values_device", c_enum, mat_p,
+                                              c_void_p)
 
 solver_create = _proto("mpcg_solver_create", c_enum, ctx_p, mat_p, POINTER(solver_p))
 solver_destroy = _proto("mpcg_solver_destroy", None, solver_p)

@@ -8,7 +8,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _api
+from . import _api, _device
 
 __all__ = ["MpcgError", "Info", "Solver", "cg"]
 
@@ -160,6 +160,13 @@ def _is_cupy_sparse(A):
     return type(A).__module__.startswith("cupyx.scipy.sparse")
 
 
+def _gpu_device(A, b=None):
+    """The context for device inputs under device='auto': CuPy's current GPU, else GPU 0."""
+    if _device.is_cupy(A) or (b is not None and _device.is_cupy(b)):
+        return "cuda:%d" % _device.cupy_module().cuda.Device().id
+    return "cuda"
+
+
 def _canonical_csr(A):
     """(n, indptr int64, indices int32, data float64) of a square sparse A, host arrays, sorted
     column indices without duplicates, and whether A lived on a GPU (CuPy)."""
@@ -219,8 +226,11 @@ class Solver:
     Solver(A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision='fp64', spmv='auto',
            device='auto', options=None)
 
-    A:         scipy.sparse matrix/array of any format (or a CuPy sparse matrix, copied to the
-               host: the C API creates matrices from host CSR only)
+    A:         scipy.sparse matrix/array of any format, or a device matrix: a CuPy sparse
+               matrix (cupyx.scipy.sparse), or any CSR object whose data, indices and indptr
+               expose __cuda_array_interface__, read in place on the GPU
+               (mpcg_matrix_view_device_csr; kept alive by the solver; with device='cpu' a
+               CuPy matrix is copied to the host instead)
     rtol:      stop when ||b - A x|| <= rtol ||b|| (0 < rtol < 1)
     atol:      must be 0: the C API has no absolute tolerance yet (issue 26)
     maxiter:   None: the library's default max(100, 10 n)
@@ -244,12 +254,16 @@ class Solver:
             raise ValueError(f"mpcg: rtol must be in (0, 1), not {rtol!r}")
         precond = _word(M, _api.PRECOND, "M")
         prec = _word(precision, _api.PRECISION, "precision")
-        n, indptr, indices, data, on_gpu = _canonical_csr(A)
-        if device is None:
-            device = "auto"
-        device = str(device)
-        if on_gpu and device == "auto":
-            device = "cuda:%d" % _cupy().cuda.Device().id
+        device = "auto" if device is None else str(device)
+        self._stream = None
+        self._dev = None  # the device matrix's arrays (a view: kept alive here)
+        if _device.is_device_sparse(A) and device != "cpu":
+            self._dev = _device.DeviceCSR(A)
+            n, indptr, indices = self._dev.n, self._dev.indptr, self._dev.indices
+            if device == "auto":
+                device = _gpu_device(A)
+        else:
+            n, indptr, indices, data, _ = _canonical_csr(A)
         ctx = ctypes.c_void_p()
         _api.clear_error(None)
         st = _api.context_create(device.encode(), ctypes.byref(ctx))
@@ -258,9 +272,12 @@ class Solver:
         self._ctx = ctx.value
         try:
             mat = ctypes.c_void_p()
-            st = _api.matrix_create_csr(self._ctx, n, indptr.ctypes.data, indices.ctypes.data,
-                                        data.ctypes.data, ctypes.byref(mat))
-            self._check(st)
+            if self._dev is not None:
+                self._view(mat)
+            else:
+                self._check(_api.matrix_create_csr(self._ctx, n, indptr.ctypes.data,
+                                                   indices.ctypes.data, data.ctypes.data,
+                                                   ctypes.byref(mat)))
             self._mat = mat.value
             sol = ctypes.c_void_p()
             self._check(_api.solver_create(self._ctx, self._mat, ctypes.byref(sol)))
@@ -280,14 +297,13 @@ class Solver:
             raise
         self.n = n
         self.indptr, self.indices = indptr, indices  # the pattern, for update_values
-        self.nnz = len(indices)
+        self.nnz = self._dev.nnz if self._dev is not None else len(indices)
         self.device_kind = "cuda" if _api.context_device_kind(self._ctx) == _api.DEVICE_CUDA \
             else "cpu"
         self.device_name = _c_str(_api.context_device_name(self._ctx))
         self._guess = _api.GUESS_ZERO
         self._cinfo = _api.InfoBuffer()
         self._cinfo_ref = ctypes.addressof(self._cinfo)
-        self._stream = None
 
     # ---------------------------------------------------------------- lifetime
     def _check(self, st):
@@ -323,12 +339,42 @@ class Solver:
         if self._solver is None:
             raise ValueError("mpcg: this Solver is closed")
 
+    def _view(self, mat):
+        """The matrix as a view of the device arrays (mpcg_matrix_view_device_csr), checked by
+        libmpcg on the device after the producer's work on them (_bind_stream)."""
+        if _api.matrix_view_device_csr is None:
+            raise _binding_error("MPCG_ERR_NOT_SUPPORTED", "the loaded libmpcg has no "
+                                 "mpcg_matrix_view_device_csr (older than this binding)")
+        d = self._dev
+        self._bind_stream(d.cupy, (d.indptr, d.indices, d.data))
+        rp, ci, va = d.pointers()
+        self._check(_api.matrix_view_device_csr(self._ctx, d.n, d.nnz, rp, d.rp_type, ci, va,
+                                                ctypes.byref(mat)))
+
+    def _bind_stream(self, cupy_inputs, arrays=()):
+        """Order libmpcg's work after the producer's: CuPy's current stream becomes the
+        context's (its legacy default stream, pointer 0, is waited for instead: NULL means the
+        context's own); another producer's arrays name their stream in their interface (v3),
+        which the context takes; without one the caller has synchronised."""
+        if cupy_inputs:
+            stream = _device.cupy_module().cuda.get_current_stream()
+            ptr = stream.ptr or None
+        else:
+            stream, ptr = None, _device.stream_of(arrays)
+        if ptr != self._stream:
+            self._check(_api.context_set_stream(self._ctx, ptr))
+            self._stream = ptr
+        if stream is not None and not stream.ptr:
+            stream.synchronize()
+
     # ---------------------------------------------------------------- use
     def update_values(self, data):
         """Replace A's values, keeping its pattern (mpcg_matrix_update_values): `data` is a
         sparse matrix with the same pattern, or the nnz values in the canonical CSR order of
         the solver (sorted column indices per row: self.indptr, self.indices)."""
         self._live()
+        if self._dev is not None:
+            return self._update_device(data)
         if hasattr(data, "tocsr"):
             n, indptr, indices, vals, _ = _canonical_csr(data)
             if n != self.n or not (np.array_equal(indptr, self.indptr)
@@ -342,6 +388,30 @@ class Solver:
                 raise ValueError(f"mpcg: update_values needs {self.nnz} values, "
                                  f"got {vals.shape[0]}")
         self._check(_api.matrix_update_values(self._mat, vals.ctypes.data))
+
+    def _update_device(self, data):
+        """New values of a device view (mpcg_matrix_update_values_device): a device matrix of
+        the same pattern (checked on the device unless it shares the solver's arrays), or nnz
+        values (a device array used in place, or converted / copied there by CuPy). The array
+        is kept alive; libmpcg reads it at the next solve."""
+        d = self._dev
+        if _device.is_device_sparse(data):
+            new = _device.DeviceCSR(data)
+            same = new.indptr is d.indptr and new.indices is d.indices
+            if not same:
+                cp = _device.cupy_module()
+                same = new.n == d.n and new.nnz == d.nnz and \
+                    bool(cp.array_equal(cp.asarray(new.indptr), cp.asarray(d.indptr))) and \
+                    bool(cp.array_equal(cp.asarray(new.indices), cp.asarray(d.indices)))
+            if not same:
+                raise ValueError("mpcg: update_values needs the pattern of the solver's matrix")
+            vals = new.data
+        else:
+            vals = _device.device_values(data, d.nnz)
+        self._bind_stream(d.cupy or _device.is_cupy(vals), (vals,))
+        self._check(_api.matrix_update_values_device(
+            self._mat, vals.__cuda_array_interface__["data"][0]))
+        d.data = vals
 
     def _set_guess(self, provided):
         g = _api.GUESS_PROVIDED if provided else _api.GUESS_ZERO
@@ -388,18 +458,7 @@ class Solver:
         else:
             x = cp.array(x0, dtype=cp.float64, order="C", copy=True).reshape(b.shape)
             self._set_guess(True)
-        # order the solve after CuPy's work on b: run it on CuPy's current stream (the legacy
-        # default stream, pointer 0, is waited for instead: NULL means the context's own)
-        stream = cp.cuda.get_current_stream()
-        if stream.ptr:
-            if self._stream != stream.ptr:
-                self._check(_api.context_set_stream(self._ctx, stream.ptr))
-                self._stream = stream.ptr
-        else:
-            if self._stream is not None:
-                self._check(_api.context_set_stream(self._ctx, None))
-                self._stream = None
-            stream.synchronize()
+        self._bind_stream(True)  # after CuPy's work on b (and on A's values)
         st = _api.solve_device(self._solver, b.data.ptr, x.data.ptr, self._cinfo_ref)
         if st != _api.MPCG_SUCCESS:
             _raise(st, self._ctx)
@@ -417,8 +476,8 @@ def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64
         raise NotImplementedError(
             "mpcg: atol != 0 is not supported: the C API has only a relative tolerance "
             "(mpcg_solver_set_tol, ||b - A x|| <= tol ||b||); issue 26 adds an absolute one")
-    if device == "auto" and _is_cupy_array(b) and not _is_cupy_sparse(A):
-        device = "cuda:%d" % _cupy().cuda.Device().id
+    if device == "auto" and _is_cupy_array(b) and not _device.is_device_sparse(A):
+        device = _gpu_device(A, b)
     with Solver(A, rtol=rtol, maxiter=maxiter, M=M, precision=precision, spmv=spmv,
                 device=device) as s:
         return s.solve(b, x0)
