@@ -34,7 +34,8 @@ noinst_PROGRAMS += adaptive_sweep
 adaptive_sweep_SOURCES = bench/adaptive_sweep.c
 adaptive_sweep_LDADD = libmpcgi.la $(LIBS)
 endif
-EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py bench/cupy_pcg.py
+EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py bench/cupy_pcg.py \
+	bench/python_cupy_cg.py
 # an experiment built by hand (its header says how; docs/backends.md, gather-bound matrices)
 EXTRA_DIST += bench/experiments/column_split.cu bench/experiments/row_tiles.cu \
 	bench/experiments/tile_sort.cu bench/experiments/experiment.cuh \
