@@ -20,22 +20,28 @@
 
 #include "mpcg.h"
 
-/* The pattern of I + dt L (5-point stencil, int32 row pointers) and its values for dt. */
-static void assemble(int N, double dt, int32_t *rp, int32_t *col, double *val)
+/* The 5-point pattern with int32 row pointers: row r = i N + j holds the columns r - N, r - 1,
+ * r, r + 1, r + N that lie inside the grid, in that (increasing) order. Made once. */
+static void pattern(int N, int32_t *rp, int32_t *col)
+{
+    int32_t k = 0;
+    for (int r = 0; r < N * N; r++) {
+        const int i = r / N, j = r % N;
+        const int nb[5] = {i > 0 ? r - N : -1, j > 0 ? r - 1 : -1, r, j < N - 1 ? r + 1 : -1,
+                           i < N - 1 ? r + N : -1};
+        rp[r] = k;
+        for (int q = 0; q < 5; q++)
+            if (nb[q] >= 0) col[k++] = nb[q];
+    }
+    rp[N * N] = k;
+}
+
+/* The values of I + dt L in that pattern (L the 5-point Laplacian / h^2): every time step. */
+static void values(int N, double dt, const int32_t *rp, const int32_t *col, double *val)
 {
     const double h2 = 1.0 / ((N + 1.0) * (N + 1.0)), off = -dt / h2, diag = 1.0 + 4.0 * dt / h2;
-    int32_t k = 0;
-    for (int i = 0; i < N; i++)
-        for (int j = 0; j < N; j++) {
-            const int r = i * N + j;
-            rp[r] = k;
-            if (i > 0) col[k] = r - N, val[k++] = off;
-            if (j > 0) col[k] = r - 1, val[k++] = off;
-            col[k] = r, val[k++] = diag;
-            if (j < N - 1) col[k] = r + 1, val[k++] = off;
-            if (i < N - 1) col[k] = r + N, val[k++] = off;
-        }
-    rp[N * N] = k;
+    for (int r = 0; r < N * N; r++)
+        for (int32_t k = rp[r]; k < rp[r + 1]; k++) val[k] = col[k] == r ? diag : off;
 }
 
 /* The program's device arrays and its stream. */
@@ -66,13 +72,13 @@ static void app_free(app *a)
 
 /* The time loop: new values on the stream, the solver told, one solve a step. */
 static int steps_loop(mpcg_matrix *A, mpcg_solver *S, app *a, int N, int steps, double *val,
-                      int32_t *rp, int32_t *col)
+                      const int32_t *rp, const int32_t *col)
 {
     const int64_t nnz = mpcg_matrix_nnz(A);
     double dt = 1e-4, center = 0;
     for (int s = 0; s < steps; s++, dt *= 1.5) {
         mpcg_info info;
-        assemble(N, dt, rp, col, val); /* the pattern is the same; the values change */
+        values(N, dt, rp, col, val); /* the pattern is the same; the values change */
         if (!CUDA_OK(cudaMemcpyAsync(a->val, val, (size_t)nnz * sizeof *val,
                                      cudaMemcpyHostToDevice, a->stream)) ||
             mpcg_matrix_update_values_device(A, a->val) ||
@@ -129,7 +135,8 @@ int main(int argc, char **argv)
     mpcg_matrix *A = NULL;
     mpcg_solver *S = NULL;
     if (!rp || !col || !val || !app_alloc(&a, N, nnz) || !initial_state(&a, N, val)) goto done;
-    assemble(N, 1e-4, rp, col, val);
+    pattern(N, rp, col);
+    values(N, 1e-4, rp, col, val);
     /* the arrays reach the device on the program's stream; mpcg works on that stream too, so
      * its check of the new view runs after the copies */
     if (!CUDA_OK(cudaMemcpyAsync(a.rp, rp, (size_t)(n + 1) * sizeof *rp, cudaMemcpyHostToDevice,
