@@ -112,6 +112,9 @@ typedef enum mpcg_reason {
     MPCG_REASON_NONE = 0,
     MPCG_CONVERGED_RTOL = 2,               /**< true ||b - A x|| <= tol * ||b|| */
     MPCG_CONVERGED_ZERO_RHS = 3,           /**< b = 0, so x = 0 exactly, without iterating */
+    MPCG_CONVERGED_ATOL = 4,               /**< true ||b - A x|| <= atol, where atol > tol ||b||
+                                                (mpcg_solver_set_atol: the absolute bound was
+                                                the looser one, so it decided) */
     MPCG_DIVERGED_MAX_ITER = -3,           /**< maxit iterations without reaching tol */
     MPCG_DIVERGED_BREAKDOWN = -5,          /**< p^T A p = 0 with p != 0 (A singular on p) */
     MPCG_DIVERGED_INDEFINITE_MATRIX = -8,  /**< p^T A p < 0: A is not positive definite */
@@ -164,7 +167,8 @@ typedef void (*mpcg_monitor_fn)(int64_t iteration, double relres, void *user);
  */
 typedef struct mpcg_info {
     mpcg_reason reason;        /**< why the solve stopped */
-    int converged;             /**< 1 if reason > 0 (and so true_relres <= tol), else 0 */
+    int converged;             /**< 1 if reason > 0 (and so the true ||b - A x|| <=
+                                    max(tol ||b||, atol)), else 0 */
     int64_t iterations;        /**< CG iterations performed: updates of x. Exact on the GPU too:
                                     the fused loop checks the residual only every K iterations
                                     (mpcg_solver_set_check_interval), but iterations queued after
@@ -576,8 +580,24 @@ MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precisi
  *  @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value outside the enum. */
 MPCG_API mpcg_status mpcg_solver_set_precond(mpcg_solver *solver, mpcg_precond precond);
 
-/** Relative tolerance: stop when ||b - A x|| <= tol ||b||. 0 < tol < 1. */
+/** Relative tolerance: stop when ||b - A x|| <= max(tol ||b||, atol) (atol: 0 unless
+ *  mpcg_solver_set_atol). 0 < tol < 1. */
 MPCG_API mpcg_status mpcg_solver_set_tol(mpcg_solver *solver, double tol);
+
+/**
+ * Absolute tolerance, as PETSc's abstol and SciPy's atol: the solve converges when the true
+ * residual ||b - A x|| <= max(tol ||b||, atol), recomputed in fp64 as for tol alone. It is the
+ * same test in every CG variant, precision and preconditioner, and per column in block solves.
+ * Where atol > tol ||b|| decides, the reason is MPCG_CONVERGED_ATOL, else MPCG_CONVERGED_RTOL.
+ * b = 0 still ends at once with x = 0 (MPCG_CONVERGED_ZERO_RHS); a b with ||b|| <= atol ends
+ * after the initial residual, without an iteration. Used by the next solve (no new setup).
+ * @param[in] atol  >= 0 and finite, in the units of b; 0 (the default) is the relative test
+ *                  alone, bit for bit the solve without this call.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver, atol < 0, NaN or Inf).
+ * Thread safety: not while another call uses the solver.
+ * @see mpcg_solver_set_tol, mpcg_info
+ */
+MPCG_API mpcg_status mpcg_solver_set_atol(mpcg_solver *solver, double atol);
 
 /** Maximum number of iterations, >= 0 (0 only computes the residual of the guess). */
 MPCG_API mpcg_status mpcg_solver_set_maxit(mpcg_solver *solver, int64_t maxit);

@@ -279,9 +279,9 @@ static mpcg_status end(mpcg_solver *s, int nrhs, mpcg_info *infos, double t0)
     const mpcg_info *w = &infos[bad < 0 ? 0 : bad];
     MPCG_ENSURE(s->ctx, bad < 0 || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
                 "block CG: column %d did not converge: %s after %lld iterations (true relative "
-                "residual %.3e, tol %.3e)",
+                "residual %.3e, tol %.3e, atol %.3e)",
                 bad, mpcg_reason_string(w->reason), (long long)w->iterations, w->true_relres,
-                s->tol);
+                s->tol, s->atol);
     return MPCG_SUCCESS;
 }
 

@@ -63,12 +63,35 @@ mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta)
  * residual no longer tells anything about b - A x (rounding in the SpMV alone is of that order),
  * so a tol below it is checked against the true residual from there on, and when that cannot
  * improve the solve ends as stagnant. Without the floor the recurrence went on shrinking until
- * p.q underflowed to 0 (reported as a breakdown) or maxit ran out.
+ * p.q underflowed to 0 (reported as a breakdown) or maxit ran out. An absolute tolerance above
+ * that raises the threshold to atol (max(x, 0) = x: atol = 0 changes nothing).
  */
 double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm)
 {
     double eps = s->work == MPCG_PRECISION_FP64 ? DBL_EPSILON : FLT_EPSILON;
-    return (s->tol > eps ? s->tol : eps) * bnorm;
+    double rel = (s->tol > eps ? s->tol : eps) * bnorm;
+    return rel > s->atol ? rel : s->atol;
+}
+
+double mpcgi_cg_target(const mpcg_solver *s, double bnorm)
+{
+    double rel = s->tol * bnorm;
+    return rel > s->atol ? rel : s->atol;
+}
+
+mpcg_reason mpcgi_cg_converged(const mpcg_solver *s, double tnorm, double bnorm)
+{
+    if (!(tnorm <= mpcgi_cg_target(s, bnorm))) return MPCG_REASON_NONE;
+    return s->atol > s->tol * bnorm ? MPCG_CONVERGED_ATOL : MPCG_CONVERGED_RTOL;
+}
+
+mpcg_status mpcgi_cg_measure(mpcg_solver *s, const mpcgi_cg_args *a, double *tnorm,
+                             mpcg_info *info, mpcg_reason *reason)
+{
+    MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, tnorm)); /* r = b - A x */
+    info->true_relres = *tnorm / a->bnorm;
+    *reason = isfinite(*tnorm) ? mpcgi_cg_converged(s, *tnorm, a->bnorm) : MPCG_DIVERGED_NAN;
+    return MPCG_SUCCESS;
 }
 
 void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres)
@@ -95,13 +118,10 @@ static mpcg_status check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr
                               mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason)
 {
     double tnorm;
-    MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
-    *reason = MPCG_REASON_NONE;
+    MPCG_CHECK(s->ctx, mpcgi_cg_measure(s, a, &tnorm, info, reason)); /* r = b - A x */
     *beta = 0.0;
-    info->true_relres = tnorm / a->bnorm;
-    if (!isfinite(tnorm)) *reason = MPCG_DIVERGED_NAN;
-    else if (tnorm <= s->tol * a->bnorm) *reason = MPCG_CONVERGED_RTOL;
-    else if (info->residual_replacements >= MAX_REPLACEMENTS || tnorm >= 0.5 * tr->last_true)
+    if (*reason == MPCG_REASON_NONE &&
+        (info->residual_replacements >= MAX_REPLACEMENTS || tnorm >= 0.5 * tr->last_true))
         *reason = MPCG_DIVERGED_STAGNATION;
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
     tr->last_true = tnorm;
@@ -168,7 +188,8 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
         return mpcgi_mixed_finish_fp64(s, a, k, info); /* fp32 stopped improving */
     if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
     info->recurrence_relres = sqrt(rr) / a->bnorm;
-    if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_DIVERGED_STAGNATION) {
+    if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_CONVERGED_ATOL &&
+        reason != MPCG_DIVERGED_STAGNATION) { /* a check measured those */
         MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
         info->true_relres = tnorm / a->bnorm;
     }

@@ -265,6 +265,7 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
     if ((st = mpcg_solver_create(ctx, A, S)) != MPCG_SUCCESS ||
         (o->spmv && (st = mpcg_solver_set_spmv(*S, o->spmv)) != MPCG_SUCCESS) ||
         (st = mpcg_solver_set_tol(*S, o->tol)) != MPCG_SUCCESS ||
+        (st = mpcg_solver_set_atol(*S, o->atol)) != MPCG_SUCCESS ||
         (o->maxit >= 0 && (st = mpcg_solver_set_maxit(*S, o->maxit)) != MPCG_SUCCESS) ||
         (st = mpcg_solver_set_check_interval(*S, o->check_interval)) != MPCG_SUCCESS ||
         (o->x0_file && (st = mpcg_solver_set_initial_guess(*S, MPCG_GUESS_PROVIDED))) ||

@@ -24,6 +24,7 @@ typedef struct options {
     const char *matrix, *generate, *rhs_file, *rhs_kind, *x0_file, *out_file, *json_file;
     const char *spmv, *device;
     double tol;
+    double atol;   /* --atol: mpcg_solver_set_atol (0: none) */
     int64_t maxit; /* -1: the library default */
     int64_t monitor;
     int64_t check_interval;     /* --check-interval: K of mpcg_solver_set_check_interval (0) */
@@ -90,7 +91,8 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
                        const cgsolve_checks *checks, const mpcg_info *info, int nrhs,
                        const mpcg_info *infos);
 /* Several right-hand sides (solver/cgsolve_block.c): the aggregate (converged if every column
- * did; the first failing column's reason; the most iterations; the largest residuals), the
+ * did; the first failing column's reason, else that of the column with the most iterations;
+ * the most iterations; the largest residuals), the
  * summary's line per column, the JSON report's "block" value. */
 void cgsolve_block_aggregate(int nrhs, const mpcg_info *infos, mpcg_info *all);
 void cgsolve_print_columns(const options *o, int nrhs, const mpcg_info *infos);

@@ -125,6 +125,15 @@ mpcg_status mpcg_solver_set_tol(mpcg_solver *s, double tol)
     return MPCG_SUCCESS;
 }
 
+mpcg_status mpcg_solver_set_atol(mpcg_solver *s, double atol)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx, atol >= 0.0 && isfinite(atol), MPCG_ERR_INVALID_ARG,
+                "atol = %g out of range [0, inf)", atol);
+    s->atol = atol;
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcg_solver_set_maxit(mpcg_solver *s, int64_t maxit)
 {
     SOLVER_ENSURE(s);
@@ -406,9 +415,9 @@ static mpcg_status finish(const mpcg_solver *s, mpcg_info *info, double t0, mpcg
     if (info_out) *info_out = *info;
     MPCG_ENSURE(s->ctx, info->converged || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
                 "CG did not converge: %s after %lld iterations (true relative residual %.3e, "
-                "tol %.3e)",
+                "tol %.3e, atol %.3e)",
                 mpcg_reason_string(info->reason), (long long)info->iterations, info->true_relres,
-                s->tol);
+                s->tol, s->atol);
     return MPCG_SUCCESS;
 }
 

@@ -24,6 +24,7 @@ struct mpcg_solver {
     mpcg_precond precond;    /* the preconditioner asked for (its parameters: the precond.*
                                 options) */
     double tol;
+    double atol;             /* absolute tolerance (0: none): ||b - A x|| <= max(tol ||b||, atol) */
     int64_t maxit; /* < 0: the default max(100, 10 n) */
     mpcg_guess guess;
     int64_t monitor_every;
@@ -131,10 +132,20 @@ mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *inf
 mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, const double *x, double *y);
 /* p = r + beta p with V, or p = r for beta = 0. */
 mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta);
-/* The recurrence residual's stop threshold max(tol, eps) ||b||, eps of the iteration's
- * precision (solver/cg.c says why); the device stop tests use it too
+/* The recurrence residual's stop threshold max(max(tol, eps) ||b||, atol), eps of the
+ * iteration's precision (solver/cg.c says why); the device stop tests use it too
  * (mpcgi_cg_state.threshold). */
 double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm);
+/* The true residual's target max(tol ||b||, atol): a solve converges when ||b - A x|| is at
+ * or below it. */
+double mpcgi_cg_target(const mpcg_solver *s, double bnorm);
+/* MPCG_CONVERGED_ATOL or _RTOL if a true residual of norm tnorm meets the target (ATOL where
+ * atol > tol ||b|| decided), else MPCG_REASON_NONE (also for NaN). */
+mpcg_reason mpcgi_cg_converged(const mpcg_solver *s, double tnorm, double bnorm);
+/* A check's measurement: r = b - A x (mpcgi_cg_true_residual) of norm *tnorm,
+ * info->true_relres, and *reason: NaN, converged (mpcgi_cg_converged) or NONE. */
+mpcg_status mpcgi_cg_measure(mpcg_solver *s, const mpcgi_cg_args *a, double *tnorm,
+                             mpcg_info *info, mpcg_reason *reason);
 /* The precision of the loop's products q = A p: FP32, or `exact` when the loop runs in fp64. */
 mpcg_precision mpcgi_cg_apply_precision(const mpcg_solver *s);
 /* r = b - A x with the exact values and ||r|| (fp32 and mixed: x from xw first, see

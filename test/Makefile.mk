@@ -44,6 +44,10 @@ MPCG_C_TESTS += test/test_solver_mixed
 test_test_solver_mixed_SOURCES = test/test_solver_mixed.c
 test_test_solver_mixed_LDADD = $(TEST_LDADD)
 MPCG_C_TESTS += test/test_solver_pcg
+# the absolute tolerance in every precision, with a preconditioner and in block CG (CPU)
+MPCG_C_TESTS += test/test_solver_atol
+test_test_solver_atol_SOURCES = test/test_solver_atol.c
+test_test_solver_atol_LDADD = $(TEST_LDADD)
 test_test_solver_pcg_SOURCES = test/test_solver_pcg.c
 test_test_solver_pcg_LDADD = $(TEST_LDADD)
 test_test_io_mm_SOURCES = test/test_io_mm.c

@@ -43,6 +43,14 @@ fi
 expect 2 'unknown option --nosuch' -- --nosuch "$data/nos4.mtx"
 expect 2 'option --tol needs a value' -- "$data/nos4.mtx" --tol
 expect 2 '--tol=2: expected a number in \(0, 1\)' -- --tol=2 "$data/nos4.mtx"
+# --atol: ||b - A x|| <= max(tol ||b||, atol); ||b|| = 10 here, so atol = 1e-3 decides
+expect 2 '--atol=-1: expected a finite number >= 0' -- --atol=-1 "$data/nos4.mtx"
+expect 2 '--atol=inf: expected a finite number >= 0' -- --atol=inf "$data/nos4.mtx"
+expect 0 'result +converged \(converged: residual below the absolute tolerance atol\)' -- \
+    --device=cpu --tol=1e-12 --atol=1e-3 "$data/nos4.mtx"
+expect 0 'tol 1e-12, atol 0.001$' -- --device=cpu --tol=1e-12 --atol=1e-3 "$data/nos4.mtx"
+expect 0 'result +converged \(converged: relative residual below tol\)' -- \
+    --device=cpu --atol=1e-30 "$data/nos4.mtx"
 expect 2 '--rhs=zeros: expected ones, random or Aones' -- --rhs=zeros "$data/nos4.mtx"
 expect 2 'give either A.mtx or --generate, not both' -- --generate=poisson2d:4 "$data/nos4.mtx"
 expect 2 '--precision=fp16: expected fp64, fp32 or mixed' -- --precision=fp16 "$data/nos4.mtx"
@@ -243,7 +251,7 @@ if command -v python3 >/dev/null; then
     python3 - "$tmp/r.json" <<'PYEOF' || fail=1
 import json, sys
 r = json.load(open(sys.argv[1]))
-need = {"matrix": ["name", "n", "nnz"], "solver": ["backend", "precision", "tol", "maxit"],
+need = {"matrix": ["name", "n", "nnz"], "solver": ["backend", "precision", "tol", "atol", "maxit"],
         "result": ["converged", "reason", "iterations", "true_relres", "recurrence_relres"],
         "time": ["setup_s", "solve_s"], "device": ["kind", "name"]}
 missing = [f"{k}.{f}" for k, fs in need.items() for f in fs if f not in r.get(k, {})]
@@ -255,6 +263,16 @@ assert r["result"]["reason"] == "MPCG_CONVERGED_RTOL"
 assert r["mode"] == "solve" and r["warnings"] == [] and r["matrix"]["symmetric"] is True
 assert isinstance(r["solver"]["variant"], str) and isinstance(r["solver"]["variant_reason"], str)
 print("ok: JSON report has every field")
+PYEOF
+    # --atol in the report: the value, and the reason where it decided
+    "$cg" --device=cpu --quiet --tol=1e-12 --atol=1e-3 --json "$tmp/a.json" "$data/nos4.mtx"
+    python3 - "$tmp/a.json" <<'PYEOF' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["solver"]["atol"] == 1e-3 and r["solver"]["tol"] == 1e-12, r["solver"]
+assert r["result"]["reason"] == "MPCG_CONVERGED_ATOL" and r["result"]["converged"], r["result"]
+assert r["result"]["true_relres"] * 10 <= 1e-3, r["result"]   # ||b|| = 10
+print("ok: JSON report of an --atol solve")
 PYEOF
     # the non-symmetry warning is in the report too
     "$cg" --device=cpu --quiet --precond=none --maxit=5 --json "$tmp/ns.json" "$tmp/ns.mtx" 2>/dev/null
