@@ -291,6 +291,7 @@ mpcg_status mpcg_solve_block(mpcg_solver *s, int nrhs, const double *B, double *
     mpcg_context *ctx = s->ctx;
     mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();
+    mpcgi_history_begin(s, t0); /* block CG records none */
     MPCG_CHECK(ctx, mpcgi_block_ws_get(s, nrhs, &w));
     if (!s->on_device) {
         MPCG_CHECK(ctx, solve_where(s, w, nrhs, B, X, infos));
@@ -318,6 +319,7 @@ mpcg_status mpcg_solve_block_device(mpcg_solver *s, int nrhs, const double *B_de
     MPCG_CHECK(s->ctx, begin(s, nrhs, B_dev, X_dev, infos));
     mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();
+    mpcgi_history_begin(s, t0); /* block CG records none */
     MPCG_CHECK(s->ctx, mpcgi_block_ws_get(s, nrhs, &w));
     MPCG_CHECK(s->ctx, solve_where(s, w, nrhs, B_dev, X_dev, infos));
     return end(s, nrhs, infos, t0);

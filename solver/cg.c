@@ -94,10 +94,13 @@ mpcg_status mpcgi_cg_measure(mpcg_solver *s, const mpcgi_cg_args *a, double *tno
     return MPCG_SUCCESS;
 }
 
-void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres)
+mpcg_status mpcgi_cg_monitor(mpcg_solver *s, int64_t k, double relres)
 {
+    MPCG_CHECK(s->ctx, mpcgi_history_residual(s, k, relres));
+    if (s->progress) s->progress(k + s->k_offset, relres, s->progress_user);
     if (s->monitor && s->monitor_every > 0 && (k + s->k_offset) % s->monitor_every == 0)
         s->monitor(k + s->k_offset, relres, s->monitor_user);
+    return MPCG_SUCCESS;
 }
 
 mpcg_reason mpcgi_cg_curvature_reason(double pq)
@@ -134,10 +137,13 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, do
                            double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                            mpcg_reason *reason)
 {
-    if (tr->head) return mpcgi_mixed_head_end(s, a, k, rr_old, rr, beta, tr, info, reason);
-    if (mpcgi_mixed_iterating(s))
-        return mpcgi_mixed_update(s, a, rr_old, rr, beta, tr, info, reason);
-    return check_true(s, a, rr, beta, tr, info, reason);
+    if (tr->head)
+        MPCG_CHECK(s->ctx, mpcgi_mixed_head_end(s, a, k, rr_old, rr, beta, tr, info, reason));
+    else if (mpcgi_mixed_iterating(s))
+        MPCG_CHECK(s->ctx, mpcgi_mixed_update(s, a, rr_old, rr, beta, tr, info, reason));
+    else
+        MPCG_CHECK(s->ctx, check_true(s, a, rr, beta, tr, info, reason));
+    return mpcgi_history_true(s, k, info->true_relres); /* each sets it */
 }
 
 /* r = b - A x (r = b for a zero guess), rr = r.r, p = r, the monitor at iteration 0, and the
@@ -162,7 +168,9 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
     MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr));       /* rr = r.r */
     MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
     if (mixed) mpcgi_mixed_begin(s, a, tnorm, tr);
-    if (!s->continuing) mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
+    if (!s->continuing) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm));
+    /* b - A x0 (b itself for a zero guess: exact) */
+    MPCG_CHECK(ctx, mpcgi_history_true(s, 0, tnorm / a->bnorm));
     if (!isfinite(*rr)) {
         *reason = MPCG_DIVERGED_NAN;
     } else if (sqrt(*rr) <= (head ? tr->threshold : mpcgi_cg_threshold(s, a->bnorm))) {
@@ -192,6 +200,7 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
         reason != MPCG_DIVERGED_STAGNATION) { /* a check measured those */
         MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
         info->true_relres = tnorm / a->bnorm;
+        MPCG_CHECK(s->ctx, mpcgi_history_true(s, k, info->true_relres));
     }
     info->reason = reason;
     info->iterations = k;
@@ -228,7 +237,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));               /* r -= alpha q */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new));    /* rr_new = r.r */
         k++;
-        mpcgi_cg_monitor(s, k, sqrt(rr_new) / a->bnorm);
+        MPCG_CHECK(ctx, mpcgi_cg_monitor(s, k, sqrt(rr_new) / a->bnorm));
         if (!isfinite(rr_new)) {
             reason = MPCG_DIVERGED_NAN;
             break;

@@ -78,6 +78,7 @@ void mpcg_solver_destroy(mpcg_solver *s)
 {
     if (!valid(s)) return;
     teardown(s);
+    mpcgi_history_free(&s->hist);
     s->magic = 0;
     mpcgi_host_free(s);
 }
@@ -439,6 +440,7 @@ mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *in
     }
     mpcgi_solver_info_init(s, &info);
     double t0 = mpcgi_wtime();
+    mpcgi_history_begin(s, t0);
     if (s->on_device) MPCG_CHECK(ctx, run_staged(s, b, x, bnorm, &info));
     else MPCG_CHECK(ctx, run(s, b, x, bnorm, &info));
     return finish(s, &info, t0, info_out);
@@ -467,6 +469,7 @@ mpcg_status mpcg_solve_device(mpcg_solver *s, const double *b_dev, double *x_dev
     }
     mpcgi_solver_info_init(s, &info);
     double t0 = mpcgi_wtime();
+    mpcgi_history_begin(s, t0);
     MPCG_CHECK(ctx, run(s, b_dev, x_dev, sqrt(bb), &info));
     return finish(s, &info, t0, info_out);
 }

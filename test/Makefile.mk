@@ -48,6 +48,10 @@ MPCG_C_TESTS += test/test_solver_pcg
 MPCG_C_TESTS += test/test_solver_atol
 test_test_solver_atol_SOURCES = test/test_solver_atol.c
 test_test_solver_atol_LDADD = $(TEST_LDADD)
+# the residual history and the progress callback (CPU)
+MPCG_C_TESTS += test/test_solver_history
+test_test_solver_history_SOURCES = test/test_solver_history.c
+test_test_solver_history_LDADD = $(TEST_LDADD)
 test_test_solver_pcg_SOURCES = test/test_solver_pcg.c
 test_test_solver_pcg_LDADD = $(TEST_LDADD)
 test_test_io_mm_SOURCES = test/test_io_mm.c
