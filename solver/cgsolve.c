@@ -269,6 +269,7 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
         (o->maxit >= 0 && (st = mpcg_solver_set_maxit(*S, o->maxit)) != MPCG_SUCCESS) ||
         (st = mpcg_solver_set_check_interval(*S, o->check_interval)) != MPCG_SUCCESS ||
         (o->x0_file && (st = mpcg_solver_set_initial_guess(*S, MPCG_GUESS_PROVIDED))) ||
+        ((o->history_file || o->plot_file) && (st = mpcg_solver_set_history(*S, 1))) ||
         (o->monitor && !o->quiet &&
          (st = mpcg_solver_set_monitor(*S, o->monitor, print_monitor, cgsolve_human_stream(o)))))
         return cgsolve_fail(ctx, o, st, "solver options");
@@ -280,11 +281,14 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
     return -1;
 }
 
-/* The reports and x; the exit status. infos: nrhs, one per column. */
-static int report(mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                  const cgsolve_checks *checks, int nrhs, const mpcg_info *infos, const double *x)
+/* The reports, the history and x; the exit status. infos: nrhs, one per column; bnorm: ||b||
+ * of the first. */
+static int report(mpcg_context *ctx, const mpcg_matrix *A, const mpcg_solver *S,
+                  const options *o, const cgsolve_checks *checks, int nrhs,
+                  const mpcg_info *infos, const double *x, double bnorm)
 {
     int64_t n = mpcg_matrix_n(A), bad = 0;
+    int rc;
     mpcg_status st;
     mpcg_info all = infos[0];
     if (nrhs > 1) cgsolve_block_aggregate(nrhs, infos, &all);
@@ -292,6 +296,7 @@ static int report(mpcg_context *ctx, const mpcg_matrix *A, const options *o,
     if (!o->quiet && nrhs > 1) cgsolve_print_columns(o, nrhs, infos);
     if (o->json_file && !cgsolve_write_json(ctx, A, o, checks, &all, nrhs, infos))
         return EXIT_FAILURE_OTHER;
+    if ((rc = cgsolve_write_history(S, A, o, &all, nrhs, bnorm)) >= 0) return rc;
     while (o->out_file && bad < n * nrhs && isfinite(x[bad])) bad++;
     if (o->out_file && bad < n * nrhs) {
         /* a NaN iterate cannot be written (Matrix Market has no NaN); say so, keep status 1 */
@@ -322,7 +327,9 @@ static int run(const options *o)
         (rc = make_vectors(ctx, A, o, &b, &x, &nrhs)) >= 0 ||
         (rc = solve(ctx, A, o, b, x, nrhs, &S, infos)) >= 0)
         goto done;
-    rc = report(ctx, A, o, &checks, nrhs, infos, x);
+    double bb = 0.0;
+    for (int64_t i = 0; i < mpcg_matrix_n(A); i++) bb += b[i] * b[i];
+    rc = report(ctx, A, S, o, &checks, nrhs, infos, x, sqrt(bb));
 done:
     if (o->rhs_file) mpcg_free(b);
     else free(b);
@@ -343,6 +350,9 @@ static int prepare(const options *o)
     if (o->json_file && strcmp(o->json_file, "-") != 0 &&
         (rc = cgsolve_check_writable("--json", o->json_file)) >= 0)
         return rc;
+    if (o->history_file && (rc = cgsolve_check_writable("--history", o->history_file)) >= 0)
+        return rc;
+    if (o->plot_file && (rc = cgsolve_check_writable("--plot", o->plot_file)) >= 0) return rc;
     if (o->threads > 0) {
 #ifdef _OPENMP
         omp_set_num_threads(o->threads); /* before the context, which reports the count */

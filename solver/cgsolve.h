@@ -23,6 +23,7 @@ enum {
 typedef struct options {
     const char *matrix, *generate, *rhs_file, *rhs_kind, *x0_file, *out_file, *json_file;
     const char *spmv, *device;
+    const char *history_file, *plot_file; /* --history=FILE.csv, --plot=FILE.svg */
     double tol;
     double atol;   /* --atol: mpcg_solver_set_atol (0: none) */
     int64_t maxit; /* -1: the library default */
@@ -106,6 +107,29 @@ void cgsolve_json_num(FILE *f, double v);
  * on failure (message printed). Close writes the final brace: 0 on a write error (printed). */
 FILE *cgsolve_json_open(const options *o, const char *mode);
 int cgsolve_json_close(const options *o, FILE *f);
+
+/* A residual history as mpcg_solver_get_history gives it. */
+typedef struct cgsolve_history {
+    int64_t count;
+    const int64_t *iteration;
+    const double *relres, *true_relres, *time_s;
+} cgsolve_history;
+
+/* The words and the level of a plot: title (matrix, backend, precision), subtitle (result),
+ * the relative residual the solve stops at, and why an empty history is empty. */
+typedef struct cgsolve_plot_text {
+    const char *title, *subtitle, *empty_why;
+    double level;
+} cgsolve_plot_text;
+
+/* The SVG of a history (solver/cgsolve_plot.c) to f: 0 on a write error. */
+int cgsolve_write_svg(FILE *f, const cgsolve_history *h, const cgsolve_plot_text *t);
+
+/* --history and --plot (solver/cgsolve_history.c): the solver's history as CSV and SVG; bnorm
+ * = ||b|| for the stopping level max(tol, atol / ||b||). -1, or the exit status of a file that
+ * could not be written (message printed). */
+int cgsolve_write_history(const mpcg_solver *S, const mpcg_matrix *A, const options *o,
+                          const mpcg_info *info, int nrhs, double bnorm);
 
 /* cgsolve --info (solver/cgsolve_info.c): read or generate A on the CPU, validate it and
  * describe it (size, symmetry, diagonal, row lengths, each backend's storage) on stdout and in

@@ -83,6 +83,13 @@ static const char usage_out[] =
     "output:\n"
     "  -o, --output=FILE     write the solution x as a Matrix Market vector (%.17g)\n"
     "  --json=FILE           machine-readable report (docs/json-report.md); - for stdout\n"
+    "  --history=FILE        the residual history as CSV: iteration, recurrence relres,\n"
+    "                        true relres (empty where not computed), seconds since the\n"
+    "                        solve began; every iteration on the CPU, every check window on\n"
+    "                        a GPU (--check-interval=1: every iteration; docs/history.md)\n"
+    "  --plot=FILE           the same as an SVG plot: log10 relative residual against the\n"
+    "                        iteration, the true residuals as circles, the stopping level\n"
+    "                        dashed (self-contained: no script, font or link)\n"
     "  --monitor[=K]         print the recurrence residual every K iterations (default 1;\n"
     "                        on stderr with --json=-)\n"
     "  -q, --quiet           print nothing but errors and warnings\n"
@@ -269,7 +276,8 @@ static int help_options(void)
 static int value_option(int c, const char *arg, options *o);
 
 enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_ATOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON, O_MON,
-       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND, O_OOC };
+       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND, O_OOC,
+       O_HISTORY, O_PLOT };
 
 static const struct option longs[] = {
     {"generate", required_argument, 0, O_GEN},   {"rhs-file", required_argument, 0, 'b'},
@@ -280,6 +288,7 @@ static const struct option longs[] = {
     {"precision", required_argument, 0, O_PREC}, {"device", required_argument, 0, O_DEV},
     {"precond", required_argument, 0, O_PRECOND},
     {"output", required_argument, 0, 'o'},       {"json", required_argument, 0, O_JSON},
+    {"history", required_argument, 0, O_HISTORY}, {"plot", required_argument, 0, O_PLOT},
     {"monitor", optional_argument, 0, O_MON},    {"quiet", no_argument, 0, 'q'},
     {"verbose", no_argument, 0, 'v'},            {"list-backends", no_argument, 0, O_LIST},
     {"check-symmetry", no_argument, 0, O_SYM},   {"info", no_argument, 0, O_INFO},
@@ -298,9 +307,10 @@ static int check_combination(const options *o)
                                            : "no matrix: give A.mtx or --generate=SPEC");
     if (o->rhs_file && o->rhs_kind)
         return usage_error("%s", "give either -b FILE or --rhs=KIND, not both");
-    if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor))
-        return usage_error("%s", "--info solves nothing: it takes no -b, --rhs, --x0, -o or "
-                                 "--monitor");
+    if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor ||
+                    o->history_file || o->plot_file))
+        return usage_error("%s", "--info solves nothing: it takes no -b, --rhs, --x0, -o, "
+                                 "--monitor, --history or --plot");
     if (o->ooc && (!o->spmv || !streams_ooc(o->spmv)))
         return usage_error("--ooc streams the matrix with an out-of-core SpMV backend: give "
                            "--spmv=NAME of one (--list-backends: \"out-of-core\")%s%s",
@@ -324,6 +334,8 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
         case O_X0: o->x0_file = optarg; break;
         case 'o': o->out_file = optarg; break;
         case O_JSON: o->json_file = optarg; break;
+        case O_HISTORY: o->history_file = optarg; break;
+        case O_PLOT: o->plot_file = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'v': o->verbose = 1; break;
         case O_SYM: o->check_symmetry = 1; break;

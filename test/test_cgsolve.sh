@@ -195,6 +195,59 @@ if command -v python3 >/dev/null; then
     fi
 fi
 
+# --history and --plot: checked before the matrix is read; no --info; the CSV has a header and
+# one line an iteration (CPU), the first the initial residual, the last the final true
+# residual; the SVG is well-formed XML, self-contained, with a circle for each true residual
+expect 3 '--history .*nodir/h\.csv: cannot write' -- --device=cpu --history="$tmp/nodir/h.csv" "$tmp/missing.mtx"
+expect 3 '--plot .*nodir/p\.svg: cannot write' -- --device=cpu --plot="$tmp/nodir/p.svg" "$tmp/missing.mtx"
+expect 2 '--info solves nothing' -- --info --plot="$tmp/p.svg" "$data/nos4.mtx"
+"$cg" --device=cpu --quiet --precision=mixed --tol=1e-12 --atol=1e-9 --history="$tmp/h.csv" \
+    --plot="$tmp/p.svg" --json "$tmp/h.json" "$data/bcsstk05.mtx" || { echo "FAIL: --history --plot exited $?"; fail=1; }
+if command -v python3 >/dev/null; then
+    python3 - "$tmp/h.csv" "$tmp/p.svg" "$tmp/h.json" <<'PYEOF' || fail=1
+import csv, json, math, sys
+import xml.etree.ElementTree as ET
+rows = list(csv.reader(open(sys.argv[1])))
+r = json.load(open(sys.argv[3]))["result"]
+assert rows[0] == ["iteration", "relres", "true_relres", "time_s"], rows[0]
+data = rows[1:]
+assert len(data) == r["iterations"] + 1, (len(data), r["iterations"])
+assert [int(d[0]) for d in data] == list(range(len(data)))
+assert data[0][1:3] == ["1", "1"], data[0]
+assert float(data[-1][2]) == r["true_relres"] and float(data[-1][1]) == r["recurrence_relres"]
+times = [float(d[3]) for d in data]
+assert all(b >= a >= 0 for a, b in zip(times, times[1:])), "time goes back"
+trues = [d for d in data if d[2] != ""]
+# mixed reliable updates: the initial, the fp64 head's end, each replacement and the final
+assert len(trues) >= r["residual_replacements"] + 2, (len(trues), r)
+svg = open(sys.argv[2], encoding="utf-8").read()
+root = ET.fromstring(svg)
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg", root.tag
+for bad in ("<script", "href", "url(", "@import", "<image", "@font-face"):
+    assert bad not in svg, "not self-contained: " + bad
+title = root.find(ns + "title").text
+assert "bcsstk05.mtx" in title and "cpu" in title and "mixed" in title, title
+circles = root.findall(".//" + ns + "circle")
+assert len(circles) == len(trues) + 1, (len(circles), len(trues))   # + the legend's
+paths = root.findall(".//" + ns + "path")
+assert len(paths) == 1 and paths[0].get("d").startswith("M"), paths
+texts = "".join(root.itertext())
+assert "stop at" in texts and "MPCG_CONVERGED_ATOL" in texts, texts
+print("ok: --history CSV (%d entries, %d true residuals) and --plot SVG" % (len(data), len(trues)))
+PYEOF
+else
+    grep -q '</svg>' "$tmp/p.svg" && head -n 1 "$tmp/h.csv" | grep -q '^iteration,relres,true_relres,time_s$' ||
+        { echo "FAIL: --history / --plot"; fail=1; }
+fi
+# several right-hand sides: no history, and a note that says so
+expect 0 'note: block CG records no residual history' -- --device=cpu --rhs=random:2 \
+    --history="$tmp/hb.csv" --plot="$tmp/pb.svg" "$data/nos4.mtx"
+if [ "`cat "$tmp/hb.csv"`" != "iteration,relres,true_relres,time_s" ] ||
+   ! grep -q 'no residual history: block CG' "$tmp/pb.svg"; then
+    echo "FAIL: --history/--plot of a block solve"; fail=1
+fi
+
 # cgsolve is a program of the public API: its objects call no internal mpcgi_ symbol and
 # include no internal header
 objs=`ls "$top_builddir"/solver/cgsolve*.o 2>/dev/null`
