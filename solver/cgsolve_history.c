@@ -8,6 +8,11 @@
 
 #include "solver/cgsolve.h"
 
+double cgsolve_stop_level(const options *o, double bnorm)
+{
+    return bnorm > 0 && o->atol / bnorm > o->tol ? o->atol / bnorm : o->tol;
+}
+
 /* A number of the CSV: %.17g (it reads back exactly), or an empty field where there is none. */
 static void csv_num(FILE *f, const char *fmt, double v)
 {
@@ -39,10 +44,8 @@ static int write_plot(FILE *f, const cgsolve_history *h, const mpcg_matrix *A, c
     snprintf(subtitle, sizeof subtitle, "%s %s after %lld iterations; variant %s, tol %.3g%s",
              info->converged ? "converged" : "NOT converged", mpcg_reason_name(info->reason),
              (long long)info->iterations, info->variant, o->tol, atol);
-    /* the relative residual the solve stops at: max(tol, atol / ||b||) */
-    double level = bnorm > 0 && o->atol / bnorm > o->tol ? o->atol / bnorm : o->tol;
     const cgsolve_plot_text t = {
-        .title = title, .subtitle = subtitle, .level = level,
+        .title = title, .subtitle = subtitle, .level = cgsolve_stop_level(o, bnorm),
         .empty_why = nrhs > 1 ? "block CG (several right-hand sides) records none"
                      : bnorm == 0 ? "b = 0, solved without iterating"
                                   : NULL};

@@ -248,6 +248,42 @@ if [ "`cat "$tmp/hb.csv"`" != "iteration,relres,true_relres,time_s" ] ||
     echo "FAIL: --history/--plot of a block solve"; fail=1
 fi
 
+# the progress line: off when stderr is not a terminal (no carriage return, no escape), on a
+# terminal (script(1) gives one) shown once the solve has run a quarter of a second, then erased
+# before the summary; off with --quiet and with --monitor
+esc=`printf '\033'`; cr=`printf '\r'`
+"$cg" --device=cpu --precond=none --generate=poisson2d:160 --tol=1e-10 >"$tmp/pout" 2>"$tmp/perr"
+if grep -q "[$cr$esc]" "$tmp/pout" "$tmp/perr"; then
+    echo "FAIL: a progress line without a terminal"; cat -v "$tmp/perr"; fail=1
+else
+    echo "ok: no progress line when stderr is a file"
+fi
+if command -v script >/dev/null && script -qfec true /dev/null >/dev/null 2>&1; then
+    script -qfec "'$cg' --device=cpu --precond=none --generate=poisson2d:160 --tol=1e-10" \
+        /dev/null >"$tmp/tty" 2>&1
+    solve_s=`tr -d '\r' <"$tmp/tty" | awk '/^time/ {print $6}'`
+    shown=0; grep -q "${cr}cgsolve: iteration [0-9]*  relres" "$tmp/tty" && shown=1
+    if [ -z "$solve_s" ]; then
+        echo "FAIL: no summary from cgsolve on a terminal"; cat -v "$tmp/tty"; fail=1
+    elif awk "BEGIN { exit !($solve_s >= 0.5) }" && [ $shown -ne 1 ]; then
+        echo "FAIL: a ${solve_s} s solve on a terminal showed no progress line"; cat -v "$tmp/tty"; fail=1
+    elif awk "BEGIN { exit !($solve_s < 0.2) }" && [ $shown -ne 0 ]; then
+        echo "FAIL: a ${solve_s} s solve showed a progress line before 0.25 s"; cat -v "$tmp/tty"; fail=1
+    elif [ $shown -eq 1 ] && ! grep -q "${cr}${esc}\[Kmatrix " "$tmp/tty"; then
+        echo "FAIL: the progress line is not erased before the summary"; cat -v "$tmp/tty"; fail=1
+    else
+        echo "ok: progress line on a terminal (shown: $shown, solve ${solve_s} s)"
+    fi
+    script -qfec "'$cg' --device=cpu --precond=none --generate=poisson2d:160 --tol=1e-10 --monitor=50" \
+        /dev/null >"$tmp/tty" 2>&1
+    if grep -q "${cr}cgsolve: iteration" "$tmp/tty"; then
+        echo "FAIL: a progress line beside --monitor"; fail=1
+    fi
+    script -qfec "'$cg' --device=cpu --precond=none --generate=poisson2d:160 --tol=1e-10 -q" \
+        /dev/null >"$tmp/tty" 2>&1
+    if [ -s "$tmp/tty" ]; then echo "FAIL: --quiet on a terminal printed"; cat -v "$tmp/tty"; fail=1; fi
+fi
+
 # cgsolve is a program of the public API: its objects call no internal mpcgi_ symbol and
 # include no internal header
 objs=`ls "$top_builddir"/solver/cgsolve*.o 2>/dev/null`
