@@ -44,6 +44,8 @@ MPCG_C_TESTS += test/test_solver_mixed
 test_test_solver_mixed_SOURCES = test/test_solver_mixed.c
 test_test_solver_mixed_LDADD = $(TEST_LDADD)
 MPCG_C_TESTS += test/test_solver_pcg
+test_test_solver_pcg_SOURCES = test/test_solver_pcg.c
+test_test_solver_pcg_LDADD = $(TEST_LDADD)
 # the absolute tolerance in every precision, with a preconditioner and in block CG (CPU)
 MPCG_C_TESTS += test/test_solver_atol
 test_test_solver_atol_SOURCES = test/test_solver_atol.c
@@ -56,8 +58,6 @@ test_test_solver_history_LDADD = $(TEST_LDADD)
 MPCG_C_TESTS += test/test_cgsolve_progress
 test_test_cgsolve_progress_SOURCES = test/test_cgsolve_progress.c solver/cgsolve_progress.c
 test_test_cgsolve_progress_LDADD = $(TEST_LDADD)
-test_test_solver_pcg_SOURCES = test/test_solver_pcg.c
-test_test_solver_pcg_LDADD = $(TEST_LDADD)
 test_test_io_mm_SOURCES = test/test_io_mm.c
 test_test_io_mm_LDADD = $(TEST_LDADD)
 test_test_io_num_SOURCES = test/test_io_num.c
