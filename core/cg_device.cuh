@@ -28,8 +28,9 @@ static __device__ __forceinline__ int mpcgi_cg_curvature_stop(double pq)
 }
 
 /* The end of an update, in one thread after r.r is known: solver/cg.c's order of tests. The
- * threshold is max(tol, eps) ||b|| (mpcgi_cg_threshold), so a tol below what fp64 reaches stops
- * here at eps ||b|| and the host's true-residual check ends it as stagnant, as in solver/cg.c. */
+ * threshold is max(max(tol, eps) ||b||, atol) (mpcgi_cg_threshold), so a tol below what fp64
+ * reaches stops here at eps ||b|| and the host's true-residual check ends it as stagnant, as in
+ * solver/cg.c; an absolute tolerance reaches the device through the same number. */
 static __device__ __forceinline__ void mpcgi_cg_finish_update(mpcgi_cg_state *st, double rr_new)
 {
     const int64_t k = st->k + 1;

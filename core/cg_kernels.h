@@ -24,7 +24,7 @@ extern "C" {
 /* Why the device stopped (`stop`); 0 while running. */
 enum {
     MPCGI_CG_RUNNING = 0,
-    MPCGI_CG_STOP_CONVERGED = 1,  /* sqrt(rr) <= tol ||b||: the host checks the true residual */
+    MPCGI_CG_STOP_CONVERGED = 1,  /* sqrt(rr) <= threshold: the host checks the true residual */
     MPCGI_CG_STOP_MAX_ITER = 2,   /* k reached kmax */
     MPCGI_CG_STOP_NAN = 3,        /* p.q or r.r not finite */
     MPCGI_CG_STOP_INDEFINITE = 4, /* p.q < 0 */
@@ -43,9 +43,9 @@ typedef struct mpcgi_cg_state {
     double pq;        /* p.q of the current direction */
     double beta;      /* rr_new / rr of the last update */
     double alpha;     /* rr / pq of the last update (mpcgi_cg_update_r: x += alpha p pending) */
-    double threshold; /* max(tol, eps) ||b|| (mpcgi_cg_threshold): stop when sqrt(rr_new) <=
-                         threshold, and the host's true residual decides (stagnation below
-                         what fp64 reaches) */
+    double threshold; /* max(max(tol, eps) ||b||, atol) (mpcgi_cg_threshold): stop when
+                         sqrt(rr_new) <= threshold, and the host's true residual decides
+                         (stagnation below what fp64 reaches) */
     int64_t k;        /* iterations done: updates of x */
     int64_t kmax;     /* iteration limit */
     int stop;         /* MPCGI_CG_RUNNING or a MPCGI_CG_STOP_* code (apply_dot's skip flag) */

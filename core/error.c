@@ -75,6 +75,7 @@ const char *mpcg_reason_name(mpcg_reason r)
     case MPCG_REASON_NONE: return "MPCG_REASON_NONE";
     case MPCG_CONVERGED_RTOL: return "MPCG_CONVERGED_RTOL";
     case MPCG_CONVERGED_ZERO_RHS: return "MPCG_CONVERGED_ZERO_RHS";
+    case MPCG_CONVERGED_ATOL: return "MPCG_CONVERGED_ATOL";
     case MPCG_DIVERGED_MAX_ITER: return "MPCG_DIVERGED_MAX_ITER";
     case MPCG_DIVERGED_BREAKDOWN: return "MPCG_DIVERGED_BREAKDOWN";
     case MPCG_DIVERGED_INDEFINITE_MATRIX: return "MPCG_DIVERGED_INDEFINITE_MATRIX";
@@ -91,6 +92,7 @@ const char *mpcg_reason_string(mpcg_reason r)
     case MPCG_REASON_NONE: return "no solve has run";
     case MPCG_CONVERGED_RTOL: return "converged: relative residual below tol";
     case MPCG_CONVERGED_ZERO_RHS: return "converged: b = 0, so x = 0";
+    case MPCG_CONVERGED_ATOL: return "converged: residual below the absolute tolerance atol";
     case MPCG_DIVERGED_MAX_ITER: return "diverged: maximum number of iterations reached";
     case MPCG_DIVERGED_BREAKDOWN: return "diverged: breakdown, p^T A p = 0 for p != 0";
     case MPCG_DIVERGED_INDEFINITE_MATRIX:

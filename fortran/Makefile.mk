@@ -2,7 +2,7 @@
 # the layout check of test/test_fortran.sh; built only where configure found a Fortran compiler
 # (the summary's "fortran:" line; --without-fortran turns it off). docs/embedding.md, "Fortran".
 EXTRA_DIST += fortran/mpcg.f90 fortran/example_mm.f90 fortran/example_heat.f90 \
-	test/info_layout_c.c test/info_layout_f.f90
+	test/info_layout_c.c test/info_layout_f.f90 test/history_f.f90
 if MPCG_HAVE_FC
 # libmpcgf: the module's procedures (mpcg_f_*); programs link it and libmpcg. The compiled module
 # fortran/mpcg.mod is written to fortran/ and installed next to mpcg.h: compile with
@@ -18,7 +18,7 @@ AM_FCFLAGS = $(FC_MODOUT)fortran $(FC_MODINC)fortran
 fortran/mpcg.mod: fortran/mpcg.lo
 	@test -f $@ || { rm -f fortran/mpcg.lo; $(MAKE) $(AM_MAKEFLAGS) fortran/mpcg.lo; }
 MPCG_F_USERS = fortran/example_mm.$(OBJEXT) fortran/example_heat.$(OBJEXT) \
-	test/info_layout_f.$(OBJEXT)
+	test/info_layout_f.$(OBJEXT) test/history_f.$(OBJEXT)
 $(MPCG_F_USERS): fortran/mpcg.mod
 CLEANFILES += fortran/mpcg.mod
 
@@ -34,6 +34,10 @@ check_PROGRAMS += test/info_layout_c test/info_layout_f
 test_info_layout_c_SOURCES = test/info_layout_c.c
 test_info_layout_f_SOURCES = test/info_layout_f.f90
 test_info_layout_f_LDADD = fortran/libmpcgf.la libmpcg.la
+# and runs this one: atol and the residual history through the module
+check_PROGRAMS += test/history_f
+test_history_f_SOURCES = test/history_f.f90
+test_history_f_LDADD = fortran/libmpcgf.la libmpcg.la
 
 MPCG_F_MOD = fortran/mpcg.mod
 endif

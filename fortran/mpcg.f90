@@ -48,6 +48,7 @@ module mpcg
   integer(c_int), parameter :: MPCG_REASON_NONE = 0
   integer(c_int), parameter :: MPCG_CONVERGED_RTOL = 2
   integer(c_int), parameter :: MPCG_CONVERGED_ZERO_RHS = 3
+  integer(c_int), parameter :: MPCG_CONVERGED_ATOL = 4
   integer(c_int), parameter :: MPCG_DIVERGED_MAX_ITER = -3
   integer(c_int), parameter :: MPCG_DIVERGED_BREAKDOWN = -5
   integer(c_int), parameter :: MPCG_DIVERGED_INDEFINITE_MATRIX = -8
@@ -250,6 +251,28 @@ module mpcg
       import :: c_int, c_ptr, c_double
       type(c_ptr), value :: s
       real(c_double), value :: tol
+      integer(c_int) :: st
+    end function
+    function mpcg_solver_set_atol(s, atol) bind(C, name='mpcg_solver_set_atol') result(st)
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: s
+      real(c_double), value :: atol
+      integer(c_int) :: st
+    end function
+    function mpcg_solver_set_history(s, on) bind(C, name='mpcg_solver_set_history') result(st)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int), value :: on
+      integer(c_int) :: st
+    end function
+    ! The arrays come back as C pointers (owned by the solver, valid until its next solve);
+    ! mpcg_f_solver_get_history copies them into Fortran arrays.
+    function mpcg_solver_get_history(s, count, iteration, relres, true_relres, time_s) &
+        bind(C, name='mpcg_solver_get_history') result(st)
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: s
+      integer(c_int64_t), intent(out) :: count
+      type(c_ptr), intent(out) :: iteration, relres, true_relres, time_s
       integer(c_int) :: st
     end function
     function mpcg_solver_set_maxit(s, maxit) bind(C, name='mpcg_solver_set_maxit') result(st)
@@ -495,18 +518,26 @@ contains
     st = mpcg_matrix_update_values(a, val)
   end function
 
-  ! A solver for A with optional preconditioner (MPCG_PRECOND_*), tol and maxit.
-  function mpcg_f_solver_create(ctx, a, s, precond, tol, maxit) result(st)
+  ! A solver for A with optional preconditioner (MPCG_PRECOND_*), tol, atol (converged when
+  ! ||b - A x|| <= max(tol ||b||, atol)), maxit, and history (.true.: record the residual
+  ! history of every solve, mpcg_f_solver_get_history).
+  function mpcg_f_solver_create(ctx, a, s, precond, tol, maxit, atol, history) result(st)
     type(c_ptr), intent(in) :: ctx, a
     type(c_ptr), intent(out) :: s
     integer(c_int), intent(in), optional :: precond
     real(c_double), intent(in), optional :: tol
     integer, intent(in), optional :: maxit
+    real(c_double), intent(in), optional :: atol
+    logical, intent(in), optional :: history
     integer(c_int) :: st
     st = mpcg_solver_create(ctx, a, s)
     if (st /= MPCG_SUCCESS) return
     if (present(precond)) st = mpcg_solver_set_precond(s, precond)
     if (st == MPCG_SUCCESS .and. present(tol)) st = mpcg_solver_set_tol(s, tol)
+    if (st == MPCG_SUCCESS .and. present(atol)) st = mpcg_solver_set_atol(s, atol)
+    if (st == MPCG_SUCCESS .and. present(history)) then
+      if (history) st = mpcg_solver_set_history(s, 1_c_int)
+    end if
     if (st == MPCG_SUCCESS .and. present(maxit)) &
       st = mpcg_solver_set_maxit(s, int(maxit, c_int64_t))
     if (st /= MPCG_SUCCESS) then
@@ -547,6 +578,34 @@ contains
     if (size(b) /= size(x)) return
     st = mpcg_solve(s, b, x, inf)
     if (present(info)) info = inf
+  end function
+
+  ! The residual history of the last solve (docs/history.md), copied into 1-based arrays of its
+  ! n entries: iteration(i) (0 for the initial residual), relres(i) = ||r_k|| / ||b|| of the
+  ! recurrence, true_relres(i) = ||b - A x_k|| / ||b|| where the solve computed it (else NaN:
+  ! test with ieee_is_nan) and time_s(i), seconds since the solve began. n = 0 when the history
+  ! is off or nothing was recorded (a block solve, b = 0).
+  function mpcg_f_solver_get_history(s, iteration, relres, true_relres, time_s) result(st)
+    type(c_ptr), intent(in) :: s
+    integer(c_int64_t), allocatable, intent(out) :: iteration(:)
+    real(c_double), allocatable, intent(out) :: relres(:), true_relres(:), time_s(:)
+    integer(c_int) :: st
+    integer(c_int64_t) :: n
+    type(c_ptr) :: pi, pr, pt, ps
+    integer(c_int64_t), pointer :: fi(:)
+    real(c_double), pointer :: fr(:)
+    st = mpcg_solver_get_history(s, n, pi, pr, pt, ps)
+    if (st /= MPCG_SUCCESS) n = 0
+    allocate (iteration(n), relres(n), true_relres(n), time_s(n))
+    if (n == 0) return
+    call c_f_pointer(pi, fi, [n])
+    iteration = fi
+    call c_f_pointer(pr, fr, [n])
+    relres = fr
+    call c_f_pointer(pt, fr, [n])
+    true_relres = fr
+    call c_f_pointer(ps, fr, [n])
+    time_s = fr
   end function
 
 end module mpcg

@@ -112,6 +112,9 @@ typedef enum mpcg_reason {
     MPCG_REASON_NONE = 0,
     MPCG_CONVERGED_RTOL = 2,               /**< true ||b - A x|| <= tol * ||b|| */
     MPCG_CONVERGED_ZERO_RHS = 3,           /**< b = 0, so x = 0 exactly, without iterating */
+    MPCG_CONVERGED_ATOL = 4,               /**< true ||b - A x|| <= atol, where atol > tol ||b||
+                                                (mpcg_solver_set_atol: the absolute bound was
+                                                the looser one, so it decided) */
     MPCG_DIVERGED_MAX_ITER = -3,           /**< maxit iterations without reaching tol */
     MPCG_DIVERGED_BREAKDOWN = -5,          /**< p^T A p = 0 with p != 0 (A singular on p) */
     MPCG_DIVERGED_INDEFINITE_MATRIX = -8,  /**< p^T A p < 0: A is not positive definite */
@@ -160,6 +163,7 @@ typedef void (*mpcg_log_fn)(mpcg_log_level level, const char *message, void *use
 /**
  * Monitor callback, called every K iterations (mpcg_solver_set_monitor) with the iteration
  * number and the recurrence relative residual ||r_k|| / ||b||. Called from the solving thread.
+ * The progress callback (mpcg_solver_set_progress) has the same type.
  */
 typedef void (*mpcg_monitor_fn)(int64_t iteration, double relres, void *user);
 
@@ -171,7 +175,8 @@ typedef void (*mpcg_monitor_fn)(int64_t iteration, double relres, void *user);
  */
 typedef struct mpcg_info {
     mpcg_reason reason;        /**< why the solve stopped */
-    int converged;             /**< 1 if reason > 0 (and so true_relres <= tol), else 0 */
+    int converged;             /**< 1 if reason > 0 (and so the true ||b - A x|| <=
+                                    max(tol ||b||, atol)), else 0 */
     int64_t iterations;        /**< CG iterations performed: updates of x. Exact on the GPU too:
                                     the fused loop checks the residual only every K iterations
                                     (mpcg_solver_set_check_interval), but iterations queued after
@@ -652,8 +657,24 @@ MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precisi
  *  @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value outside the enum. */
 MPCG_API mpcg_status mpcg_solver_set_precond(mpcg_solver *solver, mpcg_precond precond);
 
-/** Relative tolerance: stop when ||b - A x|| <= tol ||b||. 0 < tol < 1. */
+/** Relative tolerance: stop when ||b - A x|| <= max(tol ||b||, atol) (atol: 0 unless
+ *  mpcg_solver_set_atol). 0 < tol < 1. */
 MPCG_API mpcg_status mpcg_solver_set_tol(mpcg_solver *solver, double tol);
+
+/**
+ * Absolute tolerance, as PETSc's abstol and SciPy's atol: the solve converges when the true
+ * residual ||b - A x|| <= max(tol ||b||, atol), recomputed in fp64 as for tol alone. It is the
+ * same test in every CG variant, precision and preconditioner, and per column in block solves.
+ * Where atol > tol ||b|| decides, the reason is MPCG_CONVERGED_ATOL, else MPCG_CONVERGED_RTOL.
+ * b = 0 still ends at once with x = 0 (MPCG_CONVERGED_ZERO_RHS); a b with ||b|| <= atol ends
+ * after the initial residual, without an iteration. Used by the next solve (no new setup).
+ * @param[in] atol  >= 0 and finite, in the units of b; 0 (the default) is the relative test
+ *                  alone, bit for bit the solve without this call.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver, atol < 0, NaN or Inf).
+ * Thread safety: not while another call uses the solver.
+ * @see mpcg_solver_set_tol, mpcg_info
+ */
+MPCG_API mpcg_status mpcg_solver_set_atol(mpcg_solver *solver, double atol);
 
 /** Maximum number of iterations, >= 0 (0 only computes the residual of the guess). */
 MPCG_API mpcg_status mpcg_solver_set_maxit(mpcg_solver *solver, int64_t maxit);
@@ -664,6 +685,61 @@ MPCG_API mpcg_status mpcg_solver_set_initial_guess(mpcg_solver *solver, mpcg_gue
 /** Call fn every `every` iterations (and at iteration 0); every <= 0 or fn NULL turns it off. */
 MPCG_API mpcg_status mpcg_solver_set_monitor(mpcg_solver *solver, int64_t every,
                                              mpcg_monitor_fn fn, void *user);
+
+/**
+ * Record the residual history of each solve, as PETSc's KSPSetResidualHistory: one entry each
+ * time the solve reads the recurrence residual, with the true residual where the solve computes
+ * one (docs/history.md). On the CPU, and in the host variant on a GPU, that is every iteration,
+ * so a solve of k iterations has k + 1 entries (0 .. k). The GPU variants (launched, graph,
+ * persistent loops) read the residual once a check window (mpcg_solver_set_check_interval;
+ * with a monitor, at the monitor's iterations), so they record iteration 0 and the end of each
+ * window: set the check interval to 1 for every iteration, at the cost of a round trip each.
+ * True residuals: iteration 0 (b - A x0; b for a zero guess), every check of the true residual
+ * (residual replacements, mixed reliable updates and refinement steps) and the end; the others
+ * are NaN. A block solve (mpcg_solve_block) and a b = 0 record nothing (count 0).
+ * @param[in] on  nonzero: record from the next solve on; 0: stop and release the history.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver).
+ * Recording allocates host memory as the history grows (doubling, 32 bytes an entry); a solve
+ * whose history cannot grow fails with MPCG_ERR_HOST_ALLOC (the entries so far stay readable).
+ * Thread safety: not while another call uses the solver.
+ * @see mpcg_solver_get_history
+ */
+MPCG_API mpcg_status mpcg_solver_set_history(mpcg_solver *solver, int on);
+
+/**
+ * The residual history of the last solve (mpcg_solver_set_history), as PETSc's
+ * KSPGetResidualHistory, one array per column; entry i describes iteration iteration[i]
+ * (strictly increasing).
+ * @param[out] count        entries (0 when the history is off, before a solve, after a block
+ *                          solve or a b = 0); must not be NULL.
+ * @param[out] iteration    the iteration of each entry (0 = the initial residual).
+ * @param[out] relres       the recurrence residual ||r_k|| / ||b|| (NaN if that iteration had
+ *                          only a true residual; the solvers read the recurrence one wherever
+ *                          they compute a true one, so this is for completeness).
+ * @param[out] true_relres  ||b - A x_k|| / ||b|| computed in fp64 at that iteration, or NaN.
+ * @param[out] time_s       seconds since the solve began (the clock of info->solve_time_s),
+ *                          non-decreasing.
+ * Any of the four array pointers may be NULL (not wanted); each is set to NULL when count is 0.
+ * The arrays belong to the solver: read-only, valid until the next solve, the next
+ * mpcg_solver_set_history or mpcg_solver_destroy (copy them to keep them).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver or count).
+ * Thread safety: safe with other read-only calls on the solver, not during a solve.
+ */
+MPCG_API mpcg_status mpcg_solver_get_history(const mpcg_solver *solver, int64_t *count,
+                                             const int64_t **iteration, const double **relres,
+                                             const double **true_relres, const double **time_s);
+
+/**
+ * A progress callback: fn(iteration, recurrence relres, user) each time the solve reads the
+ * residual (the entries of the history): every iteration of the host loop, once a check window
+ * on a GPU. Unlike a monitor, it does not make the GPU read the residual more often, so it
+ * costs a GPU solve nothing; cgsolve's progress line uses it. It is called from the solving
+ * thread and must return quickly (rate-limit any output). fn NULL turns it off.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver).
+ * @see mpcg_solver_set_monitor
+ */
+MPCG_API mpcg_status mpcg_solver_set_progress(mpcg_solver *solver, mpcg_monitor_fn fn,
+                                              void *user);
 
 /** If on, a solve that does not converge returns MPCG_ERR_NOT_CONVERGED (info still filled). */
 MPCG_API mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *solver, int on);

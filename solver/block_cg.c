@@ -279,9 +279,9 @@ static mpcg_status end(mpcg_solver *s, int nrhs, mpcg_info *infos, double t0)
     const mpcg_info *w = &infos[bad < 0 ? 0 : bad];
     MPCG_ENSURE(s->ctx, bad < 0 || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
                 "block CG: column %d did not converge: %s after %lld iterations (true relative "
-                "residual %.3e, tol %.3e)",
+                "residual %.3e, tol %.3e, atol %.3e)",
                 bad, mpcg_reason_string(w->reason), (long long)w->iterations, w->true_relres,
-                s->tol);
+                s->tol, s->atol);
     return MPCG_SUCCESS;
 }
 
@@ -291,6 +291,7 @@ mpcg_status mpcg_solve_block(mpcg_solver *s, int nrhs, const double *B, double *
     mpcg_context *ctx = s->ctx;
     mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();
+    mpcgi_history_begin(s, t0); /* block CG records none */
     MPCG_CHECK(ctx, mpcgi_block_ws_get(s, nrhs, &w));
     if (!s->on_device) {
         MPCG_CHECK(ctx, solve_where(s, w, nrhs, B, X, infos));
@@ -318,6 +319,7 @@ mpcg_status mpcg_solve_block_device(mpcg_solver *s, int nrhs, const double *B_de
     MPCG_CHECK(s->ctx, begin(s, nrhs, B_dev, X_dev, infos));
     mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();
+    mpcgi_history_begin(s, t0); /* block CG records none */
     MPCG_CHECK(s->ctx, mpcgi_block_ws_get(s, nrhs, &w));
     MPCG_CHECK(s->ctx, solve_where(s, w, nrhs, B_dev, X_dev, infos));
     return end(s, nrhs, infos, t0);

@@ -15,9 +15,9 @@
  * converging), so P^T Q stays positive definite and P may have fewer columns than R.
  * Independent (block.method=independent): the same blocks, but every scalar of column i is its
  * own CG's (the diagonals of the small products), so column i follows the single-vector CG.
- * Stopping, per column: once ||r_i|| <= tol ||b_i|| by the recurrence, the true residuals of
- * every active column replace R; those below tol leave (converged at this iteration), the rest
- * go on from the true residual with fresh directions.
+ * Stopping, per column: once ||r_i|| <= max(tol ||b_i||, atol) by the recurrence, the true
+ * residuals of every active column replace R; those at or below that leave (converged at this
+ * iteration), the rest go on from the true residual with fresh directions.
  *
  * An iteration is the SpMM and three passes over the rows (core/block_pass.h), each reading its
  * blocks once: (A) P^T Q and P^T R; (B) X += P alpha, R -= Q alpha with R^T R (the recurrence
@@ -99,7 +99,7 @@ static int recurrence(mpcgi_block_solve *b, small *w)
     for (int i = 0; i < b->m; i++) {
         w->norms[i] = sqrt(w->G[i * b->m + i]);
         if (!isfinite(w->norms[i])) return -1;
-        if (w->norms[i] <= b->s->tol * b->bnorm[i]) at_tol = 1;
+        if (w->norms[i] <= mpcgi_cg_target(b->s, b->bnorm[i])) at_tol = 1;
     }
     return at_tol;
 }
@@ -114,13 +114,14 @@ static mpcg_status settle(mpcgi_block_solve *b, int64_t k, small *w)
     MPCG_CHECK(b->ctx, mpcgi_block_residual(b, w->norms));
     for (int i = 0; i < b->m; i++) {
         mpcg_info *in = &b->infos[b->act[i]];
-        keep[i] = !(w->norms[i] <= b->s->tol * b->bnorm[i]);
+        const mpcg_reason why = mpcgi_cg_converged(b->s, w->norms[i], b->bnorm[i]);
+        keep[i] = why == MPCG_REASON_NONE;
         if (keep[i]) {
             in->residual_replacements++;
             w->norms[kept++] = w->norms[i]; /* the staying columns' norms, compacted as R is */
             continue;
         }
-        in->reason = MPCG_CONVERGED_RTOL, in->iterations = k;
+        in->reason = why, in->iterations = k;
         in->recurrence_relres = rec[i] / b->bnorm[i];
         in->true_relres = w->norms[i] / b->bnorm[i];
     }
@@ -294,7 +295,7 @@ static mpcg_status iterate(mpcgi_block_solve *b, small *w)
     int at_tol = 0;
     MPCG_CHECK(b->ctx, mpcgi_block_residual(b, w->norms));
     for (int i = 0; i < b->m; i++)
-        at_tol |= w->norms[i] <= b->s->tol * b->bnorm[i];
+        at_tol |= w->norms[i] <= mpcgi_cg_target(b->s, b->bnorm[i]);
     if (at_tol) MPCG_CHECK(b->ctx, settle(b, 0, w));
     if (b->m > 0) MPCG_CHECK(b->ctx, restart(b, w));
     while (b->m > 0) {

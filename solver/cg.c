@@ -63,18 +63,44 @@ mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta)
  * residual no longer tells anything about b - A x (rounding in the SpMV alone is of that order),
  * so a tol below it is checked against the true residual from there on, and when that cannot
  * improve the solve ends as stagnant. Without the floor the recurrence went on shrinking until
- * p.q underflowed to 0 (reported as a breakdown) or maxit ran out.
+ * p.q underflowed to 0 (reported as a breakdown) or maxit ran out. An absolute tolerance above
+ * that raises the threshold to atol (max(x, 0) = x: atol = 0 changes nothing).
  */
 double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm)
 {
     double eps = s->work == MPCG_PRECISION_FP64 ? DBL_EPSILON : FLT_EPSILON;
-    return (s->tol > eps ? s->tol : eps) * bnorm;
+    double rel = (s->tol > eps ? s->tol : eps) * bnorm;
+    return rel > s->atol ? rel : s->atol;
 }
 
-void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres)
+double mpcgi_cg_target(const mpcg_solver *s, double bnorm)
 {
+    double rel = s->tol * bnorm;
+    return rel > s->atol ? rel : s->atol;
+}
+
+mpcg_reason mpcgi_cg_converged(const mpcg_solver *s, double tnorm, double bnorm)
+{
+    if (!(tnorm <= mpcgi_cg_target(s, bnorm))) return MPCG_REASON_NONE;
+    return s->atol > s->tol * bnorm ? MPCG_CONVERGED_ATOL : MPCG_CONVERGED_RTOL;
+}
+
+mpcg_status mpcgi_cg_measure(mpcg_solver *s, const mpcgi_cg_args *a, double *tnorm,
+                             mpcg_info *info, mpcg_reason *reason)
+{
+    MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, tnorm)); /* r = b - A x */
+    info->true_relres = *tnorm / a->bnorm;
+    *reason = isfinite(*tnorm) ? mpcgi_cg_converged(s, *tnorm, a->bnorm) : MPCG_DIVERGED_NAN;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_cg_monitor(mpcg_solver *s, int64_t k, double relres)
+{
+    MPCG_CHECK(s->ctx, mpcgi_history_residual(s, k, relres));
+    if (s->progress) s->progress(k + s->k_offset, relres, s->progress_user);
     if (s->monitor && s->monitor_every > 0 && (k + s->k_offset) % s->monitor_every == 0)
         s->monitor(k + s->k_offset, relres, s->monitor_user);
+    return MPCG_SUCCESS;
 }
 
 mpcg_reason mpcgi_cg_curvature_reason(double pq)
@@ -95,13 +121,10 @@ static mpcg_status check_true(mpcg_solver *s, const mpcgi_cg_args *a, double *rr
                               mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason)
 {
     double tnorm;
-    MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
-    *reason = MPCG_REASON_NONE;
+    MPCG_CHECK(s->ctx, mpcgi_cg_measure(s, a, &tnorm, info, reason)); /* r = b - A x */
     *beta = 0.0;
-    info->true_relres = tnorm / a->bnorm;
-    if (!isfinite(tnorm)) *reason = MPCG_DIVERGED_NAN;
-    else if (tnorm <= s->tol * a->bnorm) *reason = MPCG_CONVERGED_RTOL;
-    else if (info->residual_replacements >= MAX_REPLACEMENTS || tnorm >= 0.5 * tr->last_true)
+    if (*reason == MPCG_REASON_NONE &&
+        (info->residual_replacements >= MAX_REPLACEMENTS || tnorm >= 0.5 * tr->last_true))
         *reason = MPCG_DIVERGED_STAGNATION;
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
     tr->last_true = tnorm;
@@ -114,10 +137,13 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, do
                            double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                            mpcg_reason *reason)
 {
-    if (tr->head) return mpcgi_mixed_head_end(s, a, k, rr_old, rr, beta, tr, info, reason);
-    if (mpcgi_mixed_iterating(s))
-        return mpcgi_mixed_update(s, a, rr_old, rr, beta, tr, info, reason);
-    return check_true(s, a, rr, beta, tr, info, reason);
+    if (tr->head)
+        MPCG_CHECK(s->ctx, mpcgi_mixed_head_end(s, a, k, rr_old, rr, beta, tr, info, reason));
+    else if (mpcgi_mixed_iterating(s))
+        MPCG_CHECK(s->ctx, mpcgi_mixed_update(s, a, rr_old, rr, beta, tr, info, reason));
+    else
+        MPCG_CHECK(s->ctx, check_true(s, a, rr, beta, tr, info, reason));
+    return mpcgi_history_true(s, k, info->true_relres); /* each sets it */
 }
 
 /* r = b - A x (r = b for a zero guess), rr = r.r, p = r, the monitor at iteration 0, and the
@@ -142,7 +168,9 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
     MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr));       /* rr = r.r */
     MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
     if (mixed) mpcgi_mixed_begin(s, a, tnorm, tr);
-    if (!s->continuing) mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm);
+    if (!s->continuing) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm));
+    /* b - A x0 (b itself for a zero guess: exact) */
+    MPCG_CHECK(ctx, mpcgi_history_true(s, 0, tnorm / a->bnorm));
     if (!isfinite(*rr)) {
         *reason = MPCG_DIVERGED_NAN;
     } else if (sqrt(*rr) <= (head ? tr->threshold : mpcgi_cg_threshold(s, a->bnorm))) {
@@ -168,9 +196,11 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
         return mpcgi_mixed_finish_fp64(s, a, k, info); /* fp32 stopped improving */
     if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
     info->recurrence_relres = sqrt(rr) / a->bnorm;
-    if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_DIVERGED_STAGNATION) {
+    if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_CONVERGED_ATOL &&
+        reason != MPCG_DIVERGED_STAGNATION) { /* a check measured those */
         MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
         info->true_relres = tnorm / a->bnorm;
+        MPCG_CHECK(s->ctx, mpcgi_history_true(s, k, info->true_relres));
     }
     info->reason = reason;
     info->iterations = k;
@@ -207,7 +237,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));               /* r -= alpha q */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new));    /* rr_new = r.r */
         k++;
-        mpcgi_cg_monitor(s, k, sqrt(rr_new) / a->bnorm);
+        MPCG_CHECK(ctx, mpcgi_cg_monitor(s, k, sqrt(rr_new) / a->bnorm));
         if (!isfinite(rr_new)) {
             reason = MPCG_DIVERGED_NAN;
             break;

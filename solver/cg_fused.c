@@ -238,7 +238,7 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
         MPCG_CHECK(ctx, s->variant->enqueue(s, window_size(s, &w, k, a->maxit))); /* no wait */
         MPCG_CHECK(ctx, state_get(s));                                /* wait; read k, rr, stop */
-        if (h->k > k) mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm);
+        if (h->k > k) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm));
         k = h->k;
         rr = s->pc ? h->rr_new : h->rr; /* Jacobi PCG: rr holds r.z */
         if (h->stop == MPCGI_CG_RUNNING) {

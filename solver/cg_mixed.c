@@ -22,8 +22,8 @@
  *   refinement  p = r, a restart: each segment is an fp32 CG on A d = r to the relative
  *               tolerance eta, x += d (iterative refinement); eta starts at INITIAL_ETA and
  *               rises to what fp32 reached when that is less.
- * Either way the last segment stops at tol ||b||, and converged means the fp64 true residual is
- * <= tol ||b||. The solve goes on in fp64 from x (mpcgi_mixed_finish_fp64) when a segment
+ * Either way the last segment stops at the target max(tol ||b||, atol), and converged means the
+ * fp64 true residual is at or below it. The solve goes on in fp64 from x (mpcgi_mixed_finish_fp64) when a segment
  * improves the true residual by less than PROGRESS (kappa beyond fp32's reach), when the fp32
  * iteration breaks down (p.q <= 0 or not finite: the fp32 values may make an SPD matrix
  * singular or indefinite), and from the start when the matrix is held in fp64 values.
@@ -44,7 +44,7 @@ static int reliable(const mpcg_solver *s)
 static double next_threshold(const mpcg_solver *s, const mpcgi_cg_args *a, double rnorm,
                              const mpcgi_cg_track *tr)
 {
-    double final = s->tol * a->bnorm, level;
+    double final = mpcgi_cg_target(s, a->bnorm), level;
     if (reliable(s)) {
         long drop =
             mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_RELIABLE_DROP]);
@@ -87,7 +87,7 @@ int mpcgi_mixed_head_begin(mpcg_solver *s, const mpcgi_cg_args *a, mpcgi_cg_trac
     s->work = MPCG_PRECISION_FP64;
     s->V = s->V64;
     tr->head = 1;
-    tr->threshold = level * a->bnorm;
+    tr->threshold = level * a->bnorm > s->atol ? level * a->bnorm : s->atol;
     return 1;
 }
 
@@ -106,14 +106,10 @@ mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, int64_t
 {
     const mpcgi_vec_ops *V32 = mpcgi_vec_ops_for(s->ctx->kind, MPCG_PRECISION_FP32);
     double tnorm;
-    MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x (fp64) */
-    *reason = MPCG_REASON_NONE;
+    MPCG_CHECK(s->ctx, mpcgi_cg_measure(s, a, &tnorm, info, reason)); /* r = b - A x (fp64) */
     *beta = 0.0;
-    info->true_relres = tnorm / a->bnorm;
     info->mixed_head_iterations = k;
     tr->head = 0;
-    if (!isfinite(tnorm)) *reason = MPCG_DIVERGED_NAN;
-    else if (tnorm <= s->tol * a->bnorm) *reason = MPCG_CONVERGED_RTOL;
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
     MPCG_CHECK(s->ctx, demote_in_place(s, V32, s->r));
     MPCG_CHECK(s->ctx, demote_in_place(s, V32, s->p));
@@ -142,12 +138,8 @@ mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr
                                mpcg_reason *reason)
 {
     double tnorm, wanted = tr->threshold / tr->last_true;
-    MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
-    *reason = MPCG_REASON_NONE;
+    MPCG_CHECK(s->ctx, mpcgi_cg_measure(s, a, &tnorm, info, reason)); /* r = b - A x */
     *beta = 0.0;
-    info->true_relres = tnorm / a->bnorm;
-    if (!isfinite(tnorm)) *reason = MPCG_DIVERGED_NAN;
-    else if (tnorm <= s->tol * a->bnorm) *reason = MPCG_CONVERGED_RTOL;
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
     double fell = tnorm / tr->last_true;
     if (fell > PROGRESS) {

@@ -256,34 +256,48 @@ static int make_vectors(mpcg_context *ctx, const mpcg_matrix *A, const options *
     return -1;
 }
 
-/* Create the solver, set it up and solve. */
+/* The progress line: on a terminal only, not with --quiet, not beside --monitor's lines; a
+ * single right-hand side (block CG reports no progress). */
+static int progress_wanted(const options *o, int nrhs)
+{
+    return !o->quiet && !o->monitor && nrhs == 1 && isatty(fileno(stderr));
+}
+
+/* Create the solver, set it up and solve; prog: the progress line, or NULL. */
 static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const double *b, double *x,
-                 int nrhs, mpcg_solver **S, mpcg_info *info)
+                 int nrhs, mpcg_solver **S, mpcg_info *info, cgsolve_progress *prog)
 {
     mpcg_status st;
     int rc;
     if ((st = mpcg_solver_create(ctx, A, S)) != MPCG_SUCCESS ||
         (o->spmv && (st = mpcg_solver_set_spmv(*S, o->spmv)) != MPCG_SUCCESS) ||
         (st = mpcg_solver_set_tol(*S, o->tol)) != MPCG_SUCCESS ||
+        (st = mpcg_solver_set_atol(*S, o->atol)) != MPCG_SUCCESS ||
         (o->maxit >= 0 && (st = mpcg_solver_set_maxit(*S, o->maxit)) != MPCG_SUCCESS) ||
         (st = mpcg_solver_set_check_interval(*S, o->check_interval)) != MPCG_SUCCESS ||
         (o->x0_file && (st = mpcg_solver_set_initial_guess(*S, MPCG_GUESS_PROVIDED))) ||
+        ((o->history_file || o->plot_file) && (st = mpcg_solver_set_history(*S, 1))) ||
+        (prog && (st = mpcg_solver_set_progress(*S, cgsolve_progress_note, prog))) ||
         (o->monitor && !o->quiet &&
          (st = mpcg_solver_set_monitor(*S, o->monitor, print_monitor, cgsolve_human_stream(o)))))
         return cgsolve_fail(ctx, o, st, "solver options");
     if ((rc = cgsolve_apply_options(ctx, *S, o)) >= 0) return rc;
-    if ((st = mpcg_solver_setup(*S)) != MPCG_SUCCESS ||
-        (st = nrhs > 1 ? mpcg_solve_block(*S, nrhs, b, x, info) : mpcg_solve(*S, b, x, info)) !=
-            MPCG_SUCCESS)
-        return cgsolve_fail(ctx, o, st, "solve failed");
+    if ((st = mpcg_solver_setup(*S)) != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, "solve failed");
+    if (prog) cgsolve_progress_init(prog, stderr, prog->target); /* the solve's clock */
+    st = nrhs > 1 ? mpcg_solve_block(*S, nrhs, b, x, info) : mpcg_solve(*S, b, x, info);
+    if (prog) cgsolve_progress_end(prog);
+    if (st != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, "solve failed");
     return -1;
 }
 
-/* The reports and x; the exit status. infos: nrhs, one per column. */
-static int report(mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                  const cgsolve_checks *checks, int nrhs, const mpcg_info *infos, const double *x)
+/* The reports, the history and x; the exit status. infos: nrhs, one per column; bnorm: ||b||
+ * of the first. */
+static int report(mpcg_context *ctx, const mpcg_matrix *A, const mpcg_solver *S,
+                  const options *o, const cgsolve_checks *checks, int nrhs,
+                  const mpcg_info *infos, const double *x, double bnorm)
 {
     int64_t n = mpcg_matrix_n(A), bad = 0;
+    int rc;
     mpcg_status st;
     mpcg_info all = infos[0];
     if (nrhs > 1) cgsolve_block_aggregate(nrhs, infos, &all);
@@ -291,6 +305,7 @@ static int report(mpcg_context *ctx, const mpcg_matrix *A, const options *o,
     if (!o->quiet && nrhs > 1) cgsolve_print_columns(o, nrhs, infos);
     if (o->json_file && !cgsolve_write_json(ctx, A, o, checks, &all, nrhs, infos))
         return EXIT_FAILURE_OTHER;
+    if ((rc = cgsolve_write_history(S, A, o, &all, nrhs, bnorm)) >= 0) return rc;
     while (o->out_file && bad < n * nrhs && isfinite(x[bad])) bad++;
     if (o->out_file && bad < n * nrhs) {
         /* a NaN iterate cannot be written (Matrix Market has no NaN); say so, keep status 1 */
@@ -310,6 +325,8 @@ static int run(const options *o)
     mpcg_info *infos = calloc(64, sizeof *infos);
     mpcg_status st;
     cgsolve_checks checks = {0};
+    cgsolve_progress prog;
+    double bnorm = 0.0;
     int rc, nrhs = 1;
 
     if (!infos) {
@@ -318,10 +335,15 @@ static int run(const options *o)
     }
     if ((rc = open_context(o, &ctx)) >= 0 || (rc = cgsolve_load_matrix(ctx, o, &A, &st)) >= 0 ||
         (rc = check_matrix(ctx, A, o, &checks)) >= 0 ||
-        (rc = make_vectors(ctx, A, o, &b, &x, &nrhs)) >= 0 ||
-        (rc = solve(ctx, A, o, b, x, nrhs, &S, infos)) >= 0)
+        (rc = make_vectors(ctx, A, o, &b, &x, &nrhs)) >= 0)
         goto done;
-    rc = report(ctx, A, o, &checks, nrhs, infos, x);
+    for (int64_t i = 0; i < mpcg_matrix_n(A); i++) bnorm += b[i] * b[i];
+    bnorm = sqrt(bnorm);
+    prog.target = cgsolve_stop_level(o, bnorm);
+    if ((rc = solve(ctx, A, o, b, x, nrhs, &S, infos, progress_wanted(o, nrhs) ? &prog : NULL)) >=
+        0)
+        goto done;
+    rc = report(ctx, A, S, o, &checks, nrhs, infos, x, bnorm);
 done:
     if (o->rhs_file) mpcg_free(b);
     else free(b);
@@ -342,6 +364,9 @@ static int prepare(const options *o)
     if (o->json_file && strcmp(o->json_file, "-") != 0 &&
         (rc = cgsolve_check_writable("--json", o->json_file)) >= 0)
         return rc;
+    if (o->history_file && (rc = cgsolve_check_writable("--history", o->history_file)) >= 0)
+        return rc;
+    if (o->plot_file && (rc = cgsolve_check_writable("--plot", o->plot_file)) >= 0) return rc;
     if (o->threads > 0) {
 #ifdef _OPENMP
         omp_set_num_threads(o->threads); /* before the context, which reports the count */

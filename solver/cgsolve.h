@@ -23,7 +23,9 @@ enum {
 typedef struct options {
     const char *matrix, *generate, *rhs_file, *rhs_kind, *x0_file, *out_file, *json_file;
     const char *spmv, *device;
+    const char *history_file, *plot_file; /* --history=FILE.csv, --plot=FILE.svg */
     double tol;
+    double atol;   /* --atol: mpcg_solver_set_atol (0: none) */
     int64_t maxit; /* -1: the library default */
     int64_t monitor;
     int64_t check_interval;     /* --check-interval: K of mpcg_solver_set_check_interval (0) */
@@ -90,7 +92,8 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
                        const cgsolve_checks *checks, const mpcg_info *info, int nrhs,
                        const mpcg_info *infos);
 /* Several right-hand sides (solver/cgsolve_block.c): the aggregate (converged if every column
- * did; the first failing column's reason; the most iterations; the largest residuals), the
+ * did; the first failing column's reason, else that of the column with the most iterations;
+ * the most iterations; the largest residuals), the
  * summary's line per column, the JSON report's "block" value. */
 void cgsolve_block_aggregate(int nrhs, const mpcg_info *infos, mpcg_info *all);
 void cgsolve_print_columns(const options *o, int nrhs, const mpcg_info *infos);
@@ -104,6 +107,67 @@ void cgsolve_json_num(FILE *f, double v);
  * on failure (message printed). Close writes the final brace: 0 on a write error (printed). */
 FILE *cgsolve_json_open(const options *o, const char *mode);
 int cgsolve_json_close(const options *o, FILE *f);
+
+/* A residual history as mpcg_solver_get_history gives it. */
+typedef struct cgsolve_history {
+    int64_t count;
+    const int64_t *iteration;
+    const double *relres, *true_relres, *time_s;
+} cgsolve_history;
+
+/* The words and the level of a plot: title (matrix, backend, precision), subtitle (result),
+ * the relative residual the solve stops at, and why an empty history is empty. */
+typedef struct cgsolve_plot_text {
+    const char *title, *subtitle, *empty_why;
+    double level;
+} cgsolve_plot_text;
+
+/* The SVG of a history (solver/cgsolve_plot.c) to f: 0 on a write error. */
+int cgsolve_write_svg(FILE *f, const cgsolve_history *h, const cgsolve_plot_text *t);
+
+/* The relative residual a solve stops at, max(tol, atol / ||b||) (the plot's dashed line, the
+ * progress line's target). */
+double cgsolve_stop_level(const options *o, double bnorm);
+
+/* --history and --plot (solver/cgsolve_history.c): the solver's history as CSV and SVG; bnorm
+ * = ||b|| for the stopping level max(tol, atol / ||b||). -1, or the exit status of a file that
+ * could not be written (message printed). */
+int cgsolve_write_history(const mpcg_solver *S, const mpcg_matrix *A, const options *o,
+                          const mpcg_info *info, int nrhs, double bnorm);
+
+/* The progress line on a terminal (solver/cgsolve_progress.c): the rate over the last WINDOW
+ * residuals the solve read, a line at most every INTERVAL seconds (none before the first). */
+#define CGSOLVE_PROGRESS_WINDOW 32
+#define CGSOLVE_PROGRESS_INTERVAL 0.25
+typedef struct cgsolve_progress {
+    FILE *out;
+    double target;   /* the relative residual the solve stops at: max(tol, atol / ||b||) */
+    double t_last;   /* clock (seconds) of the last line, or of the start */
+    double interval; /* seconds between lines */
+    int shown;       /* a line is on the screen */
+    int n, head;     /* points in the ring, the oldest's slot */
+    int64_t it[CGSOLVE_PROGRESS_WINDOW];
+    double lr[CGSOLVE_PROGRESS_WINDOW]; /* log10 relres */
+} cgsolve_progress;
+
+/* Start: no line yet; the first may come after one interval. */
+void cgsolve_progress_init(cgsolve_progress *p, FILE *out, double target);
+/* The progress callback (mpcg_monitor_fn; user: the cgsolve_progress). */
+void cgsolve_progress_note(int64_t it, double relres, void *user);
+/* The note at clock `now` (seconds): keep the point, draw the line if an interval has passed. */
+void cgsolve_progress_step(cgsolve_progress *p, int64_t it, double relres, double now);
+/* Erase the line if one is shown. */
+void cgsolve_progress_end(cgsolve_progress *p);
+/* The geometric mean reduction of relres per iteration over the points kept; NaN with fewer
+ * than two points or no iteration between them. */
+double cgsolve_progress_rate(const cgsolve_progress *p);
+/* Iterations from relres to target at that rate (0 if there; -1 if unknown: the residual does
+ * not fall). */
+double cgsolve_progress_left(double relres, double rate, double target);
+/* "cgsolve: iteration K  relres R  rate Q/it  ~L left", the rate and the estimate left out
+ * where unknown (rate NaN, left < 0). */
+int cgsolve_progress_line(char *buf, size_t size, int64_t it, double relres, double rate,
+                          double left);
 
 /* cgsolve --info (solver/cgsolve_info.c): read or generate A on the CPU, validate it and
  * describe it (size, symmetry, diagonal, row lengths, each backend's storage) on stdout and in

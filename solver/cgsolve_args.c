@@ -38,10 +38,12 @@ static const char usage_text[] =
     "                        A is valid, 3 with the parse error if not\n"
     "solver:\n";
 
-/* the rest of --help (one string would pass C99's 4095 characters) */
+/* the solver part of --help (one string would pass C99's 4095 characters) */
 static const char usage_rest[] =
     "  --tol=T               relative tolerance on the true residual ||b - A x|| / ||b||\n"
     "                        (default 1e-8)\n"
+    "  --atol=A              absolute tolerance: converged when ||b - A x|| <= max(T ||b||, A)\n"
+    "                        (default 0: T alone; reason MPCG_CONVERGED_ATOL where A decided)\n"
     "  --maxit=N             maximum iterations (default max(100, 10 n))\n"
     "  --spmv=NAME           SpMV backend (default auto; see --list-backends)\n"
     "  --precision=P         fp64 (default), fp32 or mixed. fp32: single-precision values\n"
@@ -74,13 +76,25 @@ static const char usage_rest[] =
     "                        backend that cannot stream, --device=cpu or no GPU\n"
     "  --device-memory-limit=BYTES\n"
     "                        cap the GPU memory mpcg may hold (suffix K, M, G or T: powers\n"
-    "                        of 1024; 0: no cap); beyond it setup fails as out of memory\n"
+    "                        of 1024; 0: no cap); beyond it setup fails as out of memory\n";
+
+/* --help's output, environment and exit status */
+static const char usage_out[] =
     "output:\n"
     "  -o, --output=FILE     write the solution x as a Matrix Market vector (%.17g)\n"
     "  --json=FILE           machine-readable report (docs/json-report.md); - for stdout\n"
+    "  --history=FILE        the residual history as CSV: iteration, recurrence relres,\n"
+    "                        true relres (empty where not computed), seconds since the\n"
+    "                        solve began; every iteration on the CPU, every check window on\n"
+    "                        a GPU (--check-interval=1: every iteration; docs/history.md)\n"
+    "  --plot=FILE           the same as an SVG plot: log10 relative residual against the\n"
+    "                        iteration, the true residuals as circles, the stopping level\n"
+    "                        dashed (self-contained: no script, font or link)\n"
     "  --monitor[=K]         print the recurrence residual every K iterations (default 1;\n"
     "                        on stderr with --json=-)\n"
-    "  -q, --quiet           print nothing but errors and warnings\n"
+    "  -q, --quiet           print nothing but errors and warnings (on a terminal cgsolve\n"
+    "                        otherwise shows a progress line on stderr while it solves,\n"
+    "                        also off with --monitor)\n"
     "  -v, --verbose         the CG variant that ran and why; errors with the library's\n"
     "                        source location and call frames\n"
     "  --list-backends       list the SpMV backends of this build and exit\n"
@@ -263,17 +277,20 @@ static int help_options(void)
 /* The value options that check their argument: -1 to go on, else the exit status. */
 static int value_option(int c, const char *arg, options *o);
 
-enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON, O_MON,
-       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND, O_OOC };
+enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_ATOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON, O_MON,
+       O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND, O_OOC,
+       O_HISTORY, O_PLOT };
 
 static const struct option longs[] = {
     {"generate", required_argument, 0, O_GEN},   {"rhs-file", required_argument, 0, 'b'},
     {"rhs", required_argument, 0, O_RHS},        {"seed", required_argument, 0, O_SEED},
     {"x0", required_argument, 0, O_X0},          {"tol", required_argument, 0, O_TOL},
+    {"atol", required_argument, 0, O_ATOL},
     {"maxit", required_argument, 0, O_MAXIT},    {"spmv", required_argument, 0, O_SPMV},
     {"precision", required_argument, 0, O_PREC}, {"device", required_argument, 0, O_DEV},
     {"precond", required_argument, 0, O_PRECOND},
     {"output", required_argument, 0, 'o'},       {"json", required_argument, 0, O_JSON},
+    {"history", required_argument, 0, O_HISTORY}, {"plot", required_argument, 0, O_PLOT},
     {"monitor", optional_argument, 0, O_MON},    {"quiet", no_argument, 0, 'q'},
     {"verbose", no_argument, 0, 'v'},            {"list-backends", no_argument, 0, O_LIST},
     {"check-symmetry", no_argument, 0, O_SYM},   {"info", no_argument, 0, O_INFO},
@@ -292,9 +309,10 @@ static int check_combination(const options *o)
                                            : "no matrix: give A.mtx or --generate=SPEC");
     if (o->rhs_file && o->rhs_kind)
         return usage_error("%s", "give either -b FILE or --rhs=KIND, not both");
-    if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor))
-        return usage_error("%s", "--info solves nothing: it takes no -b, --rhs, --x0, -o or "
-                                 "--monitor");
+    if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor ||
+                    o->history_file || o->plot_file))
+        return usage_error("%s", "--info solves nothing: it takes no -b, --rhs, --x0, -o, "
+                                 "--monitor, --history or --plot");
     if (o->ooc && (!o->spmv || !streams_ooc(o->spmv)))
         return usage_error("--ooc streams the matrix with an out-of-core SpMV backend: give "
                            "--spmv=NAME of one (--list-backends: \"out-of-core\")%s%s",
@@ -318,6 +336,8 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
         case O_X0: o->x0_file = optarg; break;
         case 'o': o->out_file = optarg; break;
         case O_JSON: o->json_file = optarg; break;
+        case O_HISTORY: o->history_file = optarg; break;
+        case O_PLOT: o->plot_file = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'v': o->verbose = 1; break;
         case O_SYM: o->check_symmetry = 1; break;
@@ -325,7 +345,7 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
         case O_OOC: o->ooc = 1; break;
         case O_LIST: return list_backends();
         case O_HELPOPT: return help_options();
-        case 'h': fputs(usage_text, stdout), fputs(usage_rest, stdout); return EXIT_CONVERGED;
+        case 'h': fputs(usage_text, stdout), fputs(usage_rest, stdout), fputs(usage_out, stdout); return EXIT_CONVERGED;
         case 'V': printf("cgsolve (mpcg) %d.%d.%d\n", MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR,
                          MPCG_VERSION_PATCH);
                   return EXIT_CONVERGED;
@@ -441,6 +461,10 @@ static int value_option(int c, const char *arg, options *o)
     case O_TOL:
         if (!parse_double(arg, &o->tol) || o->tol <= 0 || o->tol >= 1)
             return usage_error("--tol=%s: expected a number in (0, 1)", arg);
+        return -1;
+    case O_ATOL:
+        if (!parse_double(arg, &o->atol) || o->atol < 0)
+            return usage_error("--atol=%s: expected a finite number >= 0", arg);
         return -1;
     case O_MAXIT:
         if (!parse_i64(arg, &o->maxit) || o->maxit < 0)

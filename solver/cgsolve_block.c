@@ -10,9 +10,10 @@ void cgsolve_block_aggregate(int nrhs, const mpcg_info *infos, mpcg_info *all)
 {
     *all = infos[0];
     all->converged = 1;
-    all->reason = MPCG_CONVERGED_RTOL;
     for (int j = 0; j < nrhs; j++) {
         const mpcg_info *c = &infos[j];
+        /* converged: the reason of the column that took the most iterations (RTOL or ATOL) */
+        if (all->converged && c->iterations > all->iterations) all->reason = c->reason;
         if (!c->converged && all->converged) all->converged = 0, all->reason = c->reason;
         if (c->iterations > all->iterations) all->iterations = c->iterations;
         if (c->true_relres > all->true_relres) all->true_relres = c->true_relres;

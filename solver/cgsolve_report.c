@@ -37,7 +37,9 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
     fprintf(f, "solver      cg, spmv %s, precision %s", info->backend,
            mpcg_precision_name(info->precision));
     if (info->mixed_strategy[0]) fprintf(f, " (%s)", info->mixed_strategy);
-    fprintf(f, ", tol %.3g\n", o->tol);
+    fprintf(f, ", tol %.3g", o->tol);
+    if (o->atol > 0 || o->verbose) fprintf(f, ", atol %.3g", o->atol);
+    fprintf(f, "\n");
     if (info->precond_describe[0] && strcmp(info->precond, "none") == 0)
         fprintf(f, "precond     %s\n", info->precond_describe); /* auto chose none */
     else if (info->precond_describe[0])
@@ -127,6 +129,8 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     cgsolve_json_str(f, info->backend);
     fprintf(f, ", \"precision\": \"%s\", \"tol\": ", mpcg_precision_name(info->precision));
     cgsolve_json_num(f, o->tol);
+    fprintf(f, ", \"atol\": ");
+    cgsolve_json_num(f, o->atol);
     fprintf(f, ", \"maxit\": ");
     if (o->maxit >= 0) fprintf(f, "%lld", (long long)o->maxit);
     else fputs("null", f);

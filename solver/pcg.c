@@ -88,7 +88,7 @@ mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *inf
         MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));                     /* r -= alpha q */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr));              /* rr = r.r */
         k++;
-        mpcgi_cg_monitor(s, k, sqrt(rr) / a->bnorm);
+        MPCG_CHECK(ctx, mpcgi_cg_monitor(s, k, sqrt(rr) / a->bnorm));
         if (!isfinite(rr)) {
             reason = MPCG_DIVERGED_NAN;
             break;

@@ -78,6 +78,7 @@ void mpcg_solver_destroy(mpcg_solver *s)
 {
     if (!valid(s)) return;
     teardown(s);
+    mpcgi_history_free(&s->hist);
     s->magic = 0;
     mpcgi_host_free(s);
 }
@@ -122,6 +123,15 @@ mpcg_status mpcg_solver_set_tol(mpcg_solver *s, double tol)
     MPCG_ENSURE(s->ctx, tol > 0.0 && tol < 1.0, MPCG_ERR_INVALID_ARG,
                 "tol = %g out of range (0, 1)", tol);
     s->tol = tol;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcg_solver_set_atol(mpcg_solver *s, double atol)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx, atol >= 0.0 && isfinite(atol), MPCG_ERR_INVALID_ARG,
+                "atol = %g out of range [0, inf)", atol);
+    s->atol = atol;
     return MPCG_SUCCESS;
 }
 
@@ -428,9 +438,9 @@ static mpcg_status finish(const mpcg_solver *s, mpcg_info *info, double t0, mpcg
     if (info_out) *info_out = *info;
     MPCG_ENSURE(s->ctx, info->converged || !s->error_if_not_converged, MPCG_ERR_NOT_CONVERGED,
                 "CG did not converge: %s after %lld iterations (true relative residual %.3e, "
-                "tol %.3e)",
+                "tol %.3e, atol %.3e)",
                 mpcg_reason_string(info->reason), (long long)info->iterations, info->true_relres,
-                s->tol);
+                s->tol, s->atol);
     return MPCG_SUCCESS;
 }
 
@@ -452,6 +462,7 @@ mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *in
     }
     mpcgi_solver_info_init(s, &info);
     double t0 = mpcgi_wtime();
+    mpcgi_history_begin(s, t0);
     if (s->on_device) MPCG_CHECK(ctx, run_staged(s, b, x, bnorm, &info));
     else MPCG_CHECK(ctx, run(s, b, x, bnorm, &info));
     return finish(s, &info, t0, info_out);
@@ -480,6 +491,7 @@ mpcg_status mpcg_solve_device(mpcg_solver *s, const double *b_dev, double *x_dev
     }
     mpcgi_solver_info_init(s, &info);
     double t0 = mpcgi_wtime();
+    mpcgi_history_begin(s, t0);
     MPCG_CHECK(ctx, run(s, b_dev, x_dev, sqrt(bb), &info));
     return finish(s, &info, t0, info_out);
 }

@@ -8,6 +8,7 @@
 #include "core/options.h"
 #include "core/vec.h"
 #include "mpcg.h"
+#include "solver/history.h"
 #include "spmv/rows.h"
 #include "spmv/spmv.h"
 
@@ -24,11 +25,15 @@ struct mpcg_solver {
     mpcg_precond precond;    /* the preconditioner asked for (its parameters: the precond.*
                                 options) */
     double tol;
+    double atol;             /* absolute tolerance (0: none): ||b - A x|| <= max(tol ||b||, atol) */
     int64_t maxit; /* < 0: the default max(100, 10 n) */
     mpcg_guess guess;
     int64_t monitor_every;
     mpcg_monitor_fn monitor;
     void *monitor_user;
+    mpcg_monitor_fn progress; /* mpcg_solver_set_progress: at every read of the residual */
+    void *progress_user;
+    mpcgi_history hist;      /* mpcg_solver_set_history (solver/history.h) */
     int error_if_not_converged;
     mpcgi_options opts;      /* MPCG_OPTIONS, then mpcg_solver_set_option (cg.check_interval
                                 too: mpcg_solver_set_check_interval sets that key); read at setup */
@@ -46,7 +51,7 @@ struct mpcg_solver {
     const mpcgi_vec_ops *V64; /* the fp64 ones, for b, x and the true residual (V in fp64) */
     int64_t true_residuals;  /* products with the `exact` values in the running solve */
     int64_t k_offset;        /* iterations before the running loop (the mixed fp64 finish):
-                                added to the monitor's count */
+                                added to the monitor's and the history's count */
     int continuing;          /* the running loop continues another (no monitor call at 0) */
     int on_device;
     void *r, *p, *q;         /* work vectors of V's type where V computes (mixed: n doubles
@@ -114,7 +119,9 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
  *   direction r + *beta p (0: p = r, a restart; the caller forms it, mpcgi_cg_direction) and a
  *   new tr->threshold; rr_old: r.r before the last update (the mixed reliable update's beta);
  * finish: reason (NONE: the limit), residuals and iterations of info, the mixed fp64 finish;
- * monitor: every K-th. */
+ * monitor: the host has read the recurrence residual of iteration k: the history entry, the
+ *   progress callback, and the monitor every K-th (its failure: the history's allocation).
+ * Each true residual of start, check and finish goes into the history as well. */
 mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
                            mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason);
 mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double rr_old,
@@ -122,7 +129,7 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, do
                            mpcg_reason *reason);
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
                             mpcg_reason reason, mpcgi_cg_track *tr, mpcg_info *info);
-void mpcgi_cg_monitor(const mpcg_solver *s, int64_t k, double relres);
+mpcg_status mpcgi_cg_monitor(mpcg_solver *s, int64_t k, double relres);
 /* The reason for p^T A p, or NONE if the iteration may go on. */
 mpcg_reason mpcgi_cg_curvature_reason(double pq);
 /* The preconditioned CG (solver/pcg.c): the host loop with z = M^-1 r (s->pc). */
@@ -131,10 +138,20 @@ mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *inf
 mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, const double *x, double *y);
 /* p = r + beta p with V, or p = r for beta = 0. */
 mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta);
-/* The recurrence residual's stop threshold max(tol, eps) ||b||, eps of the iteration's
- * precision (solver/cg.c says why); the device stop tests use it too
+/* The recurrence residual's stop threshold max(max(tol, eps) ||b||, atol), eps of the
+ * iteration's precision (solver/cg.c says why); the device stop tests use it too
  * (mpcgi_cg_state.threshold). */
 double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm);
+/* The true residual's target max(tol ||b||, atol): a solve converges when ||b - A x|| is at
+ * or below it. */
+double mpcgi_cg_target(const mpcg_solver *s, double bnorm);
+/* MPCG_CONVERGED_ATOL or _RTOL if a true residual of norm tnorm meets the target (ATOL where
+ * atol > tol ||b|| decided), else MPCG_REASON_NONE (also for NaN). */
+mpcg_reason mpcgi_cg_converged(const mpcg_solver *s, double tnorm, double bnorm);
+/* A check's measurement: r = b - A x (mpcgi_cg_true_residual) of norm *tnorm,
+ * info->true_relres, and *reason: NaN, converged (mpcgi_cg_converged) or NONE. */
+mpcg_status mpcgi_cg_measure(mpcg_solver *s, const mpcgi_cg_args *a, double *tnorm,
+                             mpcg_info *info, mpcg_reason *reason);
 /* The precision of the loop's products q = A p: FP32, or `exact` when the loop runs in fp64. */
 mpcg_precision mpcgi_cg_apply_precision(const mpcg_solver *s);
 /* r = b - A x with the exact values and ||r|| (fp32 and mixed: x from xw first, see

@@ -46,6 +46,18 @@ test_test_solver_mixed_LDADD = $(TEST_LDADD)
 MPCG_C_TESTS += test/test_solver_pcg
 test_test_solver_pcg_SOURCES = test/test_solver_pcg.c
 test_test_solver_pcg_LDADD = $(TEST_LDADD)
+# the absolute tolerance in every precision, with a preconditioner and in block CG (CPU)
+MPCG_C_TESTS += test/test_solver_atol
+test_test_solver_atol_SOURCES = test/test_solver_atol.c
+test_test_solver_atol_LDADD = $(TEST_LDADD)
+# the residual history and the progress callback (CPU)
+MPCG_C_TESTS += test/test_solver_history
+test_test_solver_history_SOURCES = test/test_solver_history.c
+test_test_solver_history_LDADD = $(TEST_LDADD)
+# cgsolve's progress line: its rate, estimate, words and throttle (the command's own source)
+MPCG_C_TESTS += test/test_cgsolve_progress
+test_test_cgsolve_progress_SOURCES = test/test_cgsolve_progress.c solver/cgsolve_progress.c
+test_test_cgsolve_progress_LDADD = $(TEST_LDADD)
 test_test_io_mm_SOURCES = test/test_io_mm.c
 test_test_io_mm_LDADD = $(TEST_LDADD)
 test_test_io_num_SOURCES = test/test_io_num.c

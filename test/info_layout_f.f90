@@ -62,6 +62,7 @@ program info_layout_f
   write (*, '(a,i0)') 'enum MPCG_REASON_NONE ', MPCG_REASON_NONE
   write (*, '(a,i0)') 'enum MPCG_CONVERGED_RTOL ', MPCG_CONVERGED_RTOL
   write (*, '(a,i0)') 'enum MPCG_CONVERGED_ZERO_RHS ', MPCG_CONVERGED_ZERO_RHS
+  write (*, '(a,i0)') 'enum MPCG_CONVERGED_ATOL ', MPCG_CONVERGED_ATOL
   write (*, '(a,i0)') 'enum MPCG_DIVERGED_MAX_ITER ', MPCG_DIVERGED_MAX_ITER
   write (*, '(a,i0)') 'enum MPCG_DIVERGED_BREAKDOWN ', MPCG_DIVERGED_BREAKDOWN
   write (*, '(a,i0)') 'enum MPCG_DIVERGED_INDEFINITE_MATRIX ', MPCG_DIVERGED_INDEFINITE_MATRIX

@@ -43,6 +43,14 @@ fi
 expect 2 'unknown option --nosuch' -- --nosuch "$data/nos4.mtx"
 expect 2 'option --tol needs a value' -- "$data/nos4.mtx" --tol
 expect 2 '--tol=2: expected a number in \(0, 1\)' -- --tol=2 "$data/nos4.mtx"
+# --atol: ||b - A x|| <= max(tol ||b||, atol); ||b|| = 10 here, so atol = 1e-3 decides
+expect 2 '--atol=-1: expected a finite number >= 0' -- --atol=-1 "$data/nos4.mtx"
+expect 2 '--atol=inf: expected a finite number >= 0' -- --atol=inf "$data/nos4.mtx"
+expect 0 'result +converged \(converged: residual below the absolute tolerance atol\)' -- \
+    --device=cpu --tol=1e-12 --atol=1e-3 "$data/nos4.mtx"
+expect 0 'tol 1e-12, atol 0.001$' -- --device=cpu --tol=1e-12 --atol=1e-3 "$data/nos4.mtx"
+expect 0 'result +converged \(converged: relative residual below tol\)' -- \
+    --device=cpu --atol=1e-30 "$data/nos4.mtx"
 expect 2 '--rhs=zeros: expected ones, random or Aones' -- --rhs=zeros "$data/nos4.mtx"
 expect 2 'give either A.mtx or --generate, not both' -- --generate=poisson2d:4 "$data/nos4.mtx"
 expect 2 '--precision=fp16: expected fp64, fp32 or mixed' -- --precision=fp16 "$data/nos4.mtx"
@@ -187,6 +195,95 @@ if command -v python3 >/dev/null; then
     fi
 fi
 
+# --history and --plot: checked before the matrix is read; no --info; the CSV has a header and
+# one line an iteration (CPU), the first the initial residual, the last the final true
+# residual; the SVG is well-formed XML, self-contained, with a circle for each true residual
+expect 3 '--history .*nodir/h\.csv: cannot write' -- --device=cpu --history="$tmp/nodir/h.csv" "$tmp/missing.mtx"
+expect 3 '--plot .*nodir/p\.svg: cannot write' -- --device=cpu --plot="$tmp/nodir/p.svg" "$tmp/missing.mtx"
+expect 2 '--info solves nothing' -- --info --plot="$tmp/p.svg" "$data/nos4.mtx"
+"$cg" --device=cpu --quiet --precision=mixed --tol=1e-12 --atol=1e-9 --history="$tmp/h.csv" \
+    --plot="$tmp/p.svg" --json "$tmp/h.json" "$data/bcsstk05.mtx" || { echo "FAIL: --history --plot exited $?"; fail=1; }
+if command -v python3 >/dev/null; then
+    python3 - "$tmp/h.csv" "$tmp/p.svg" "$tmp/h.json" <<'PYEOF' || fail=1
+import csv, json, math, sys
+import xml.etree.ElementTree as ET
+rows = list(csv.reader(open(sys.argv[1])))
+r = json.load(open(sys.argv[3]))["result"]
+assert rows[0] == ["iteration", "relres", "true_relres", "time_s"], rows[0]
+data = rows[1:]
+assert len(data) == r["iterations"] + 1, (len(data), r["iterations"])
+assert [int(d[0]) for d in data] == list(range(len(data)))
+assert data[0][1:3] == ["1", "1"], data[0]
+assert float(data[-1][2]) == r["true_relres"] and float(data[-1][1]) == r["recurrence_relres"]
+times = [float(d[3]) for d in data]
+assert all(b >= a >= 0 for a, b in zip(times, times[1:])), "time goes back"
+trues = [d for d in data if d[2] != ""]
+# mixed reliable updates: the initial, the fp64 head's end, each replacement and the final
+assert len(trues) >= r["residual_replacements"] + 2, (len(trues), r)
+svg = open(sys.argv[2], encoding="utf-8").read()
+root = ET.fromstring(svg)
+ns = "{http://www.w3.org/2000/svg}"
+assert root.tag == ns + "svg", root.tag
+for bad in ("<script", "href", "url(", "@import", "<image", "@font-face"):
+    assert bad not in svg, "not self-contained: " + bad
+title = root.find(ns + "title").text
+assert "bcsstk05.mtx" in title and "cpu" in title and "mixed" in title, title
+circles = root.findall(".//" + ns + "circle")
+assert len(circles) == len(trues) + 1, (len(circles), len(trues))   # + the legend's
+paths = root.findall(".//" + ns + "path")
+assert len(paths) == 1 and paths[0].get("d").startswith("M"), paths
+texts = "".join(root.itertext())
+assert "stop at" in texts and "MPCG_CONVERGED_ATOL" in texts, texts
+print("ok: --history CSV (%d entries, %d true residuals) and --plot SVG" % (len(data), len(trues)))
+PYEOF
+else
+    grep -q '</svg>' "$tmp/p.svg" && head -n 1 "$tmp/h.csv" | grep -q '^iteration,relres,true_relres,time_s$' ||
+        { echo "FAIL: --history / --plot"; fail=1; }
+fi
+# several right-hand sides: no history, and a note that says so
+expect 0 'note: block CG records no residual history' -- --device=cpu --rhs=random:2 \
+    --history="$tmp/hb.csv" --plot="$tmp/pb.svg" "$data/nos4.mtx"
+if [ "`cat "$tmp/hb.csv"`" != "iteration,relres,true_relres,time_s" ] ||
+   ! grep -q 'no residual history: block CG' "$tmp/pb.svg"; then
+    echo "FAIL: --history/--plot of a block solve"; fail=1
+fi
+
+# the progress line: off when stderr is not a terminal (no carriage return, no escape), on a
+# terminal (script(1) gives one) shown once the solve has run a quarter of a second, then erased
+# before the summary; off with --quiet and with --monitor
+esc=`printf '\033'`; cr=`printf '\r'`
+"$cg" --device=cpu --precond=none --generate=poisson2d:160 --tol=1e-10 >"$tmp/pout" 2>"$tmp/perr"
+if grep -q "[$cr$esc]" "$tmp/pout" "$tmp/perr"; then
+    echo "FAIL: a progress line without a terminal"; cat -v "$tmp/perr"; fail=1
+else
+    echo "ok: no progress line when stderr is a file"
+fi
+if command -v script >/dev/null && script -qfec true /dev/null >/dev/null 2>&1; then
+    script -qfec "'$cg' --device=cpu --precond=none --generate=poisson2d:160 --tol=1e-10" \
+        /dev/null >"$tmp/tty" 2>&1
+    solve_s=`tr -d '\r' <"$tmp/tty" | awk '/^time/ {print $6}'`
+    shown=0; grep -q "${cr}cgsolve: iteration [0-9]*  relres" "$tmp/tty" && shown=1
+    if [ -z "$solve_s" ]; then
+        echo "FAIL: no summary from cgsolve on a terminal"; cat -v "$tmp/tty"; fail=1
+    elif awk "BEGIN { exit !($solve_s >= 0.5) }" && [ $shown -ne 1 ]; then
+        echo "FAIL: a ${solve_s} s solve on a terminal showed no progress line"; cat -v "$tmp/tty"; fail=1
+    elif awk "BEGIN { exit !($solve_s < 0.2) }" && [ $shown -ne 0 ]; then
+        echo "FAIL: a ${solve_s} s solve showed a progress line before 0.25 s"; cat -v "$tmp/tty"; fail=1
+    elif [ $shown -eq 1 ] && ! grep -q "${cr}${esc}\[Kmatrix " "$tmp/tty"; then
+        echo "FAIL: the progress line is not erased before the summary"; cat -v "$tmp/tty"; fail=1
+    else
+        echo "ok: progress line on a terminal (shown: $shown, solve ${solve_s} s)"
+    fi
+    script -qfec "'$cg' --device=cpu --precond=none --generate=poisson2d:160 --tol=1e-10 --monitor=50" \
+        /dev/null >"$tmp/tty" 2>&1
+    if grep -q "${cr}cgsolve: iteration" "$tmp/tty"; then
+        echo "FAIL: a progress line beside --monitor"; fail=1
+    fi
+    script -qfec "'$cg' --device=cpu --precond=none --generate=poisson2d:160 --tol=1e-10 -q" \
+        /dev/null >"$tmp/tty" 2>&1
+    if [ -s "$tmp/tty" ]; then echo "FAIL: --quiet on a terminal printed"; cat -v "$tmp/tty"; fail=1; fi
+fi
+
 # cgsolve is a program of the public API: its objects call no internal mpcgi_ symbol and
 # include no internal header
 objs=`ls "$top_builddir"/solver/cgsolve*.o 2>/dev/null`
@@ -243,7 +340,7 @@ if command -v python3 >/dev/null; then
     python3 - "$tmp/r.json" <<'PYEOF' || fail=1
 import json, sys
 r = json.load(open(sys.argv[1]))
-need = {"matrix": ["name", "n", "nnz"], "solver": ["backend", "precision", "tol", "maxit"],
+need = {"matrix": ["name", "n", "nnz"], "solver": ["backend", "precision", "tol", "atol", "maxit"],
         "result": ["converged", "reason", "iterations", "true_relres", "recurrence_relres"],
         "time": ["setup_s", "solve_s"], "device": ["kind", "name"]}
 missing = [f"{k}.{f}" for k, fs in need.items() for f in fs if f not in r.get(k, {})]
@@ -255,6 +352,16 @@ assert r["result"]["reason"] == "MPCG_CONVERGED_RTOL"
 assert r["mode"] == "solve" and r["warnings"] == [] and r["matrix"]["symmetric"] is True
 assert isinstance(r["solver"]["variant"], str) and isinstance(r["solver"]["variant_reason"], str)
 print("ok: JSON report has every field")
+PYEOF
+    # --atol in the report: the value, and the reason where it decided
+    "$cg" --device=cpu --quiet --tol=1e-12 --atol=1e-3 --json "$tmp/a.json" "$data/nos4.mtx"
+    python3 - "$tmp/a.json" <<'PYEOF' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["solver"]["atol"] == 1e-3 and r["solver"]["tol"] == 1e-12, r["solver"]
+assert r["result"]["reason"] == "MPCG_CONVERGED_ATOL" and r["result"]["converged"], r["result"]
+assert r["result"]["true_relres"] * 10 <= 1e-3, r["result"]   # ||b|| = 10
+print("ok: JSON report of an --atol solve")
 PYEOF
     # the non-symmetry warning is in the report too
     "$cg" --device=cpu --quiet --precond=none --maxit=5 --json "$tmp/ns.json" "$tmp/ns.mtx" 2>/dev/null

@@ -26,9 +26,10 @@ static void test_status_strings(void)
 static void test_reason_strings(void)
 {
     const mpcg_reason all[] = {MPCG_REASON_NONE, MPCG_CONVERGED_RTOL, MPCG_CONVERGED_ZERO_RHS,
-                               MPCG_DIVERGED_MAX_ITER, MPCG_DIVERGED_BREAKDOWN,
-                               MPCG_DIVERGED_INDEFINITE_MATRIX, MPCG_DIVERGED_NAN,
-                               MPCG_DIVERGED_STAGNATION};
+                               MPCG_CONVERGED_ATOL, MPCG_DIVERGED_MAX_ITER,
+                               MPCG_DIVERGED_BREAKDOWN, MPCG_DIVERGED_INDEFINITE_MATRIX,
+                               MPCG_DIVERGED_NAN, MPCG_DIVERGED_STAGNATION,
+                               MPCG_DIVERGED_INDEFINITE_PC};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         CHECK(strncmp(mpcg_reason_name(all[i]), "MPCG_", 5) == 0);
         CHECK(strstr(mpcg_reason_name(all[i]), "UNKNOWN") == NULL);

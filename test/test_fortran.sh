@@ -1,6 +1,7 @@
 #!/bin/sh
 # test/test_fortran.sh: the Fortran module (fortran/): mpcg_info's layout and the enum values
-# agree with the C compiler's, and fortran/example_mm converges in the iterations of
+# agree with the C compiler's, atol and the residual history work through it (test/history_f),
+# and fortran/example_mm converges in the iterations of
 # `cgsolve FILE --precond=jacobi` on bundled and generated SPD matrices; example_heat runs
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_srcdir:=.}" "${top_builddir:=.}"
@@ -20,6 +21,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$top_builddir/test/info_layout_f" >"$tmp/f.txt" || fail "info_layout_f exited $?"
 diff "$tmp/c.txt" "$tmp/f.txt" || fail "the Fortran type(mpcg_info) or enums differ from C's"
 echo "layout: C and Fortran agree ($(head -n 1 "$tmp/c.txt"), $(grep -c '^offset' "$tmp/c.txt") fields, $(grep -c '^enum' "$tmp/c.txt") enum values)"
+
+# 1b. the absolute tolerance and the residual history through the module
+out=`"$top_builddir/test/history_f" 2>&1`
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || fail "history_f exited $rc"
 
 # 2. example_mm against cgsolve: a generated SPD matrix (1-D Laplacian, n = 200) besides the
 # bundled ones

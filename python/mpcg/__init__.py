@@ -12,7 +12,7 @@ A pure-Python binding: it loads the installed libmpcg (MPCG_LIBRARY, the linker'
 or common prefixes; see mpcg._lib) and builds nothing.
 """
 from . import _api
-from .solver import Info, MpcgError, Solver, cg
+from .solver import History, Info, MpcgError, Solver, cg
 
 __version__ = "0.1.0"
 library_path = _api.library_path
@@ -24,5 +24,5 @@ def device_count():
     return _api.device_count()
 
 
-__all__ = ["cg", "Solver", "Info", "MpcgError", "device_count", "library_path",
+__all__ = ["cg", "Solver", "Info", "History", "MpcgError", "device_count", "library_path",
            "library_version"]

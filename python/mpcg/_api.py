@@ -121,6 +121,11 @@ solver_set_spmv = _proto("mpcg_solver_set_spmv", c_enum, solver_p, c_char_p)
 solver_set_precision = _proto("mpcg_solver_set_precision", c_enum, solver_p, c_enum)
 solver_set_precond = _proto("mpcg_solver_set_precond", c_enum, solver_p, c_enum)
 solver_set_tol = _proto("mpcg_solver_set_tol", c_enum, solver_p, c_double)
+solver_set_atol = _proto("mpcg_solver_set_atol", c_enum, solver_p, c_double)
+solver_set_history = _proto("mpcg_solver_set_history", c_enum, solver_p, c_int)
+solver_get_history = _proto("mpcg_solver_get_history", c_enum, solver_p, POINTER(c_int64),
+                            POINTER(POINTER(c_int64)), POINTER(POINTER(c_double)),
+                            POINTER(POINTER(c_double)), POINTER(POINTER(c_double)))
 solver_set_maxit = _proto("mpcg_solver_set_maxit", c_enum, solver_p, c_int64)
 solver_set_initial_guess = _proto("mpcg_solver_set_initial_guess", c_enum, solver_p, c_enum)
 solver_set_option = _proto("mpcg_solver_set_option", c_enum, solver_p, c_char_p, c_char_p)

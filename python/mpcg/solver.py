@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _api, _device
 
-__all__ = ["MpcgError", "Info", "Solver", "cg"]
+__all__ = ["MpcgError", "Info", "History", "Solver", "cg"]
 
 
 class MpcgError(RuntimeError):
@@ -57,6 +57,33 @@ def _binding_error(status, text):
 
 
 @dataclasses.dataclass
+class History:
+    """The residual history of a solve (mpcg_solver_get_history; docs/history.md): NumPy
+    arrays of equal length, one entry each time the solve read the recurrence residual (every
+    iteration on the CPU; iteration 0 and each check window of a GPU variant).
+
+    iteration:   int64, strictly increasing from 0
+    relres:      ||r_k|| / ||b|| of the CG recurrence
+    true_relres: ||b - A x_k|| / ||b|| recomputed in fp64 where the solve computed it (the start,
+                 every check of the true residual, the end), NaN elsewhere
+    time_s:      seconds since the solve began
+
+    len(h) is the number of entries; iterating gives (iteration, relres, true_relres, time_s)
+    tuples."""
+    iteration: np.ndarray
+    relres: np.ndarray
+    true_relres: np.ndarray
+    time_s: np.ndarray
+
+    def __len__(self):
+        return len(self.iteration)
+
+    def __iter__(self):
+        return zip(self.iteration.tolist(), self.relres.tolist(), self.true_relres.tolist(),
+                   self.time_s.tolist())
+
+
+@dataclasses.dataclass
 class Info:
     """What a solve did: struct mpcg_info with strings decoded and enums named."""
     reason: str                 # "MPCG_CONVERGED_RTOL", ... (mpcg_reason_name)
@@ -86,9 +113,10 @@ class Info:
     precond_setup_time_s: float
     precond_spmvs: int
     spmv_describe: str
+    history: Optional[History] = None   # the residual history: Solver(history=True)
 
     @classmethod
-    def _from_c(cls, c):
+    def _from_c(cls, c, history=None):
         r = c.reason
         return cls(
             _c_str(_api.reason_name(r)), r, _c_str(_api.reason_string(r)), bool(c.converged),
@@ -99,7 +127,8 @@ class Info:
             c.mixed_strategy.decode(), bool(c.precision_fallback), c.fallback_iteration,
             c.storage_fallback.decode("utf-8", "replace"), c.mixed_head_iterations,
             c.precond.decode(), c.precond_describe.decode("utf-8", "replace"),
-            c.precond_setup_time_s, c.precond_spmvs, c.spmv_describe.decode("utf-8", "replace"))
+            c.precond_setup_time_s, c.precond_spmvs, c.spmv_describe.decode("utf-8", "replace"),
+            history)
 
     @property
     def ms_per_iteration(self):
@@ -224,7 +253,7 @@ class Solver:
     reused by every solve.
 
     Solver(A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision='fp64', spmv='auto',
-           device='auto', options=None)
+           device='auto', options=None, history=False)
 
     A:         scipy.sparse matrix/array of any format, or a device matrix: a CuPy sparse
                matrix (cupyx.scipy.sparse), or any CSR object whose data, indices and indptr
@@ -232,26 +261,26 @@ class Solver:
                (mpcg_matrix_view_device_csr; kept alive by the solver; with device='cpu' a
                CuPy matrix is copied to the host instead)
     rtol:      stop when ||b - A x|| <= rtol ||b|| (0 < rtol < 1)
-    atol:      must be 0: the C API has no absolute tolerance yet (issue 26)
+    atol:      absolute tolerance >= 0: converged when the true ||b - A x|| <=
+               max(rtol ||b||, atol), as SciPy's cg (mpcg_solver_set_atol; reason
+               "MPCG_CONVERGED_ATOL" where atol decided)
     maxiter:   None: the library's default max(100, 10 n)
     M:         None/'none', 'jacobi', 'bjacobi', 'chebyshev' or 'auto'
     precision: 'fp64', 'fp32' or 'mixed'
     spmv:      an SpMV backend name ('auto', 'cpu', 'cusparse', ...)
     device:    'auto', 'cpu', 'cuda' or 'cuda:N'
     options:   a dict of tuning options, {"cg.variant": "graph", ...} (mpcg_solver_set_option)
+    history:   record the residual history of every solve: info.history (a History), else None
 
     close() (or a with block) releases the C objects; a closed solver raises ValueError.
     """
 
     def __init__(self, A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64",
-                 spmv="auto", device="auto", options=None):
+                 spmv="auto", device="auto", options=None, history=False):
         self._ctx = self._mat = self._solver = None
-        if atol != 0:
-            raise NotImplementedError(
-                "mpcg: atol != 0 is not supported: the C API has only a relative tolerance "
-                "(mpcg_solver_set_tol, ||b - A x|| <= tol ||b||); issue 26 adds an absolute one")
         if not (0.0 < rtol < 1.0):
             raise ValueError(f"mpcg: rtol must be in (0, 1), not {rtol!r}")
+        _check_atol(atol)
         precond = _word(M, _api.PRECOND, "M")
         prec = _word(precision, _api.PRECISION, "precision")
         device = "auto" if device is None else str(device)
@@ -286,6 +315,8 @@ class Solver:
             self._check(_api.solver_set_precision(self._solver, prec))
             self._check(_api.solver_set_precond(self._solver, precond))
             self._check(_api.solver_set_tol(self._solver, float(rtol)))
+            self._check(_api.solver_set_atol(self._solver, float(atol)))
+            self._check(_api.solver_set_history(self._solver, 1 if history else 0))
             if maxiter is not None:
                 self._check(_api.solver_set_maxit(self._solver, int(maxiter)))
             for k, v in (options or {}).items():
@@ -304,6 +335,7 @@ class Solver:
         self._guess = _api.GUESS_ZERO
         self._cinfo = _api.InfoBuffer()
         self._cinfo_ref = ctypes.addressof(self._cinfo)
+        self._history = bool(history)
 
     # ---------------------------------------------------------------- lifetime
     def _check(self, st):
@@ -413,6 +445,28 @@ class Solver:
             self._mat, vals.__cuda_array_interface__["data"][0]))
         d.data = vals
 
+    def _get_history(self):
+        """The last solve's history as a History of copied arrays, or None when off."""
+        if not self._history:
+            return None
+        count = ctypes.c_int64()
+        it = ctypes.POINTER(ctypes.c_int64)()
+        rel, tru, t = (ctypes.POINTER(ctypes.c_double)() for _ in range(3))
+        self._check(_api.solver_get_history(self._solver, ctypes.byref(count), ctypes.byref(it),
+                                            ctypes.byref(rel), ctypes.byref(tru),
+                                            ctypes.byref(t)))
+        n = count.value
+
+        def arr(p, dtype):
+            if n == 0:
+                return np.empty(0, dtype=dtype)
+            return np.ctypeslib.as_array(p, shape=(n,)).astype(dtype, copy=True)
+        return History(arr(it, np.int64), arr(rel, np.float64), arr(tru, np.float64),
+                       arr(t, np.float64))
+
+    def _info(self):
+        return Info._from_c(self._cinfo.info, self._get_history())
+
     def _set_guess(self, provided):
         g = _api.GUESS_PROVIDED if provided else _api.GUESS_ZERO
         if g != self._guess:
@@ -442,7 +496,7 @@ class Solver:
         st = _api.solve(self._solver, b.ctypes.data, x.ctypes.data, self._cinfo_ref)
         if st != _api.MPCG_SUCCESS:
             _raise(st, self._ctx)
-        return x, Info._from_c(self._cinfo.info)
+        return x, self._info()
 
     def _solve_device(self, b, x0):
         cp = _cupy()
@@ -462,22 +516,30 @@ class Solver:
         st = _api.solve_device(self._solver, b.data.ptr, x.data.ptr, self._cinfo_ref)
         if st != _api.MPCG_SUCCESS:
             _raise(st, self._ctx)
-        return x, Info._from_c(self._cinfo.info)
+        return x, self._info()
+
+
+def _check_atol(atol):
+    """atol as the C API takes it: a finite number >= 0 (mpcg_solver_set_atol)."""
+    try:
+        ok = float(atol) >= 0.0 and math.isfinite(float(atol))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"mpcg: atol must be a finite number >= 0, not {atol!r}")
 
 
 def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64",
-       spmv="auto", device="auto"):
+       spmv="auto", device="auto", history=False):
     """Solve A x = b by (preconditioned) CG; returns (x, Info).
 
-    The arguments are Solver's; b a NumPy vector (or CuPy: the device path). For several
-    right-hand sides with one matrix, build a Solver once: cg() creates and destroys a
-    context, matrix and solver on every call."""
-    if atol != 0:  # before any C object exists
-        raise NotImplementedError(
-            "mpcg: atol != 0 is not supported: the C API has only a relative tolerance "
-            "(mpcg_solver_set_tol, ||b - A x|| <= tol ||b||); issue 26 adds an absolute one")
+    Converged means the true ||b - A x|| <= max(rtol ||b||, atol), SciPy's criterion. The
+    arguments are Solver's (history=True: info.history); b a NumPy vector (or CuPy: the device
+    path). For several right-hand sides with one matrix, build a Solver once: cg() creates and
+    destroys a context, matrix and solver on every call."""
+    _check_atol(atol)  # before any C object exists
     if device == "auto" and _is_cupy_array(b) and not _device.is_device_sparse(A):
         device = _gpu_device(A, b)
-    with Solver(A, rtol=rtol, maxiter=maxiter, M=M, precision=precision, spmv=spmv,
-                device=device) as s:
+    with Solver(A, rtol=rtol, atol=atol, maxiter=maxiter, M=M, precision=precision, spmv=spmv,
+                device=device, history=history) as s:
         return s.solve(b, x0)

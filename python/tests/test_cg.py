@@ -149,6 +149,76 @@ class TestAgainstScipy(unittest.TestCase):
         self.assertLessEqual(relres(A, x, b), 1e-5)
 
 
+class TestAtol(unittest.TestCase):
+    def test_atol_against_scipy(self):
+        """||b - A x|| <= max(rtol ||b||, atol), SciPy's criterion: with rtol tiny, atol decides
+        (reason ATOL) and the iterations are SciPy's; atol = 0 is rtol alone."""
+        A = laplacian2d(20)
+        b = np.sin(np.arange(1.0, 401.0))
+        bn = np.linalg.norm(b)
+        atol = 1e-5 * bn
+        x, info = mpcg.cg(A, b, rtol=1e-12, atol=atol, device="cpu")
+        self.assertTrue(info.converged)
+        self.assertEqual(info.reason, "MPCG_CONVERGED_ATOL")
+        self.assertLessEqual(np.linalg.norm(b - A @ x), atol)
+        count = [0]
+
+        def cb(_xk):
+            count[0] += 1
+        kw = {"rtol": 1e-12} if "rtol" in inspect.signature(
+            scipy.sparse.linalg.cg).parameters else {"tol": 1e-12}
+        xs, sinfo = scipy.sparse.linalg.cg(A, b, atol=atol, callback=cb, **kw)
+        self.assertEqual(sinfo, 0)
+        self.assertLessEqual(abs(info.iterations - count[0]), 0.02 * count[0] + 1)
+        # the same stop as rtol = 1e-5: the iterates of that solve
+        x5, info5 = mpcg.cg(A, b, rtol=1e-5, device="cpu")
+        self.assertEqual(info5.reason, "MPCG_CONVERGED_RTOL")
+        self.assertEqual(info5.iterations, info.iterations)
+        np.testing.assert_allclose(x, x5, rtol=1e-13, atol=0)
+        x0, info0 = mpcg.cg(A, b, rtol=1e-12, atol=0.0, device="cpu")
+        self.assertEqual(info0.reason, "MPCG_CONVERGED_RTOL")
+        self.assertGreater(info0.iterations, info.iterations)
+
+    def test_zero_and_small_b(self):
+        A = laplacian2d(6)
+        x, info = mpcg.cg(A, np.zeros(36), atol=1.0, device="cpu")
+        self.assertEqual(info.reason, "MPCG_CONVERGED_ZERO_RHS")
+        self.assertTrue(np.all(x == 0))
+        x, info = mpcg.cg(A, np.full(36, 1e-9), atol=1e-6, device="cpu")
+        self.assertEqual((info.reason, info.iterations), ("MPCG_CONVERGED_ATOL", 0))
+
+
+class TestHistory(unittest.TestCase):
+    def test_history(self):
+        A = laplacian2d(12)
+        b = np.linspace(-1.0, 2.0, 144)
+        with mpcg.Solver(A, device="cpu", history=True, M=None) as s:
+            x, info = s.solve(b)
+            h = info.history
+            self.assertIsInstance(h, mpcg.History)
+            self.assertEqual(len(h), info.iterations + 1)
+            np.testing.assert_array_equal(h.iteration, np.arange(info.iterations + 1))
+            self.assertEqual(h.true_relres[0], 1.0)           # b - A 0 = b
+            self.assertAlmostEqual(h.relres[0], 1.0, places=12)
+            self.assertEqual(h.relres[-1], info.recurrence_relres)
+            self.assertEqual(h.true_relres[-1], info.true_relres)
+            self.assertTrue(np.all(np.isnan(h.true_relres[1:-1])))   # no replacement here
+            self.assertTrue(np.all(np.diff(h.time_s) >= 0) and h.time_s[0] >= 0)
+            self.assertLessEqual(h.time_s[-1], info.solve_time_s)
+            rows = list(h)
+            self.assertEqual(rows[0][:2], (0, h.relres[0]))
+            # the arrays are copies: the next solve does not change them
+            first = h.relres.copy()
+            _, info2 = s.solve(2 * b)
+            np.testing.assert_array_equal(h.relres, first)
+            self.assertEqual(len(info2.history), info2.iterations + 1)
+        _, info = mpcg.cg(A, b, device="cpu")
+        self.assertIsNone(info.history)
+        _, info = mpcg.cg(A, b, device="cpu", history=True, maxiter=3)
+        self.assertEqual(len(info.history), 4)
+        self.assertEqual(info.history.true_relres[-1], info.true_relres)
+
+
 class TestSolver(unittest.TestCase):
     def test_reuse_and_update_values(self):
         A = laplacian2d(10)
@@ -225,8 +295,9 @@ class TestErrors(unittest.TestCase):
         with self.assertRaises(mpcg.MpcgError) as e:
             mpcg.cg(A, np.ones(16), device="bogus")
         self.assertEqual(e.exception.status, "MPCG_ERR_INVALID_ARG")
-        with self.assertRaises(NotImplementedError):
-            mpcg.cg(A, np.ones(16), atol=1e-3, device="cpu")
+        for bad in (-1e-3, float("nan"), float("inf"), "x"):
+            with self.assertRaises(ValueError):
+                mpcg.cg(A, np.ones(16), atol=bad, device="cpu")
         with self.assertRaises(ValueError):
             mpcg.cg(A, np.ones(16), M="ilu", device="cpu")
         with self.assertRaises(ValueError):
