@@ -61,6 +61,11 @@ test_test_block_SOURCES = test/test_block.c test/block_pass_shapes.h
 test_test_block_LDADD = $(TEST_LDADD)
 test_test_spmm_SOURCES = test/test_spmm.c
 test_test_spmm_LDADD = $(TEST_LDADD)
+# batches of small systems (issue 24): batched CG against single solves, the batched SpMM,
+# the refusals; the GPU part skips without a GPU
+MPCG_C_TESTS += test/test_batch
+test_test_batch_SOURCES = test/test_batch.c
+test_test_batch_LDADD = $(TEST_LDADD)
 # the preconditioners on the CPU; their GPU comparisons skip without a GPU
 MPCG_C_TESTS += test/test_precond
 test_test_precond_SOURCES = test/test_precond.c

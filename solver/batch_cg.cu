@@ -1,0 +1,225 @@
+/* solver/batch_cg.cu: batched CG on the GPU: one launch, a thread block a system, the steps of
+ * solver/batch_cg.c (the host's) with the block's own reductions and convergence test */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <cuda_runtime.h>
+#include <math.h>
+
+#include "solver/batch_cg.h"
+
+#define THREADS 128
+#define WARPS (THREADS / 32)
+#define VECTORS 6                   /* x, r, z, p, q, 1/diag */
+#define SMEM_VALUES (96 * 1024 / 8) /* the vectors stay in shared memory up to this */
+
+/*
+ * Block i takes system i: its vectors (VECTORS x n_i doubles) in shared memory when the largest
+ * system's fit in SMEM_VALUES, else in the workspace at rows off[i] .. of each vector. A thread
+ * takes rows t, t + 128, ... in the products and the vector updates; a dot is the threads'
+ * partials added by warp shuffles, then the 4 warps' sums in order, so every thread of the
+ * block holds the same value and takes the same branch.
+ */
+struct batch_sys {
+    int64_t n;
+    const int64_t *ptr;
+    const int32_t *col;
+    const double *val;
+    double *x, *r, *z, *p, *q, *dinv;
+};
+
+static __device__ double block_sum(double v, double *red)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    double s = 0;
+#pragma unroll
+    for (int w = 0; w < WARPS; w++)
+        s += red[w];
+    __syncthreads(); /* red is written again by the next sum */
+    return s;
+}
+
+static __device__ double dot(const batch_sys &A, const double *a, const double *b, double *red)
+{
+    double s = 0;
+    for (int64_t i = threadIdx.x; i < A.n; i += THREADS)
+        s += a[i] * b[i];
+    return block_sum(s, red);
+}
+
+/* y = A x (rows of this thread), then a barrier. */
+static __device__ void spmv(const batch_sys &A, const double *x, double *y)
+{
+    for (int64_t r = threadIdx.x; r < A.n; r += THREADS) {
+        double s = 0;
+        for (int64_t e = A.ptr[r]; e < A.ptr[r + 1]; e++)
+            s += __ldg(A.val + e) * x[__ldg(A.col + e)];
+        y[r] = s;
+    }
+    __syncthreads();
+}
+
+/* r = b - A x; ||r||. */
+static __device__ double residual(const batch_sys &A, const double *b, double *r, double *red)
+{
+    spmv(A, A.x, r);
+    for (int64_t i = threadIdx.x; i < A.n; i += THREADS)
+        r[i] = b[i] - r[i];
+    __syncthreads();
+    return sqrt(dot(A, r, r, red));
+}
+
+/* z = M^-1 r; r.z. */
+static __device__ double apply_pc(const batch_sys &A, int jacobi, double *red)
+{
+    if (!jacobi) return dot(A, A.r, A.r, red);
+    for (int64_t i = threadIdx.x; i < A.n; i += THREADS)
+        A.z[i] = A.dinv[i] * A.r[i];
+    __syncthreads();
+    return dot(A, A.r, A.z, red);
+}
+
+/* p = z + beta p (beta = 0: p = z), then a barrier. */
+static __device__ void direction(const batch_sys &A, double beta)
+{
+    for (int64_t i = threadIdx.x; i < A.n; i += THREADS)
+        A.p[i] = A.z[i] + beta * A.p[i];
+    __syncthreads();
+}
+
+/* 1/diag(A) into dinv; whether every diagonal is > 0. */
+static __device__ bool jacobi_of(const batch_sys &A, double *red)
+{
+    double bad = 0;
+    for (int64_t r = threadIdx.x; r < A.n; r += THREADS) {
+        double d = 0;
+        for (int64_t e = A.ptr[r]; e < A.ptr[r + 1]; e++)
+            if (A.col[e] == r) d = A.val[e];
+        bad += d > 0 ? 0.0 : 1.0;
+        A.dinv[r] = 1.0 / d;
+    }
+    return block_sum(bad, red) == 0;
+}
+
+static __device__ void iterate(const batch_sys &A, const double *b, double bnorm,
+                               const mpcgi_batch_settings &st, double *red, mpcg_batch_result &res)
+{
+    const int64_t maxit = st.maxit >= 0 ? st.maxit : (10 * A.n > 100 ? 10 * A.n : 100);
+    int64_t k = 0;
+    int repl = 0;
+    double rn = residual(A, b, A.r, red), rz = apply_pc(A, st.jacobi, red);
+    direction(A, 0.0);
+    for (;;) {
+        if (rn <= st.tol * bnorm) {
+            const double tn = residual(A, b, A.r, red);
+            if (tn <= st.tol * bnorm) {
+                res.reason = MPCG_CONVERGED_RTOL;
+                break;
+            }
+            if (++repl > st.replacements) {
+                res.reason = MPCG_DIVERGED_STAGNATION;
+                break;
+            }
+            rn = tn, rz = apply_pc(A, st.jacobi, red);
+            direction(A, 0.0);
+            continue;
+        }
+        if (k >= maxit) {
+            res.reason = MPCG_DIVERGED_MAX_ITER;
+            break;
+        }
+        spmv(A, A.p, A.q);
+        const double pq = dot(A, A.p, A.q, red);
+        if (!(pq > 0)) {
+            res.reason = !isfinite(pq) ? MPCG_DIVERGED_NAN
+                         : pq == 0     ? MPCG_DIVERGED_BREAKDOWN
+                                       : MPCG_DIVERGED_INDEFINITE_MATRIX;
+            break;
+        }
+        const double alpha = rz / pq;
+        for (int64_t i = threadIdx.x; i < A.n; i += THREADS)
+            A.x[i] += alpha * A.p[i], A.r[i] -= alpha * A.q[i];
+        __syncthreads();
+        k++;
+        const double rzn = apply_pc(A, st.jacobi, red);
+        rn = sqrt(dot(A, A.r, A.r, red));
+        if (!isfinite(rn) || !isfinite(rzn)) {
+            res.reason = MPCG_DIVERGED_NAN;
+            break;
+        }
+        if (!(rzn > 0) && rn > 0) {
+            res.reason = MPCG_DIVERGED_INDEFINITE_PC;
+            break;
+        }
+        const double beta = rzn / rz;
+        rz = rzn;
+        direction(A, beta);
+    }
+    res.iterations = k;
+    res.recurrence_relres = rn / bnorm;
+}
+
+static __global__ void __launch_bounds__(THREADS)
+    batch_cg_kernel(const int64_t *off, const int64_t *ptr, const int32_t *col, const double *val,
+                    const double *b, double *x, mpcgi_batch_settings st, mpcg_batch_result *results,
+                    double *work, int in_smem)
+{
+    extern __shared__ double smem[];
+    __shared__ double red[WARPS];
+    const int64_t i = blockIdx.x, o = off[i], n = off[i + 1] - o;
+    double *V = in_smem ? smem : work + VECTORS * o;
+    batch_sys A = {n, ptr + o, col, val, V, V + n, V + 2 * n, V + 3 * n, V + 4 * n, V + 5 * n};
+    if (!st.jacobi) A.z = A.r;
+    const double *bi = b + o;
+    mpcg_batch_result res = {MPCG_REASON_NONE, 0, 0.0, 0.0};
+    for (int64_t r = threadIdx.x; r < n; r += THREADS)
+        A.x[r] = 0.0;
+    __syncthreads();
+    const double bnorm = sqrt(dot(A, bi, bi, red));
+    if (bnorm == 0) {
+        res.reason = MPCG_CONVERGED_ZERO_RHS;
+    } else if (!isfinite(bnorm)) { /* ||b||^2 overflows: as mpcg_solve, NaN/Inf */
+        res.reason = MPCG_DIVERGED_NAN;
+        res.true_relres = res.recurrence_relres = NAN;
+    } else if (st.jacobi && !jacobi_of(A, red)) {
+        res.reason = MPCG_DIVERGED_INDEFINITE_PC;
+        res.true_relres = res.recurrence_relres = 1.0;
+    } else {
+        iterate(A, bi, bnorm, st, red, res);
+        res.true_relres = residual(A, bi, A.q, red) / bnorm;
+    }
+    for (int64_t r = threadIdx.x; r < n; r += THREADS)
+        x[o + r] = A.x[r];
+    if (threadIdx.x == 0) results[i] = res;
+}
+
+extern "C" {
+
+size_t mpcgi_batch_cg_workspace(int64_t rows, int64_t k)
+{
+    (void)k;
+    return (size_t)VECTORS * (size_t)(rows > 0 ? rows : 1) * sizeof(double);
+}
+
+int mpcgi_batch_cg_launch(void *stream, int64_t k, int64_t max_n, const int64_t *off,
+                          const int64_t *ptr, const int32_t *col, const double *val,
+                          const double *b, double *x, mpcgi_batch_settings st,
+                          mpcg_batch_result *res_dev, void *work)
+{
+    if (k <= 0) return (int)cudaSuccess;
+    const int in_smem = VECTORS * max_n <= SMEM_VALUES;
+    const size_t smem = in_smem ? (size_t)VECTORS * max_n * sizeof(double) : 0;
+    if (smem > 48 * 1024) {
+        cudaError_t e =
+            cudaFuncSetAttribute(batch_cg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 SMEM_VALUES * (int)sizeof(double));
+        if (e != cudaSuccess) return (int)e;
+    }
+    batch_cg_kernel<<<(unsigned)k, THREADS, smem, (cudaStream_t)stream>>>(
+        off, ptr, col, val, b, x, st, res_dev, (double *)work, in_smem);
+    return (int)cudaGetLastError();
+}
+
+} /* extern "C" */
