@@ -87,9 +87,9 @@ test_mm_dump_LDADD = $(TEST_LDADD)
 # the reader's fuzzing (docs/reliability.md; .ci/run runs it)
 EXTRA_DIST += fuzz/build.sh fuzz/run.sh fuzz/fuzz_mm_read.c fuzz/mm.dict
 
-# the example runs as a test: every step must converge
-MPCG_TESTS += test/test_example_heat.sh
-EXTRA_DIST += test/test_example_heat.sh
+# the examples run as tests: every step must converge
+MPCG_TESTS += test/test_example_heat.sh test/test_example_batch.sh
+EXTRA_DIST += test/test_example_heat.sh test/test_example_batch.sh
 
 # GPU tests (CUDA builds): each runs its CPU checks (CPU emulation, error mapping), then exits 77
 # (SKIP) where no GPU is usable
