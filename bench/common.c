@@ -458,6 +458,8 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->precision_fallback = -1;
     r->spmvs_ms = r->speedup_vs_spmvs = NAN;
     r->speedup_vs_sequential = NAN;
+    r->batch_s = r->loop_systems = r->iterations_median = r->not_converged = -1;
+    r->speedup_vs_loop = NAN;
 }
 
 mpcg_status bench_records_add(mpcg_context *ctx, bench_records *list, const bench_record *r)
@@ -579,6 +581,14 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
         json_str(f, "method", r->method);
         json_int(f, "nrhs", r->nrhs);
         json_num(f, "speedup_vs_sequential", r->speedup_vs_sequential);
+    }
+    if (r->batch_k > 0) {
+        json_int(f, "batch_k", r->batch_k);
+        json_int(f, "batch_s", r->batch_s);
+        json_int(f, "loop_systems", r->loop_systems);
+        json_num(f, "speedup_vs_loop", r->speedup_vs_loop);
+        json_int(f, "iterations_median", r->iterations_median);
+        json_int(f, "not_converged", r->not_converged);
     }
     json_str(f, "driver", d->driver);
     fputs("}", f);
