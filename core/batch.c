@@ -140,6 +140,10 @@ mpcg_status mpcg_batch_create(mpcg_context *ctx, int64_t k, const int64_t *offse
         mpcg_batch_destroy(b);
         return st;
     }
+    for (int64_t i = 0; i < k; i++) {
+        const int64_t e = row_ptr[offsets[i + 1]] - row_ptr[offsets[i]];
+        b->max_nnz = e > b->max_nnz ? e : b->max_nnz;
+    }
     *out = b;
     return MPCG_SUCCESS;
 }

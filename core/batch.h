@@ -24,6 +24,7 @@ struct mpcg_batch {
     mpcg_context *ctx;
     int64_t k, rows, nnz;
     int64_t max_n, max_row_nnz; /* the largest system, the longest row */
+    int64_t max_nnz;            /* the most entries of a system */
     mpcgi_batch_arrays host;
     mpcgi_batch_arrays dev; /* on a GPU context, else all NULL */
     double tol;

@@ -204,9 +204,9 @@ static mpcg_status solve_device(mpcg_batch *bt, const double *b, double *x, mpcg
     mpcg_batch_result *rd = work;
     void *rest = (char *)work + (rbytes + 15) / 16 * 16;
     const mpcgi_batch_arrays *a = &bt->dev;
-    MPCG_LAUNCH(ctx,
-                mpcgi_batch_cg_launch(mpcgi_device_stream(ctx), bt->k, bt->max_n, a->off, a->ptr,
-                                      a->col, a->val, b, x, settings_of(bt), rd, rest));
+    const mpcgi_batch_dev A = {bt->k, bt->max_n, bt->max_nnz, a->off, a->ptr, a->col, a->val};
+    MPCG_LAUNCH(
+        ctx, mpcgi_batch_cg_launch(mpcgi_device_stream(ctx), &A, b, x, settings_of(bt), rd, rest));
     return mpcgi_device_copy(ctx, res, rd, rbytes, MPCGI_D2H);
 #else
     (void)b, (void)x, (void)res;

@@ -8,12 +8,14 @@
 
 #define THREADS 128
 #define WARPS (THREADS / 32)
-#define VECTORS 6                   /* x, r, z, p, q, 1/diag */
-#define SMEM_VALUES (96 * 1024 / 8) /* the vectors stay in shared memory up to this */
+#define VECTORS 6              /* x, r, z, p, q, 1/diag */
+#define SMEM_BYTES (96 * 1024) /* shared memory a block may take for its system */
 
 /*
  * Block i takes system i: its vectors (VECTORS x n_i doubles) in shared memory when the largest
- * system's fit in SMEM_VALUES, else in the workspace at rows off[i] .. of each vector. A thread
+ * system's fit in SMEM_BYTES, else in the workspace at rows off[i] .. of each vector; and, when
+ * the largest system's entries fit beside its vectors as well, A_i itself (values, local
+ * columns, row pointers rebased to 0), copied in once and read by every product. A thread
  * takes rows t, t + 128, ... in the products and the vector updates; a dot is the threads'
  * partials added by warp shuffles, then the 4 warps' sums in order, so every thread of the
  * block holds the same value and takes the same branch.
@@ -161,16 +163,43 @@ static __device__ void iterate(const batch_sys &A, const double *b, double bnorm
     res.recurrence_relres = rn / bnorm;
 }
 
+/* Where the block's system lives: vectors, and A staged or read from global memory. */
+struct batch_place {
+    int vec_smem, a_smem;
+    int64_t max_n, max_nnz; /* the shared-memory layout is cut for the largest system */
+};
+
+/* System i's view: vectors at V, A in shared memory (copied in here) or in global memory. */
+static __device__ batch_sys system_of(const int64_t *off, const int64_t *ptr, const int32_t *col,
+                                      const double *val, double *work, const batch_place &pl,
+                                      double *smem)
+{
+    const int64_t i = blockIdx.x, o = off[i], n = off[i + 1] - o;
+    double *V = pl.vec_smem ? smem : work + VECTORS * o;
+    batch_sys A = {n, ptr + o, col, val, V, V + n, V + 2 * n, V + 3 * n, V + 4 * n, V + 5 * n};
+    if (pl.a_smem) {
+        double *sval = smem + VECTORS * pl.max_n;
+        int64_t *sptr = (int64_t *)(sval + pl.max_nnz);
+        int32_t *scol = (int32_t *)(sptr + pl.max_n + 1);
+        const int64_t e0 = ptr[o], nnz = ptr[o + n] - e0;
+        for (int64_t e = threadIdx.x; e < nnz; e += THREADS)
+            sval[e] = val[e0 + e], scol[e] = col[e0 + e];
+        for (int64_t r = threadIdx.x; r <= n; r += THREADS)
+            sptr[r] = ptr[o + r] - e0;
+        A.ptr = sptr, A.col = scol, A.val = sval;
+    }
+    return A;
+}
+
 static __global__ void __launch_bounds__(THREADS)
     batch_cg_kernel(const int64_t *off, const int64_t *ptr, const int32_t *col, const double *val,
                     const double *b, double *x, mpcgi_batch_settings st, mpcg_batch_result *results,
-                    double *work, int in_smem)
+                    double *work, batch_place pl)
 {
     extern __shared__ double smem[];
     __shared__ double red[WARPS];
-    const int64_t i = blockIdx.x, o = off[i], n = off[i + 1] - o;
-    double *V = in_smem ? smem : work + VECTORS * o;
-    batch_sys A = {n, ptr + o, col, val, V, V + n, V + 2 * n, V + 3 * n, V + 4 * n, V + 5 * n};
+    batch_sys A = system_of(off, ptr, col, val, work, pl, smem);
+    const int64_t i = blockIdx.x, o = off[i], n = A.n;
     if (!st.jacobi) A.z = A.r;
     const double *bi = b + o;
     mpcg_batch_result res = {MPCG_REASON_NONE, 0, 0.0, 0.0};
@@ -203,22 +232,26 @@ size_t mpcgi_batch_cg_workspace(int64_t rows, int64_t k)
     return (size_t)VECTORS * (size_t)(rows > 0 ? rows : 1) * sizeof(double);
 }
 
-int mpcgi_batch_cg_launch(void *stream, int64_t k, int64_t max_n, const int64_t *off,
-                          const int64_t *ptr, const int32_t *col, const double *val,
-                          const double *b, double *x, mpcgi_batch_settings st,
-                          mpcg_batch_result *res_dev, void *work)
+int mpcgi_batch_cg_launch(void *stream, const mpcgi_batch_dev *A, const double *b, double *x,
+                          mpcgi_batch_settings st, mpcg_batch_result *res_dev, void *work)
 {
-    if (k <= 0) return (int)cudaSuccess;
-    const int in_smem = VECTORS * max_n <= SMEM_VALUES;
-    const size_t smem = in_smem ? (size_t)VECTORS * max_n * sizeof(double) : 0;
-    if (smem > 48 * 1024) {
-        cudaError_t e =
-            cudaFuncSetAttribute(batch_cg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 SMEM_VALUES * (int)sizeof(double));
+    if (A->k <= 0) return (int)cudaSuccess;
+    batch_place pl = {0, 0, A->max_n, A->max_nnz};
+    const size_t vec = (size_t)VECTORS * A->max_n * sizeof(double);
+    const size_t mat = (size_t)A->max_nnz * (sizeof(double) + sizeof(int32_t)) +
+                       (size_t)(A->max_n + 1) * sizeof(int64_t);
+    pl.vec_smem = vec <= SMEM_BYTES;
+    pl.a_smem = pl.vec_smem && vec + mat <= SMEM_BYTES;
+    const size_t smem = pl.a_smem ? vec + mat : pl.vec_smem ? vec : 0;
+    static int opted; /* past the default 48 KiB: once */
+    if (smem > 48 * 1024 && !opted) {
+        cudaError_t e = cudaFuncSetAttribute(
+            batch_cg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
         if (e != cudaSuccess) return (int)e;
+        opted = 1;
     }
-    batch_cg_kernel<<<(unsigned)k, THREADS, smem, (cudaStream_t)stream>>>(
-        off, ptr, col, val, b, x, st, res_dev, (double *)work, in_smem);
+    batch_cg_kernel<<<(unsigned)A->k, THREADS, smem, (cudaStream_t)stream>>>(
+        A->off, A->ptr, A->col, A->val, b, x, st, res_dev, (double *)work, pl);
     return (int)cudaGetLastError();
 }
 

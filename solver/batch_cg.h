@@ -24,12 +24,18 @@ extern "C" {
 
 /* The device solve (solver/batch_cg.cu): every system of the device arrays in one launch (a
  * thread block a system), b and x device arrays of `rows` values, results to res_dev (k
- * entries); work: mpcgi_batch_cg_workspace(rows, k) bytes. Returns a cudaError_t as int. */
+ * entries); work: mpcgi_batch_cg_workspace(rows, k) bytes. max_n, max_nnz: the most rows and
+ * entries of a system (they decide what stays in shared memory). Returns a cudaError_t as int. */
+typedef struct mpcgi_batch_dev {
+    int64_t k, max_n, max_nnz;
+    const int64_t *off, *ptr;
+    const int32_t *col;
+    const double *val;
+} mpcgi_batch_dev;
+
 size_t mpcgi_batch_cg_workspace(int64_t rows, int64_t k);
-int mpcgi_batch_cg_launch(void *stream, int64_t k, int64_t max_n, const int64_t *off,
-                          const int64_t *ptr, const int32_t *col, const double *val,
-                          const double *b, double *x, mpcgi_batch_settings st,
-                          mpcg_batch_result *res_dev, void *work);
+int mpcgi_batch_cg_launch(void *stream, const mpcgi_batch_dev *A, const double *b, double *x,
+                          mpcgi_batch_settings st, mpcg_batch_result *res_dev, void *work);
 
 #ifdef __cplusplus
 }
