@@ -192,24 +192,32 @@ static mpcg_status solve_host(mpcg_batch *bt, const double *b, double *x, mpcg_b
     return MPCG_SUCCESS;
 }
 
-/* b, x: device arrays; results to the host. */
-static mpcg_status solve_device(mpcg_batch *bt, const double *b, double *x, mpcg_batch_result *res)
+/* Bytes of the batch's device workspace a device solve uses after its first `pre` bytes. */
+static size_t device_bytes(const mpcg_batch *bt)
+{
+    return ((size_t)bt->k * sizeof(mpcg_batch_result) + 15) / 16 * 16 +
+           mpcgi_batch_cg_workspace(bt->rows, bt->k);
+}
+
+/* b, x: device arrays; results to the host. The batch's workspace from byte pre on is the
+ * solve's (the caller may hold the bytes before). */
+static mpcg_status solve_device(mpcg_batch *bt, const double *b, double *x, mpcg_batch_result *res,
+                                size_t pre)
 {
     mpcg_context *ctx = bt->ctx;
 #if MPCG_HAVE_CUDA
     const size_t rbytes = (size_t)bt->k * sizeof *res;
     void *work;
-    MPCG_CHECK(
-        ctx, mpcgi_batch_work(bt, rbytes + mpcgi_batch_cg_workspace(bt->rows, bt->k) + 16, &work));
-    mpcg_batch_result *rd = work;
-    void *rest = (char *)work + (rbytes + 15) / 16 * 16;
+    MPCG_CHECK(ctx, mpcgi_batch_work(bt, pre + device_bytes(bt), &work));
+    mpcg_batch_result *rd = (mpcg_batch_result *)((char *)work + pre);
+    void *rest = (char *)rd + (rbytes + 15) / 16 * 16;
     const mpcgi_batch_arrays *a = &bt->dev;
     const mpcgi_batch_dev A = {bt->k, bt->max_n, bt->max_nnz, a->off, a->ptr, a->col, a->val};
     MPCG_LAUNCH(
         ctx, mpcgi_batch_cg_launch(mpcgi_device_stream(ctx), &A, b, x, settings_of(bt), rd, rest));
     return mpcgi_device_copy(ctx, res, rd, rbytes, MPCGI_D2H);
 #else
-    (void)b, (void)x, (void)res;
+    (void)b, (void)x, (void)res, (void)pre;
     MPCG_FAIL(ctx, MPCG_ERR_NOT_SUPPORTED, "batched CG on a GPU: a build without CUDA");
 #endif
 }
@@ -231,14 +239,14 @@ mpcg_status mpcg_batch_solve(mpcg_batch *bt, const double *b, double *x, mpcg_ba
         MPCG_ENSURE(ctx, isfinite(b[i]), MPCG_ERR_INVALID_ARG,
                     "mpcg_batch_solve: b[%lld] = %g is not finite", (long long)i, b[i]);
     if (!bt->dev.off) return solve_host(bt, b, x, res);
-    const size_t bytes = (size_t)bt->rows * sizeof(double);
-    double *d;
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, 2 * bytes, &d));
-    mpcg_status st = mpcgi_device_copy(ctx, d, b, bytes, MPCGI_H2D);
-    if (st == MPCG_SUCCESS) st = solve_device(bt, d, d + bt->rows, res);
-    if (st == MPCG_SUCCESS) st = mpcgi_device_copy(ctx, x, d + bt->rows, bytes, MPCGI_D2H);
-    mpcgi_device_free(ctx, d);
-    return st;
+    /* b and x staged in the batch's workspace, before the solve's part (kept between solves) */
+    const size_t bytes = (size_t)bt->rows * sizeof(double), pre = (2 * bytes + 15) / 16 * 16;
+    void *work;
+    MPCG_CHECK(ctx, mpcgi_batch_work(bt, pre + device_bytes(bt), &work));
+    double *d = work;
+    MPCG_CHECK(ctx, mpcgi_device_copy(ctx, d, b, bytes, MPCGI_H2D));
+    MPCG_CHECK(ctx, solve_device(bt, d, d + bt->rows, res, pre));
+    return mpcgi_device_copy(ctx, x, d + bt->rows, bytes, MPCGI_D2H);
 }
 
 mpcg_status mpcg_batch_solve_device(mpcg_batch *bt, const double *b, double *x,
@@ -250,5 +258,5 @@ mpcg_status mpcg_batch_solve_device(mpcg_batch *bt, const double *b, double *x,
                 "(use mpcg_batch_solve)",
                 bt->ctx->device_name);
     if (bt->k == 0) return MPCG_SUCCESS;
-    return solve_device(bt, b, x, res);
+    return solve_device(bt, b, x, res, 0);
 }
