@@ -57,7 +57,7 @@ static __device__ void spmv(const batch_sys &A, const double *x, double *y)
     for (int64_t r = threadIdx.x; r < A.n; r += THREADS) {
         double s = 0;
         for (int64_t e = A.ptr[r]; e < A.ptr[r + 1]; e++)
-            s += __ldg(A.val + e) * x[__ldg(A.col + e)];
+            s += A.val[e] * x[A.col[e]]; /* A may be in shared memory: no __ldg */
         y[r] = s;
     }
     __syncthreads();
