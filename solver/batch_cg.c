@@ -196,7 +196,7 @@ static mpcg_status solve_host(mpcg_batch *bt, const double *b, double *x, mpcg_b
 static size_t device_bytes(const mpcg_batch *bt)
 {
     return ((size_t)bt->k * sizeof(mpcg_batch_result) + 15) / 16 * 16 +
-           mpcgi_batch_cg_workspace(bt->rows, bt->k);
+           mpcgi_batch_cg_workspace(bt->rows);
 }
 
 /* b, x: device arrays; results to the host. The batch's workspace from byte pre on is the

@@ -8,7 +8,7 @@
 
 #define THREADS 128
 #define WARPS (THREADS / 32)
-#define VECTORS 6              /* x, r, z, p, q, 1/diag */
+#define VECTORS MPCGI_BATCH_VECTORS
 #define SMEM_BYTES (96 * 1024) /* shared memory a block may take for its system */
 
 /*
@@ -225,12 +225,6 @@ static __global__ void __launch_bounds__(THREADS)
 }
 
 extern "C" {
-
-size_t mpcgi_batch_cg_workspace(int64_t rows, int64_t k)
-{
-    (void)k;
-    return (size_t)VECTORS * (size_t)(rows > 0 ? rows : 1) * sizeof(double);
-}
 
 int mpcgi_batch_cg_launch(void *stream, const mpcgi_batch_dev *A, const double *b, double *x,
                           mpcgi_batch_settings st, mpcg_batch_result *res_dev, void *work)

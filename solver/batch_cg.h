@@ -4,6 +4,7 @@
 #ifndef MPCG_SOLVER_BATCH_CG_H
 #define MPCG_SOLVER_BATCH_CG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mpcg.h"
@@ -24,7 +25,7 @@ extern "C" {
 
 /* The device solve (solver/batch_cg.cu): every system of the device arrays in one launch (a
  * thread block a system), b and x device arrays of `rows` values, results to res_dev (k
- * entries); work: mpcgi_batch_cg_workspace(rows, k) bytes. max_n, max_nnz: the most rows and
+ * entries); work: mpcgi_batch_cg_workspace(rows) bytes. max_n, max_nnz: the most rows and
  * entries of a system (they decide what stays in shared memory). Returns a cudaError_t as int. */
 typedef struct mpcgi_batch_dev {
     int64_t k, max_n, max_nnz;
@@ -33,7 +34,14 @@ typedef struct mpcgi_batch_dev {
     const double *val;
 } mpcgi_batch_dev;
 
-size_t mpcgi_batch_cg_workspace(int64_t rows, int64_t k);
+#define MPCGI_BATCH_VECTORS 6 /* x, r, z, p, q, 1/diag */
+
+/* Bytes of the device solve's workspace: every vector of every system (used where they do not
+ * fit in shared memory). */
+static inline size_t mpcgi_batch_cg_workspace(int64_t rows)
+{
+    return (size_t)MPCGI_BATCH_VECTORS * (size_t)(rows > 0 ? rows : 1) * sizeof(double);
+}
 int mpcgi_batch_cg_launch(void *stream, const mpcgi_batch_dev *A, const double *b, double *x,
                           mpcgi_batch_settings st, mpcg_batch_result *res_dev, void *work);
 
