@@ -411,6 +411,22 @@ static mpcg_status add_backend(mpcg_context *ctx, const struct mpcgi_spmv_ops *o
     return MPCG_SUCCESS;
 }
 
+mpcg_status bench_solver_create(mpcg_context *ctx, mpcg_matrix *A, const bench_opts *o,
+                                const char *spmv, mpcg_precision prec, mpcg_precond precond,
+                                double tol, long maxit, mpcg_solver **out)
+{
+    MPCG_CHECK(ctx, mpcg_solver_create(ctx, A, out));
+    mpcg_solver *s = *out;
+    MPCG_CHECK(ctx, mpcg_solver_set_spmv(s, spmv));
+    MPCG_CHECK(ctx, mpcg_solver_set_precision(s, prec));
+    MPCG_CHECK(ctx, mpcg_solver_set_precond(s, precond));
+    for (int k = 0; k < o->nopt; k++)
+        MPCG_CHECK(ctx, mpcg_solver_set_option(s, o->opt_key[k], o->opt_value[k]));
+    MPCG_CHECK(ctx, mpcg_solver_set_tol(s, tol));
+    if (maxit >= 0) MPCG_CHECK(ctx, mpcg_solver_set_maxit(s, maxit));
+    return MPCG_SUCCESS;
+}
+
 mpcg_status bench_backends(mpcg_context *ctx, const char *list,
                            const struct mpcgi_spmv_ops *out[BENCH_MAX_BACKENDS], int *count)
 {

@@ -150,6 +150,12 @@ mpcgi_csr *bench_csr(mpcg_matrix *A);
 mpcg_status bench_backends(mpcg_context *ctx, const char *list,
                            const struct mpcgi_spmv_ops *out[BENCH_MAX_BACKENDS], int *count);
 
+/* A new solver of A with the settings every CG row shares: backend, precision, preconditioner,
+ * the run's -O options in order, tol, and maxit (-1: the library's default). */
+mpcg_status bench_solver_create(mpcg_context *ctx, mpcg_matrix *A, const bench_opts *o,
+                                const char *spmv, mpcg_precision prec, mpcg_precond precond,
+                                double tol, long maxit, mpcg_solver **out);
+
 /* ---------------------------------------------------------------- JSON records */
 
 /*
