@@ -83,11 +83,12 @@ static __device__ double apply_pc(const batch_sys &A, int jacobi, double *red)
     return dot(A, A.r, A.z, red);
 }
 
-/* p = z + beta p (beta = 0: p = z), then a barrier. */
+/* p = z + beta p, or p = z when restarting (beta = 0: p is not read, as it may hold anything,
+ * NaN included, left in shared memory or the workspace by an earlier block), then a barrier. */
 static __device__ void direction(const batch_sys &A, double beta)
 {
     for (int64_t i = threadIdx.x; i < A.n; i += THREADS)
-        A.p[i] = A.z[i] + beta * A.p[i];
+        A.p[i] = beta == 0 ? A.z[i] : A.z[i] + beta * A.p[i];
     __syncthreads();
 }
 

@@ -9,6 +9,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <float.h>
 
+#include "core/batch.h"
 #include "core/device.h"
 #include "core/rng.h"
 #include "test/testutil.h"
@@ -439,9 +440,23 @@ done:
 
 /* ---- on a GPU ---- */
 
+/* The batch's device workspace (once a solve has made it) filled with NaN, so that a kernel
+ * reading a vector before writing it shows. */
+static void poison_work(mpcg_context *gpu, mpcg_batch *gb)
+{
+    const size_t n = gb->work_bytes / sizeof(double);
+    double *h = malloc(n * sizeof *h);
+    CHECK(h != NULL || n == 0);
+    for (size_t i = 0; h && i < n; i++)
+        h[i] = NAN;
+    if (h && n) CHECK_OK(gpu, mpcgi_device_copy(gpu, gb->work, h, n * sizeof *h, MPCGI_H2D));
+    free(h);
+}
+
 /* B's batch on the GPU (gb) against the CPU's (cb): solves plain and Jacobi, uncapped and
- * capped at 3 iterations (the same reasons, counts within 2 + 5 %, x within 1e-6, converged to
- * 1e-8); then the solve and the SpMM on device arrays as on host arrays, bit for bit. */
+ * capped at 3 iterations, the workspace poisoned before each but the first (the same reasons,
+ * counts within 2 + 5 %, x within 1e-6, converged to 1e-8); then the solve and the SpMM on device
+ * arrays as on host arrays, bit for bit. */
 static void check_gpu_solves(mpcg_context *cpu, mpcg_context *gpu, const bdata *B, mpcg_batch *cb,
                              mpcg_batch *gb, const double *b)
 {
@@ -459,6 +474,7 @@ static void check_gpu_solves(mpcg_context *cpu, mpcg_context *gpu, const bdata *
         for (int64_t i = 0; i < n; i++)
             xc[i] = xg[i] = NAN;
         CHECK_OK(cpu, mpcg_batch_solve(cb, b, xc, rc));
+        poison_work(gpu, gb); /* from the second solve on: the first makes the workspace */
         CHECK_OK(gpu, mpcg_batch_solve(gb, b, xg, rg));
         for (int64_t i = 0; i < k; i++) {
             const int ok =
