@@ -222,7 +222,10 @@ static __global__ void __launch_bounds__(THREADS)
     }
     for (int64_t r = threadIdx.x; r < n; r += THREADS)
         x[o + r] = A.x[r];
-    if (threadIdx.x == 0) results[i] = res;
+    if (threadIdx.x == 0) {
+        *(int64_t *)&results[i] = 0; /* the reason's word with its padding: the copy reads it */
+        results[i] = res;
+    }
 }
 
 extern "C" {
