@@ -27,6 +27,16 @@ tsbench_SOURCES = bench/tsbench.c bench/common.c bench/common.h
 tsbench_LDADD = libmpcgi.la $(LIBS)
 endif
 
+# batchbench: many small systems (docs/batched.md): the batched SpMM beside a loop of
+# cusparseSpMM calls and cuSPARSE's strided batch, the batched CG beside one mpcg solver per
+# system; bench/cupy_batch_cg.py is its CuPy peer (docs/benchmarks.md, "batchbench")
+if MPCG_HAVE_CUDA
+noinst_PROGRAMS += batchbench
+batchbench_SOURCES = bench/batchbench.c bench/batchbench.h bench/batchbench_spmm.c \
+	bench/batchbench_cg.c bench/common.c bench/common.h
+batchbench_LDADD = libmpcgi.la $(LIBS)
+endif
+
 # adaptive_sweep: the adaptive backend's adaptive.* option keys timed on one matrix beside
 # cusparse; bench/adaptive_experiment.sh runs it with the seed-003 experiment (docs/backends.md)
 if MPCG_HAVE_CUDA
@@ -35,7 +45,7 @@ adaptive_sweep_SOURCES = bench/adaptive_sweep.c
 adaptive_sweep_LDADD = libmpcgi.la $(LIBS)
 endif
 EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py bench/cupy_pcg.py \
-	bench/python_cupy_cg.py
+	bench/python_cupy_cg.py bench/cupy_batch_cg.py
 # an experiment built by hand (its header says how; docs/backends.md, gather-bound matrices)
 EXTRA_DIST += bench/experiments/column_split.cu bench/experiments/row_tiles.cu \
 	bench/experiments/tile_sort.cu bench/experiments/experiment.cuh \

@@ -115,16 +115,11 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     mpcg_info info;
     double t[MAX_SOLVES];
     int runs = (int)o->c.runs;
-    MPCG_TRY(ctx, st, mpcg_solver_create(ctx, run->A, &s));
-    MPCG_TRY(ctx, st, mpcg_solver_set_spmv(s, ops->name));
-    MPCG_TRY(ctx, st, mpcg_solver_set_precision(s, prec));
-    MPCG_TRY(ctx, st, mpcg_solver_set_precond(s, o->precond));
-    for (int k = 0; k < o->c.nopt; k++)
-        MPCG_TRY(ctx, st, mpcg_solver_set_option(s, o->c.opt_key[k], o->c.opt_value[k]));
+    MPCG_TRY(
+        ctx, st,
+        bench_solver_create(ctx, run->A, &o->c, ops->name, prec, o->precond, o->tol, o->maxit, &s));
     if (o->strategy[p])
         MPCG_TRY(ctx, st, mpcg_solver_set_option(s, "mixed.strategy", o->strategy[p]));
-    MPCG_TRY(ctx, st, mpcg_solver_set_tol(s, o->tol));
-    if (o->maxit >= 0) MPCG_TRY(ctx, st, mpcg_solver_set_maxit(s, o->maxit));
     double t0 = mpcgi_wtime();
     MPCG_TRY(ctx, st, mpcg_solver_setup(s));
     r->setup_ms = (mpcgi_wtime() - t0) * 1e3;

@@ -56,17 +56,11 @@ static mpcg_status make_solver(rhs_case *c, const struct mpcgi_spmv_ops *ops, be
 {
     const cgbench_block_args *a = c->a;
     mpcg_context *ctx = a->ctx;
-    MPCG_CHECK(ctx, mpcg_solver_create(ctx, a->A, &c->s));
-    MPCG_CHECK(ctx, mpcg_solver_set_spmv(c->s, ops->name));
-    MPCG_CHECK(ctx, mpcg_solver_set_precision(c->s, MPCG_PRECISION_FP64));
-    MPCG_CHECK(ctx, mpcg_solver_set_precond(c->s, a->precond));
-    for (int k = 0; k < a->c->nopt; k++)
-        MPCG_CHECK(ctx, mpcg_solver_set_option(c->s, a->c->opt_key[k], a->c->opt_value[k]));
+    MPCG_CHECK(ctx, bench_solver_create(ctx, a->A, a->c, ops->name, MPCG_PRECISION_FP64, a->precond,
+                                        a->tol, a->maxit, &c->s));
     if (c->method != SEQUENTIAL)
         MPCG_CHECK(ctx, mpcg_solver_set_option(c->s, "block.method", method_name[c->method]));
     MPCG_CHECK(ctx, mpcg_solver_set_initial_guess(c->s, MPCG_GUESS_ZERO));
-    MPCG_CHECK(ctx, mpcg_solver_set_tol(c->s, a->tol));
-    if (a->maxit >= 0) MPCG_CHECK(ctx, mpcg_solver_set_maxit(c->s, a->maxit));
     const double t0 = mpcgi_wtime();
     MPCG_CHECK(ctx, mpcg_solver_setup(c->s));
     r->setup_ms = (mpcgi_wtime() - t0) * 1e3;

@@ -411,6 +411,22 @@ static mpcg_status add_backend(mpcg_context *ctx, const struct mpcgi_spmv_ops *o
     return MPCG_SUCCESS;
 }
 
+mpcg_status bench_solver_create(mpcg_context *ctx, mpcg_matrix *A, const bench_opts *o,
+                                const char *spmv, mpcg_precision prec, mpcg_precond precond,
+                                double tol, long maxit, mpcg_solver **out)
+{
+    MPCG_CHECK(ctx, mpcg_solver_create(ctx, A, out));
+    mpcg_solver *s = *out;
+    MPCG_CHECK(ctx, mpcg_solver_set_spmv(s, spmv));
+    MPCG_CHECK(ctx, mpcg_solver_set_precision(s, prec));
+    MPCG_CHECK(ctx, mpcg_solver_set_precond(s, precond));
+    for (int k = 0; k < o->nopt; k++)
+        MPCG_CHECK(ctx, mpcg_solver_set_option(s, o->opt_key[k], o->opt_value[k]));
+    MPCG_CHECK(ctx, mpcg_solver_set_tol(s, tol));
+    if (maxit >= 0) MPCG_CHECK(ctx, mpcg_solver_set_maxit(s, maxit));
+    return MPCG_SUCCESS;
+}
+
 mpcg_status bench_backends(mpcg_context *ctx, const char *list,
                            const struct mpcgi_spmv_ops *out[BENCH_MAX_BACKENDS], int *count)
 {
@@ -458,6 +474,8 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->precision_fallback = -1;
     r->spmvs_ms = r->speedup_vs_spmvs = NAN;
     r->speedup_vs_sequential = NAN;
+    r->batch_s = r->loop_systems = r->iterations_median = r->not_converged = -1;
+    r->speedup_vs_loop = NAN;
 }
 
 mpcg_status bench_records_add(mpcg_context *ctx, bench_records *list, const bench_record *r)
@@ -579,6 +597,14 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
         json_str(f, "method", r->method);
         json_int(f, "nrhs", r->nrhs);
         json_num(f, "speedup_vs_sequential", r->speedup_vs_sequential);
+    }
+    if (r->batch_k > 0) {
+        json_int(f, "batch_k", r->batch_k);
+        json_int(f, "batch_s", r->batch_s);
+        json_int(f, "loop_systems", r->loop_systems);
+        json_num(f, "speedup_vs_loop", r->speedup_vs_loop);
+        json_int(f, "iterations_median", r->iterations_median);
+        json_int(f, "not_converged", r->not_converged);
     }
     json_str(f, "driver", d->driver);
     fputs("}", f);

@@ -150,6 +150,12 @@ mpcgi_csr *bench_csr(mpcg_matrix *A);
 mpcg_status bench_backends(mpcg_context *ctx, const char *list,
                            const struct mpcgi_spmv_ops *out[BENCH_MAX_BACKENDS], int *count);
 
+/* A new solver of A with the settings every CG row shares: backend, precision, preconditioner,
+ * the run's -O options in order, tol, and maxit (-1: the library's default). */
+mpcg_status bench_solver_create(mpcg_context *ctx, mpcg_matrix *A, const bench_opts *o,
+                                const char *spmv, mpcg_precision prec, mpcg_precond precond,
+                                double tol, long maxit, mpcg_solver **out);
+
 /* ---------------------------------------------------------------- JSON records */
 
 /*
@@ -158,7 +164,7 @@ mpcg_status bench_backends(mpcg_context *ctx, const char *list,
  */
 typedef struct bench_record {
     const char *kind;   /* "spmv", "spmm" (spmvbench --block), "cg" or "cg-block" (cgbench
-                           --rhs) */
+                           --rhs), "batch-spmm" or "batch-cg" (batchbench) */
     const char *status; /* "ok", "wrong" (result check failed) or "failed" (an error) */
     char matrix[256];
     int64_t n, nnz;
@@ -210,6 +216,12 @@ typedef struct bench_record {
     const char *method;
     int nrhs;
     double speedup_vs_sequential;
+    /* batch-spmm, batch-cg (batchbench): the systems in the batch (0: not a batch record, and
+     * these keys are not written), X's columns (spmm), the systems the row timed (cg: the loop
+     * times L of them and scales its ms to all K), the loop's ms / this ms, the median
+     * iterations and the systems that did not converge (cg) */
+    int64_t batch_k, batch_s, loop_systems, iterations_median, not_converged;
+    double speedup_vs_loop;
 } bench_record;
 
 /* A record of kind with every value "not applicable". */

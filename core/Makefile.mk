@@ -5,6 +5,8 @@ libmpcgi_la_SOURCES += core/error.c core/error.h core/context.c core/context.h \
 	core/options.c core/options.h core/csr_view.h
 # blocks of s vectors (block CG): the host tables; the device ones below
 libmpcgi_la_SOURCES += core/block.c core/block.h core/block_pass.c core/block_pass.h
+# many small systems (docs/batched.md): the batch object
+libmpcgi_la_SOURCES += core/batch.c core/batch.h
 # mpcg_matrix_describe, mpcg_device_count
 libmpcgi_la_SOURCES += core/describe.c
 # the device layer: CUDA (context, memory, vector kernels) or the CPU-only stub

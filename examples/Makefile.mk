@@ -2,6 +2,9 @@
 noinst_PROGRAMS += examples/heat
 examples_heat_SOURCES = examples/heat.c
 examples_heat_LDADD = libmpcg.la $(LIBS)
+noinst_PROGRAMS += examples/batch_cells
+examples_batch_cells_SOURCES = examples/batch_cells.c
+examples_batch_cells_LDADD = libmpcg.la $(LIBS)
 # a matrix on the GPU read in place (mpcg_matrix_view_device_csr), on the program's stream: it
 # calls the CUDA runtime itself, so it is built in CUDA builds only
 if MPCG_HAVE_CUDA

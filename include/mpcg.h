@@ -41,20 +41,20 @@ MPCG_API void mpcg_version(int v[3]);
  */
 typedef enum mpcg_status {
     MPCG_SUCCESS = 0,
-    MPCG_ERR_INVALID_ARG,     /**< an argument is NULL, out of range or inconsistent */
-    MPCG_ERR_INVALID_STATE,   /**< wrong call order, or an object of another context */
-    MPCG_ERR_NOT_SUPPORTED,   /**< this backend x precision x device combination */
-    MPCG_ERR_HOST_ALLOC,      /**< host memory allocation failed */
-    MPCG_ERR_DEVICE_ALLOC,    /**< device memory allocation failed */
-    MPCG_ERR_NO_DEVICE,       /**< a GPU was asked for and none is usable (or no CUDA build) */
-    MPCG_ERR_CUDA,            /**< the CUDA runtime reported an error */
-    MPCG_ERR_CUSPARSE,        /**< cuSPARSE reported an error */
-    MPCG_ERR_CUBLAS,          /**< cuBLAS reported an error */
-    MPCG_ERR_IO,              /**< a file could not be opened, read or written */
-    MPCG_ERR_PARSE,           /**< malformed Matrix Market input ("file:line: what is wrong") */
-    MPCG_ERR_NOT_CONVERGED,   /**< only with error_if_not_converged: the solve diverged */
-    MPCG_ERR_INTERNAL,        /**< a bug in mpcg; please report it with the message */
-    MPCG_STATUS_COUNT         /**< number of codes, for tests */
+    MPCG_ERR_INVALID_ARG,   /**< an argument is NULL, out of range or inconsistent */
+    MPCG_ERR_INVALID_STATE, /**< wrong call order, or an object of another context */
+    MPCG_ERR_NOT_SUPPORTED, /**< this backend x precision x device combination */
+    MPCG_ERR_HOST_ALLOC,    /**< host memory allocation failed */
+    MPCG_ERR_DEVICE_ALLOC,  /**< device memory allocation failed */
+    MPCG_ERR_NO_DEVICE,     /**< a GPU was asked for and none is usable (or no CUDA build) */
+    MPCG_ERR_CUDA,          /**< the CUDA runtime reported an error */
+    MPCG_ERR_CUSPARSE,      /**< cuSPARSE reported an error */
+    MPCG_ERR_CUBLAS,        /**< cuBLAS reported an error */
+    MPCG_ERR_IO,            /**< a file could not be opened, read or written */
+    MPCG_ERR_PARSE,         /**< malformed Matrix Market input ("file:line: what is wrong") */
+    MPCG_ERR_NOT_CONVERGED, /**< only with error_if_not_converged: the solve diverged */
+    MPCG_ERR_INTERNAL,      /**< a bug in mpcg; please report it with the message */
+    MPCG_STATUS_COUNT       /**< number of codes, for tests */
 } mpcg_status;
 
 /** "MPCG_ERR_PARSE" for MPCG_ERR_PARSE. Never NULL ("MPCG_STATUS_UNKNOWN" if out of range). */
@@ -85,11 +85,11 @@ MPCG_API const char *mpcg_precision_name(mpcg_precision p);
 
 /** The preconditioner M of a PCG solve (mpcg_solver_set_precond; docs/preconditioners.md). */
 typedef enum mpcg_precond {
-    MPCG_PRECOND_NONE = 0,     /**< plain CG */
-    MPCG_PRECOND_JACOBI = 1,   /**< M = diag(A), fused into the GPU iteration */
-    MPCG_PRECOND_BJACOBI = 2,  /**< M = the diagonal blocks of A (option precond.block_size,
-                                    default 48; 0: node blocks detected from the pattern),
-                                    inverted at setup */
+    MPCG_PRECOND_NONE = 0,      /**< plain CG */
+    MPCG_PRECOND_JACOBI = 1,    /**< M = diag(A), fused into the GPU iteration */
+    MPCG_PRECOND_BJACOBI = 2,   /**< M = the diagonal blocks of A (option precond.block_size,
+                                     default 48; 0: node blocks detected from the pattern),
+                                     inverted at setup */
     MPCG_PRECOND_CHEBYSHEV = 3, /**< a Chebyshev polynomial in D^-1 A of degree precond.degree,
                                     its lambda_max estimated at setup */
     MPCG_PRECOND_AUTO = 4       /**< chosen at setup: Jacobi, or none when A's diagonal is one
@@ -156,6 +156,7 @@ typedef enum mpcg_index_type {
 typedef struct mpcg_context mpcg_context; /**< device, stream, handles, errors, log */
 typedef struct mpcg_matrix mpcg_matrix;   /**< a square sparse matrix (CSR on the host) */
 typedef struct mpcg_solver mpcg_solver;   /**< options and setup state of a CG solve */
+typedef struct mpcg_batch mpcg_batch;     /**< many small independent systems (docs/batched.md) */
 
 /** Log callback: level, the message (no trailing newline), and the user pointer. */
 typedef void (*mpcg_log_fn)(mpcg_log_level level, const char *message, void *user);
@@ -191,46 +192,46 @@ typedef struct mpcg_info {
     char backend[32];          /**< SpMV backend actually used, e.g. "cpu", "cusparse" */
     mpcg_precision precision;  /**< precision actually used */
     int64_t residual_replacements; /**< times r was replaced by the true residual b - A x */
-    double bytes_per_iteration; /**< memory traffic model of one iteration: the backend's matrix
-                                     bytes + 112 n on the CPU (SpMV vectors, x gathered once, and
-                                     the vector operations; docs/roofline.md); + 88 n in the
-                                     fused GPU loop (+ 104 n when the backend has no fused SpMV
-                                     + dot) */
-    char variant[32];          /**< the CG variant that ran ("host", "launched", "graph",
-                                    "persistent-single", "persistent-two-barrier"; option
-                                    cg.variant), chosen at setup */
-    char variant_reason[256];  /**< why that variant: the option, or the rule that chose it */
-    int64_t spmvs;             /**< products with A: one per iteration, plus every true residual
-                                    (start, checks, reliable updates, exit) */
-    int64_t spmvs_fp64;        /**< of those, the ones on the fp64 values (fp64 solves: all; fp32
-                                    and mixed: the true residuals and the fp64 finish) */
-    char mixed_strategy[16];   /**< mixed: "reliable" or "refinement" (option mixed.strategy);
-                                    "" otherwise */
-    int precision_fallback;    /**< mixed: 1 if the fp32 iteration stopped improving and the
-                                    solve went on in fp64 from iteration fallback_iteration */
+    double bytes_per_iteration;    /**< memory traffic model of one iteration: the backend's matrix
+                                        bytes + 112 n on the CPU (SpMV vectors, x gathered once, and
+                                        the vector operations; docs/roofline.md); + 88 n in the
+                                        fused GPU loop (+ 104 n when the backend has no fused SpMV
+                                        + dot) */
+    char variant[32];              /**< the CG variant that ran ("host", "launched", "graph",
+                                        "persistent-single", "persistent-two-barrier"; option
+                                        cg.variant), chosen at setup */
+    char variant_reason[256];      /**< why that variant: the option, or the rule that chose it */
+    int64_t spmvs;                 /**< products with A: one per iteration, plus every true residual
+                                        (start, checks, reliable updates, exit) */
+    int64_t spmvs_fp64;         /**< of those, the ones on the fp64 values (fp64 solves: all; fp32
+                                     and mixed: the true residuals and the fp64 finish) */
+    char mixed_strategy[16];    /**< mixed: "reliable" or "refinement" (option mixed.strategy);
+                                     "" otherwise */
+    int precision_fallback;     /**< mixed: 1 if the fp32 iteration stopped improving and the
+                                     solve went on in fp64 from iteration fallback_iteration */
     int64_t fallback_iteration; /**< the iteration where the fp64 finish began (-1: none) */
     char storage_fallback[160]; /**< mixed: why the matrix is held in fp64 values instead of the
                                      hi/lo halves (a value beyond fp32's range, ...); "" if not */
     int64_t mixed_head_iterations; /**< mixed: the first iterations, run in fp64 until the
                                         residual fell to tol 10^D (option mixed.fp64_head) */
-    char precond[16];          /**< the preconditioner used: "none", "jacobi", "bjacobi",
-                                    "chebyshev" (what MPCG_PRECOND_AUTO chose) */
-    char precond_describe[200]; /**< what it built ("bjacobi, 1806 blocks of up to 3 rows
-                                     (detected node blocks)"); "" without one */
-    double precond_setup_time_s; /**< its setup (part of setup_time_s) */
-    int64_t precond_spmvs;     /**< products with A in its applies in this solve (in spmvs too;
-                                    chebyshev's setup estimate is in precond_describe) */
-    char spmv_describe[768];   /**< the SpMV plan's layout in words after the solve (as
-                                    `cgsolve --info`; what a backend measured, e.g. the gather
-                                    backend's out-of-core model) */
+    char precond[16];              /**< the preconditioner used: "none", "jacobi", "bjacobi",
+                                        "chebyshev" (what MPCG_PRECOND_AUTO chose) */
+    char precond_describe[200];    /**< what it built ("bjacobi, 1806 blocks of up to 3 rows
+                                        (detected node blocks)"); "" without one */
+    double precond_setup_time_s;   /**< its setup (part of setup_time_s) */
+    int64_t precond_spmvs;         /**< products with A in its applies in this solve (in spmvs too;
+                                        chebyshev's setup estimate is in precond_describe) */
+    char spmv_describe[768];       /**< the SpMV plan's layout in words after the solve (as
+                                        `cgsolve --info`; what a backend measured, e.g. the gather
+                                        backend's out-of-core model) */
 } mpcg_info;
 
 /** Description of an option key (mpcg_option_get), for listings such as --help-options. */
 typedef struct mpcg_option_info {
-    const char *key;           /**< "cg.variant", "adaptive.mode", ... */
-    char default_value[32];    /**< the default as text ("auto", "0", "uniform") */
-    char range[160];           /**< the accepted values in words */
-    const char *description;   /**< one line */
+    const char *key;         /**< "cg.variant", "adaptive.mode", ... */
+    char default_value[32];  /**< the default as text ("auto", "0", "uniform") */
+    char range[160];         /**< the accepted values in words */
+    const char *description; /**< one line */
 } mpcg_option_info;
 
 /** Capability bits of an SpMV backend (mpcg_backend_info.caps). */
@@ -533,28 +534,28 @@ MPCG_API mpcg_status mpcg_matrix_check(const mpcg_matrix *A, unsigned flags);
  * never reordered or removed.
  */
 typedef struct mpcg_matrix_facts {
-    int64_t n;                      /**< rows = columns */
-    int64_t nnz;                    /**< stored nonzeros of the expanded matrix */
-    int64_t nnz_stored;             /**< entries listed in the file (a coordinate file's declared
-                                         count, every value of an array file); nnz otherwise */
-    int from_file;                  /**< 1 if read by mpcg_matrix_read_mm (the words below are
-                                         its banner's), 0 for generated or created matrices */
-    char format[16];                /**< "coordinate" or "array"; "" unless from_file */
-    char field[16];                 /**< "real", "integer" or "pattern"; "" unless from_file */
-    char declared_symmetry[16];     /**< "general", "symmetric" or "skew-symmetric"; "" unless
-                                         from_file */
-    int symmetric;                  /**< A(i,j) == A(j,i) exactly (a missing entry counts as 0) */
-    int skew_symmetric;             /**< A(i,j) == -A(j,i) for all i, j */
-    int structurally_symmetric;     /**< (i,j) is stored exactly when (j,i) is */
-    int64_t asymmetric_entries;     /**< stored entries with A(i,j) != A(j,i) */
-    int64_t first_asymmetric_row;   /**< the first of them in row order; -1 if none */
-    int64_t first_asymmetric_col;   /**< its column; -1 if none */
+    int64_t n;                    /**< rows = columns */
+    int64_t nnz;                  /**< stored nonzeros of the expanded matrix */
+    int64_t nnz_stored;           /**< entries listed in the file (a coordinate file's declared
+                                       count, every value of an array file); nnz otherwise */
+    int from_file;                /**< 1 if read by mpcg_matrix_read_mm (the words below are
+                                       its banner's), 0 for generated or created matrices */
+    char format[16];              /**< "coordinate" or "array"; "" unless from_file */
+    char field[16];               /**< "real", "integer" or "pattern"; "" unless from_file */
+    char declared_symmetry[16];   /**< "general", "symmetric" or "skew-symmetric"; "" unless
+                                       from_file */
+    int symmetric;                /**< A(i,j) == A(j,i) exactly (a missing entry counts as 0) */
+    int skew_symmetric;           /**< A(i,j) == -A(j,i) for all i, j */
+    int structurally_symmetric;   /**< (i,j) is stored exactly when (j,i) is */
+    int64_t asymmetric_entries;   /**< stored entries with A(i,j) != A(j,i) */
+    int64_t first_asymmetric_row; /**< the first of them in row order; -1 if none */
+    int64_t first_asymmetric_col; /**< its column; -1 if none */
     int64_t diag_positive, diag_missing, diag_zero, diag_negative; /**< they sum to n */
     int64_t first_missing, first_zero, first_negative; /**< first such row; -1 if none */
     int64_t row_nnz_min, row_nnz_max; /**< nonzeros of the shortest and longest row */
-    int64_t empty_rows;             /**< rows without a stored entry */
-    double row_nnz_mean;            /**< nnz / n */
-    double row_nnz_stddev;          /**< population standard deviation of the row lengths */
+    int64_t empty_rows;               /**< rows without a stored entry */
+    double row_nnz_mean;              /**< nnz / n */
+    double row_nnz_stddev;            /**< population standard deviation of the row lengths */
 } mpcg_matrix_facts;
 
 /**
@@ -683,8 +684,8 @@ MPCG_API mpcg_status mpcg_solver_set_maxit(mpcg_solver *solver, int64_t maxit);
 MPCG_API mpcg_status mpcg_solver_set_initial_guess(mpcg_solver *solver, mpcg_guess guess);
 
 /** Call fn every `every` iterations (and at iteration 0); every <= 0 or fn NULL turns it off. */
-MPCG_API mpcg_status mpcg_solver_set_monitor(mpcg_solver *solver, int64_t every,
-                                             mpcg_monitor_fn fn, void *user);
+MPCG_API mpcg_status mpcg_solver_set_monitor(mpcg_solver *solver, int64_t every, mpcg_monitor_fn fn,
+                                             void *user);
 
 /**
  * Record the residual history of each solve, as PETSc's KSPSetResidualHistory: one entry each
@@ -851,6 +852,86 @@ MPCG_API mpcg_status mpcg_solve_block(mpcg_solver *solver, int nrhs, const doubl
 /** mpcg_solve_block on device arrays (n x nrhs column-major); GPU contexts only. */
 MPCG_API mpcg_status mpcg_solve_block_device(mpcg_solver *solver, int nrhs, const double *B_dev,
                                              double *X_dev, mpcg_info *infos);
+
+/* ---------------------------------------------------------------- batches of small systems */
+
+/** The largest system a batch takes (rows); a bigger one is for mpcg_solve (docs/batched.md). */
+#define MPCG_BATCH_MAX_ROWS 16384
+
+/** What the batched CG did for one system (mpcg_batch_solve). */
+typedef struct mpcg_batch_result {
+    mpcg_reason reason;       /**< MPCG_CONVERGED_RTOL, MPCG_CONVERGED_ZERO_RHS, or why not */
+    int64_t iterations;       /**< CG steps of this system */
+    double true_relres;       /**< ||b_i - A_i x_i|| / ||b_i||, in fp64 at exit (0 for b_i = 0) */
+    double recurrence_relres; /**< CG's recurrence residual at exit, relative */
+} mpcg_batch_result;
+
+/**
+ * Create a batch of k independent square systems A_i from one concatenated CSR (host arrays,
+ * copied). System i owns rows offsets[i] .. offsets[i + 1] - 1 of the concatenation (n_i =
+ * offsets[i + 1] - offsets[i] rows, 1 <= n_i <= MPCG_BATCH_MAX_ROWS); the column indices of its
+ * rows are local, in [0, n_i). The matrices should be SPD: a member that is not is reported by
+ * mpcg_batch_solve in its result, without spoiling the others.
+ * @param[in] k        systems, >= 0 (an empty batch solves nothing).
+ * @param[in] offsets  host, k + 1 entries, offsets[0] = 0, increasing.
+ * @param[in] row_ptr  host, offsets[k] + 1 entries, row_ptr[0] = 0, non-decreasing, into
+ *                     col_idx and val.
+ * @param[in] col_idx  host, row_ptr[offsets[k]] local column indices, sorted and distinct in a
+ *                     row.
+ * @param[in] val      host, row_ptr[offsets[k]] finite values.
+ * @param[out] out     the batch, NULL on failure.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (the message names the first offending system and
+ *         entry; a system above MPCG_BATCH_MAX_ROWS rows is refused, naming mpcg_solve);
+ *         MPCG_ERR_HOST_ALLOC; MPCG_ERR_DEVICE_ALLOC.
+ * Thread safety: one thread at a time per context.
+ */
+MPCG_API mpcg_status mpcg_batch_create(mpcg_context *ctx, int64_t k, const int64_t *offsets,
+                                       const int64_t *row_ptr, const int32_t *col_idx,
+                                       const double *val, mpcg_batch **out);
+
+/** New values for every system, the pattern unchanged (host array, row_ptr[offsets[k]]). */
+MPCG_API mpcg_status mpcg_batch_update_values(mpcg_batch *batch, const double *val);
+
+/** Destroy a batch. Accepts NULL. */
+MPCG_API void mpcg_batch_destroy(mpcg_batch *batch);
+
+/** Systems in the batch (0 if NULL). */
+MPCG_API int64_t mpcg_batch_count(const mpcg_batch *batch);
+/** Rows of all systems together, offsets[k] (0 if NULL). */
+MPCG_API int64_t mpcg_batch_rows(const mpcg_batch *batch);
+
+/** Relative tolerance of every system (default 1e-8; 0 < tol < 1). */
+MPCG_API mpcg_status mpcg_batch_set_tol(mpcg_batch *batch, double tol);
+/** Iteration cap of every system (default -1: max(100, 10 n_i) for system i). */
+MPCG_API mpcg_status mpcg_batch_set_maxit(mpcg_batch *batch, int64_t maxit);
+/** MPCG_PRECOND_NONE (default) or MPCG_PRECOND_JACOBI; others are MPCG_ERR_NOT_SUPPORTED. */
+MPCG_API mpcg_status mpcg_batch_set_precond(mpcg_batch *batch, mpcg_precond precond);
+
+/**
+ * Y_i = A_i X_i for every system in one launch (seed 000): X and Y hold the systems' blocks one
+ * after another, system i's n_i x s block at row offsets[i], row-major (a row's s values
+ * contiguous); host arrays of offsets[k] * s values.
+ * @param[in] s  columns, 1 .. 64.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG.
+ */
+MPCG_API mpcg_status mpcg_batch_spmm(mpcg_batch *batch, int s, const double *X, double *Y);
+/** mpcg_batch_spmm on device arrays; GPU contexts only. */
+MPCG_API mpcg_status mpcg_batch_spmm_device(mpcg_batch *batch, int s, const double *X_dev,
+                                            double *Y_dev);
+
+/**
+ * Solve A_i x_i = b_i for every system with CG (or Jacobi PCG), from x_i = 0, in one launch on a
+ * GPU (each system in its own thread block with its own convergence test). b and x are
+ * concatenated like the rows (offsets[k] values, host arrays). A system that stops without
+ * converging (not SPD, iteration cap, NaN) has its reason in results[i] and is not an error.
+ * @param[out] results  k entries (host).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL, a value of b not finite).
+ */
+MPCG_API mpcg_status mpcg_batch_solve(mpcg_batch *batch, const double *b, double *x,
+                                      mpcg_batch_result *results);
+/** mpcg_batch_solve on device b and x (results on the host); GPU contexts only. */
+MPCG_API mpcg_status mpcg_batch_solve_device(mpcg_batch *batch, const double *b_dev, double *x_dev,
+                                             mpcg_batch_result *results);
 
 /* ---------------------------------------------------------------- backend introspection */
 

@@ -4,12 +4,16 @@ libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c solver/cg_mix
 # many right-hand sides: block CG (docs/block.md)
 libmpcgi_la_SOURCES += solver/block_cg.c solver/block_cg.h solver/block_iter.c \
 	solver/block_dense.c
+# many small systems: batched CG (docs/batched.md); its kernel below
+libmpcgi_la_SOURCES += solver/batch_cg.c solver/batch_cg.h
 # the GPU variants: the fused loop (launched, graph) and the persistent loops, or their stub in
 # a CPU-only build
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += solver/cg_fused.c solver/cg_fused.h solver/cg_loops.c \
 	solver/cg_persistent.cu solver/cg_persistent.h solver/cg_rows_dispatch.cuh
 MPCG_CU_FILES += solver/cg_persistent.cu
+libmpcgi_la_SOURCES += solver/batch_cg.cu
+MPCG_CU_FILES += solver/batch_cg.cu
 else
 libmpcgi_la_SOURCES += solver/cg_fused_stub.c
 endif
@@ -17,6 +21,7 @@ endif
 bin_PROGRAMS += cgsolve
 cgsolve_SOURCES = solver/cgsolve.c solver/cgsolve.h solver/cgsolve_args.c \
 	solver/cgsolve_report.c solver/cgsolve_info.c solver/cgsolve_block.c \
-	solver/cgsolve_history.c solver/cgsolve_plot.c solver/cgsolve_progress.c
+	solver/cgsolve_history.c solver/cgsolve_plot.c solver/cgsolve_progress.c \
+	solver/cgsolve_batch.c
 # the public API only, as any user program (test/test_cgsolve.sh checks its objects)
 cgsolve_LDADD = libmpcg.la $(LIBS)

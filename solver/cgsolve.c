@@ -138,7 +138,7 @@ static int read_block(mpcg_context *ctx, const options *o, const char *path, int
 
 /* splitmix64 (the library's own generator for its tests and generators), so --rhs=random gives
  * the same b as before cgsolve kept to the public API: uniform in [0, 1) with 53 bits. */
-static double uniform(uint64_t *s)
+double cgsolve_uniform(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -151,7 +151,7 @@ static void make_rhs(const mpcg_matrix *A, const char *kind, uint64_t *seed, dou
 {
     int64_t n = mpcg_matrix_n(A);
     if (strncmp(kind, "random", 6) == 0) {
-        for (int64_t i = 0; i < n; i++) b[i] = 2.0 * uniform(seed) - 1.0;
+        for (int64_t i = 0; i < n; i++) b[i] = 2.0 * cgsolve_uniform(seed) - 1.0;
     } else if (strncmp(kind, "Aones", 5) == 0) {
         const int64_t *rp;
         const double *val;
@@ -174,8 +174,7 @@ static void print_monitor(int64_t it, double relres, void *user)
     fflush(f);
 }
 
-/* The context, with the notes of --device=auto and --device-memory-limit. */
-static int open_context(const options *o, mpcg_context **ctx)
+int cgsolve_open_context(const options *o, mpcg_context **ctx)
 {
     mpcg_status st;
     if ((st = mpcg_context_create(o->device, ctx)) != MPCG_SUCCESS)
@@ -333,7 +332,8 @@ static int run(const options *o)
         fprintf(stderr, "cgsolve: out of memory\n");
         return EXIT_FAILURE_OTHER;
     }
-    if ((rc = open_context(o, &ctx)) >= 0 || (rc = cgsolve_load_matrix(ctx, o, &A, &st)) >= 0 ||
+    if ((rc = cgsolve_open_context(o, &ctx)) >= 0 ||
+        (rc = cgsolve_load_matrix(ctx, o, &A, &st)) >= 0 ||
         (rc = check_matrix(ctx, A, o, &checks)) >= 0 ||
         (rc = make_vectors(ctx, A, o, &b, &x, &nrhs)) >= 0)
         goto done;
@@ -383,5 +383,5 @@ int main(int argc, char **argv)
     int rc = cgsolve_parse_args(argc, argv, &o);
     if (rc >= 0) return rc;
     if ((rc = prepare(&o)) >= 0) return rc;
-    return o.info ? cgsolve_info(&o) : run(&o);
+    return o.info ? cgsolve_info(&o) : o.batch ? cgsolve_batch(&o) : run(&o);
 }

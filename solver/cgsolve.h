@@ -24,11 +24,13 @@ typedef struct options {
     const char *matrix, *generate, *rhs_file, *rhs_kind, *x0_file, *out_file, *json_file;
     const char *spmv, *device;
     const char *history_file, *plot_file; /* --history=FILE.csv, --plot=FILE.svg */
+    const char *batch;          /* --batch: a directory or a comma-separated list of files */
     double tol;
     double atol;   /* --atol: mpcg_solver_set_atol (0: none) */
     int64_t maxit; /* -1: the library default */
     int64_t monitor;
     int64_t check_interval;     /* --check-interval: K of mpcg_solver_set_check_interval (0) */
+    int check_interval_set;     /* --check-interval given */
     uint64_t seed;
     int nrhs;                   /* --rhs=KIND:S: S columns (0 or 1: one) */
     int quiet, check_symmetry;
@@ -70,6 +72,13 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o);
  * -1 if it can, else EXIT_INPUT (message printed). */
 int cgsolve_check_writable(const char *option, const char *path);
 
+/* The context of --device, with the notes of --device=auto and --device-memory-limit: -1, or
+ * the exit status (message printed). */
+int cgsolve_open_context(const options *o, mpcg_context **ctx);
+
+/* splitmix64: uniform in [0, 1) with 53 bits, the stream going on in *s (--rhs=random). */
+double cgsolve_uniform(uint64_t *s);
+
 /* Read or generate A (o->matrix or o->generate) with the library's status in *st: -1, or the
  * exit status (message printed; 2 for a generator spec the library does not know). */
 int cgsolve_load_matrix(mpcg_context *ctx, const options *o, mpcg_matrix **A, mpcg_status *st);
@@ -107,6 +116,8 @@ void cgsolve_json_num(FILE *f, double v);
  * on failure (message printed). Close writes the final brace: 0 on a write error (printed). */
 FILE *cgsolve_json_open(const options *o, const char *mode);
 int cgsolve_json_close(const options *o, FILE *f);
+/* The report's "device" member (kind, name, memory_limit), with its trailing comma. */
+void cgsolve_json_device(FILE *f, const mpcg_context *ctx, const options *o);
 
 /* A residual history as mpcg_solver_get_history gives it. */
 typedef struct cgsolve_history {
@@ -173,5 +184,10 @@ int cgsolve_progress_line(char *buf, size_t size, int64_t it, double relres, dou
  * describe it (size, symmetry, diagonal, row lengths, each backend's storage) on stdout and in
  * the JSON report; returns the exit status. */
 int cgsolve_info(const options *o);
+
+/* cgsolve --batch (solver/cgsolve_batch.c): read every matrix of a directory or a list, solve
+ * them together with batched CG (docs/batched.md), report the summary, one line per system with
+ * -v, and the JSON report's "batch"; returns the exit status (1 if any system did not converge). */
+int cgsolve_batch(const options *o);
 
 #endif /* MPCG_SOLVER_CGSOLVE_H */

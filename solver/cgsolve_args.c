@@ -15,6 +15,7 @@
 static const char usage_text[] =
     "usage: cgsolve [options] A.mtx\n"
     "       cgsolve [options] --generate=SPEC\n"
+    "       cgsolve [options] --batch=DIR|FILE,FILE,...\n"
     "       cgsolve --info [--json=FILE] A.mtx\n"
     "Solve A x = b with the conjugate gradient method; A must be symmetric positive definite.\n"
     "\n"
@@ -36,6 +37,16 @@ static const char usage_text[] =
     "  --info                read and validate A without solving: size, symmetry, diagonal,\n"
     "                        row lengths, each backend's storage (with --json too); exit 0 if\n"
     "                        A is valid, 3 with the parse error if not\n"
+    "  --batch=DIR|LIST      many small systems solved together by batched CG\n"
+    "                        (docs/batched.md): every *.mtx and *.mtx.gz of directory DIR\n"
+    "                        (by name), or the comma-separated files of LIST; each at most\n"
+    "                        16384 rows. b: --rhs=ones (default) or random (one stream over\n"
+    "                        the systems in order); x0 = 0; --precond=none (default here) or\n"
+    "                        jacobi; --precision=fp64 only; --tol, --maxit (per system),\n"
+    "                        --device apply. A summary (-v: a line per system); exit 1 if\n"
+    "                        any system did not converge. Takes no A.mtx, --generate, -b,\n"
+    "                        --rhs=Aones or :S > 1, --x0, -o, --spmv, -O, --ooc, --monitor,\n"
+    "                        --check-interval or --info\n"
     "solver:\n";
 
 /* the solver part of --help (one string would pass C99's 4095 characters) */
@@ -107,10 +118,10 @@ static const char usage_out[] =
     "  MPCG_OPTIONS          \"key=value,key=value\": -O options applied first, by the library\n"
     "\n"
     "exit status: 0 converged, 1 not converged (max iterations, breakdown, indefinite, NaN,\n"
-    "stagnation), 2 bad usage (also an unknown -O key or value, --spmv, --device or\n"
-    "--generate), 3 bad input (unreadable or malformed file, wrong sizes, not symmetric with\n"
-    "--check-symmetry, an -o or --json path that cannot be written, a precision this version\n"
-    "does not run), 4 other errors (device, memory).\n";
+    "stagnation; with --batch: a system did not converge), 2 bad usage (also an unknown -O key\n"
+    "or value, --spmv, --device or --generate), 3 bad input (unreadable or malformed file, wrong\n"
+    "sizes, not symmetric with --check-symmetry, an -o or --json path that cannot be written, a\n"
+    "precision this version does not run), 4 other errors (device, memory).\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
@@ -279,7 +290,7 @@ static int value_option(int c, const char *arg, options *o);
 
 enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_ATOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON, O_MON,
        O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND, O_OOC,
-       O_HISTORY, O_PLOT };
+       O_HISTORY, O_PLOT, O_BATCH };
 
 static const struct option longs[] = {
     {"generate", required_argument, 0, O_GEN},   {"rhs-file", required_argument, 0, 'b'},
@@ -295,15 +306,47 @@ static const struct option longs[] = {
     {"verbose", no_argument, 0, 'v'},            {"list-backends", no_argument, 0, O_LIST},
     {"check-symmetry", no_argument, 0, O_SYM},   {"info", no_argument, 0, O_INFO},
     {"device-memory-limit", required_argument, 0, O_MEMLIM},
-    {"ooc", no_argument, 0, O_OOC},
+    {"ooc", no_argument, 0, O_OOC},              {"batch", required_argument, 0, O_BATCH},
     {"check-interval", required_argument, 0, O_CHECK},
     {"threads", required_argument, 0, O_THREADS},
     {"help-options", no_argument, 0, O_HELPOPT}, {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},            {0, 0, 0, 0}};
 
+/* The first option given that --batch does not take, NULL if none. */
+static const char *batch_refuses(const options *o)
+{
+    if (o->matrix || o->generate) return "A.mtx or --generate (the systems are DIR's or LIST's)";
+    if (o->info) return "--info (it describes one matrix)";
+    if (o->rhs_file) return "-b (b is --rhs=ones or --rhs=random)";
+    if (o->rhs_kind && strncmp(o->rhs_kind, "ones", 4) && strncmp(o->rhs_kind, "random", 6))
+        return "--rhs=Aones (b is --rhs=ones or --rhs=random)";
+    if (o->nrhs > 1) return "--rhs=KIND:S (one right-hand side per system)";
+    if (o->x0_file) return "--x0 (every system starts from x = 0)";
+    if (o->out_file) return "-o";
+    if (o->spmv) return "--spmv (the batch has its own kernels)";
+    if (o->nset) return "-O (the batch has no tuning options)";
+    if (o->ooc) return "--ooc";
+    if (o->monitor) return "--monitor";
+    if (o->check_interval_set) return "--check-interval";
+    if (o->atol > 0) return "--atol (each system stops at tol ||b_i||)";
+    if (o->history_file) return "--history (one history per solve)";
+    if (o->plot_file) return "--plot (one history per solve)";
+    if (o->precision_set && o->precision != MPCG_PRECISION_FP64)
+        return o->precision == MPCG_PRECISION_FP32 ? "--precision=fp32 (it runs in fp64)"
+                                                   : "--precision=mixed (it runs in fp64)";
+    return NULL;
+}
+
 /* What the options say together. */
 static int check_combination(const options *o)
 {
+    if (o->batch && batch_refuses(o))
+        return usage_error("--batch takes no %s", batch_refuses(o));
+    if (o->batch && o->precond_set && o->precond != MPCG_PRECOND_NONE &&
+        o->precond != MPCG_PRECOND_JACOBI)
+        return usage_error("--precond=%s: --batch takes none or jacobi",
+                           mpcg_precond_name(o->precond));
+    if (o->batch) return -1;
     if (!o->matrix == !o->generate)
         return usage_error("%s", o->matrix ? "give either A.mtx or --generate, not both"
                                            : "no matrix: give A.mtx or --generate=SPEC");
@@ -343,6 +386,7 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
         case O_SYM: o->check_symmetry = 1; break;
         case O_INFO: o->info = 1; break;
         case O_OOC: o->ooc = 1; break;
+        case O_BATCH: o->batch = optarg; break;
         case O_LIST: return list_backends();
         case O_HELPOPT: return help_options();
         case 'h': fputs(usage_text, stdout), fputs(usage_rest, stdout), fputs(usage_out, stdout); return EXIT_CONVERGED;
@@ -485,6 +529,7 @@ static int value_option(int c, const char *arg, options *o)
         if (!parse_i64(arg, &o->check_interval) || o->check_interval < 0)
             return usage_error("--check-interval=%s: expected a non-negative integer "
                                "(0: adaptive)", arg);
+        o->check_interval_set = 1;
         return -1;
     default: return choice_option(c, arg, o);
     }

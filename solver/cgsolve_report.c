@@ -114,6 +114,20 @@ int cgsolve_json_close(const options *o, FILE *f)
     return ok;
 }
 
+void cgsolve_json_device(FILE *f, const mpcg_context *ctx, const options *o)
+{
+    fprintf(f, "  \"device\": {\"kind\": \"%s\", \"name\": ",
+            mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA ? "cuda" : "cpu");
+    cgsolve_json_str(f, mpcg_context_device_name(ctx));
+    fprintf(f, ", \"memory_limit\": ");
+    if (o->memory_limit_set && o->device_memory_limit &&
+        mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA)
+        fprintf(f, "%zu", o->device_memory_limit);
+    else
+        fputs("null", f);
+    fprintf(f, "},\n");
+}
+
 int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                        const cgsolve_checks *checks, const mpcg_info *info, int nrhs,
                        const mpcg_info *infos)
@@ -182,16 +196,8 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     cgsolve_json_num(f, info->bytes_per_iteration);
     fprintf(f, ", \"achieved_gbs\": ");
     cgsolve_json_num(f, info->iterations > 0 ? achieved_gbs(info) : NAN);
-    fprintf(f, "},\n  \"device\": {\"kind\": \"%s\", \"name\": ",
-            mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA ? "cuda" : "cpu");
-    cgsolve_json_str(f, mpcg_context_device_name(ctx));
-    fprintf(f, ", \"memory_limit\": ");
-    if (o->memory_limit_set && o->device_memory_limit &&
-        mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA)
-        fprintf(f, "%zu", o->device_memory_limit);
-    else
-        fputs("null", f);
     fprintf(f, "},\n");
+    cgsolve_json_device(f, ctx, o);
     if (nrhs > 1) cgsolve_json_block(f, nrhs, infos);
     fprintf(f, "  \"warnings\": [");
     if (checks->warning[0]) cgsolve_json_str(f, checks->warning);

@@ -1,7 +1,11 @@
 # spmv/Makefile.mk: the SpMV backend table, dispatcher, registry and backends
 libmpcgi_la_SOURCES += spmv/spmv.h spmv/spmv.c spmv/registry.c spmv/cpu.c spmv/rows.h
 libmpcgi_la_SOURCES += spmv/describe.c
+# many small systems: the batched SpMM (docs/batched.md); its kernel below
+libmpcgi_la_SOURCES += spmv/batch_spmm.c spmv/batch_spmm.h
 if MPCG_HAVE_CUDA
+libmpcgi_la_SOURCES += spmv/batch_spmm.cu
+MPCG_CU_FILES += spmv/batch_spmm.cu
 libmpcgi_la_SOURCES += spmv/cusparse.c spmv/csr_rows.cuh spmv/cusparse_mixed.h spmv/cusparse_mixed.cu \
 	spmv/cusparse_sell.c
 # adaptive: CSR-vector with NT threads per row and row binning (seed 003); docs/backends.md

@@ -74,6 +74,11 @@ test_test_block_SOURCES = test/test_block.c test/block_pass_shapes.h
 test_test_block_LDADD = $(TEST_LDADD)
 test_test_spmm_SOURCES = test/test_spmm.c
 test_test_spmm_LDADD = $(TEST_LDADD)
+# batches of small systems (issue 24): batched CG against single solves, the batched SpMM,
+# the refusals; the GPU part skips without a GPU
+MPCG_C_TESTS += test/test_batch
+test_test_batch_SOURCES = test/test_batch.c
+test_test_batch_LDADD = $(TEST_LDADD)
 # the preconditioners on the CPU; their GPU comparisons skip without a GPU
 MPCG_C_TESTS += test/test_precond
 test_test_precond_SOURCES = test/test_precond.c
@@ -100,9 +105,9 @@ test_mm_dump_LDADD = $(TEST_LDADD)
 # the reader's fuzzing (docs/reliability.md; .ci/run runs it)
 EXTRA_DIST += fuzz/build.sh fuzz/run.sh fuzz/fuzz_mm_read.c fuzz/mm.dict
 
-# the example runs as a test: every step must converge
-MPCG_TESTS += test/test_example_heat.sh test/test_example_device_csr.sh
-EXTRA_DIST += test/test_example_heat.sh test/test_example_device_csr.sh
+# the examples run as tests: every step must converge
+MPCG_TESTS += test/test_example_heat.sh test/test_example_batch.sh test/test_example_device_csr.sh
+EXTRA_DIST += test/test_example_heat.sh test/test_example_batch.sh test/test_example_device_csr.sh
 # the Fortran module (fortran/Makefile.mk): its examples against cgsolve, mpcg_info's layout;
 # SKIP where configure found no Fortran compiler
 MPCG_TESTS += test/test_fortran.sh

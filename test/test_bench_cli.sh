@@ -1,5 +1,6 @@
 #!/bin/sh
-# test/test_bench_cli.sh: spmvbench and cgbench: help, usage errors, no-GPU status, a small run
+# test/test_bench_cli.sh: spmvbench and cgbench: help, usage errors, no-GPU status, a small run;
+# batchbench: help, usage errors, no-GPU status
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_srcdir:=.}" "${top_builddir:=.}"
 tmp=`mktemp -d` || exit 1
@@ -43,6 +44,29 @@ expect 2 '--rhs=65: expected an integer in \[1, 64\]' cgbench -- --rhs=65 x.mtx
 expect 2 '--rhs: block CG runs in fp64 only' cgbench -- --rhs=8 --precision=fp32 x.mtx
 expect 0 '--rhs=S ' cgbench -- --help
 
+# batchbench: every bad value is a usage error, found before any GPU is looked for
+expect 0 '^usage: batchbench' batchbench -- --help
+expect 0 '^exit status: 0' batchbench -- -h
+expect 2 'unknown option --nosuch' batchbench -- --nosuch
+expect 2 'unknown option x.mtx' batchbench -- x.mtx
+expect 2 'unknown option --jsonx' batchbench -- --jsonx=r.json
+expect 2 'option needs a value: --json' batchbench -- --json
+expect 2 '--device must be cuda or cuda:N' batchbench -- --device=cpu
+expect 2 '--only: expected spmm or cg, got both' batchbench -- --only=both
+expect 2 '--k=0: expected an integer in \[1, 10000000\]' batchbench -- --k=0
+expect 2 'option needs a value: --k' batchbench -- --k
+expect 2 '--grid=0: expected an integer in \[1, 128\]' batchbench -- --grid=0
+expect 2 '--grid=129: expected an integer in \[1, 128\]' batchbench -- --grid=6:129
+expect 2 '--grid=G1:G2 needs G1 <= G2, got 16:6' batchbench -- --grid=16:6
+expect 2 '--grid=x: expected an integer' batchbench -- --grid=6:x
+expect 2 '--s=0: expected an integer in \[1, 64\]' batchbench -- --s=0
+expect 2 '--s=65: expected an integer in \[1, 64\]' batchbench -- --s=65
+expect 2 '--runs=0: expected an integer in \[1, 1000\]' batchbench -- --runs=0
+expect 2 '--loop-count=-1: expected an integer in \[0, 10000000\]' batchbench -- --loop-count=-1
+expect 2 '--tol=0: expected a number in \(0, 1\)' batchbench -- --tol=0
+expect 2 '--precond: expected none or jacobi, got ilu' batchbench -- --precond=ilu
+expect 2 '--seed=-1: expected an integer' batchbench -- --seed=-1
+
 # Without a GPU both exit 77 with a message. With one, a small run: every row measured and
 # correct, and the JSON list holds the records of both programs.
 "$top_builddir/spmvbench" --generate=poisson3d:6 --spmv=cusparse --runs=5 --json "$tmp/r.json" >"$tmp/out" 2>&1
@@ -55,6 +79,7 @@ if [ $rc -eq 77 ]; then
     fi
     expect 77 'no usable CUDA GPU' cgbench -- --generate=poisson3d:6
     expect 77 'no usable CUDA GPU' spmvbench -- --info
+    expect 77 'no usable CUDA GPU' batchbench -- --only=cg --k=10
 else
     cat "$tmp/out"
     if [ $rc -ne 0 ]; then echo "FAIL: spmvbench on poisson3d:6 exited $rc"; fail=1; fi

@@ -166,6 +166,78 @@ expect 2 '--info describes A with the default options' -- --info -O cg.variant=h
 # -v: the CG variant that ran, and why (JSON: solver.variant, solver.variant_reason)
 expect 0 '^variant ' -- --device=cpu -v "$data/nos4.mtx"
 
+# --batch (issue 24, docs/batched.md): the small systems of a directory (its *.mtx and *.mtx.gz,
+# sorted by name; other files ignored) or of a comma-separated list, solved by batched CG
+mkdir "$tmp/batch" "$tmp/nomtx" "$tmp/batchbad"
+cp "$data/bcsstk05.mtx" "$tmp/batch/"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 4\n2 1 1\n2 2 3\n' > "$tmp/batch/a2.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 2\n2 1 -1\n2 2 2\n3 2 -1\n3 3 2\n' \
+    > "$tmp/batch/b3.mtx"
+echo 'not a matrix' > "$tmp/batch/notes.txt"
+echo 'not a matrix' > "$tmp/nomtx/notes.txt"
+expect 0 '^result +3 of 3 systems converged$' -- --device=cpu --batch "$tmp/batch"
+expect 0 '^matrix +batch .*/batch: 3 systems, 158 rows total, 2434 nnz total, largest n = 153$' -- \
+    --device=cpu --batch="$tmp/batch"
+expect 0 '^reasons +3 converged: relative residual below tol$' -- --device=cpu --batch="$tmp/batch"
+expect 0 '^result +2 of 2 systems converged$' -- --device=cpu --batch="$tmp/batch/b3.mtx,$data/nos4.mtx"
+expect 0 '^result +3 of 3 systems converged$' -- --device=cpu --precond=jacobi --rhs=random --seed=5 \
+    --batch "$tmp/batch"
+expect 1 '^system 2 +bcsstk05.mtx: n = 153, NOT converged \(diverged: maximum number' -- \
+    --device=cpu -v --maxit=5 --batch "$tmp/batch"
+# -v: a line per system, in name order; bcsstk05 takes the iterations of its single solve (within
+# 2 + 5 %, as test_batch allows: the two CG codes may round differently)
+"$cg" --device=cpu -v --batch "$tmp/batch" >"$tmp/out" 2>&1
+"$cg" --device=cpu --precond=none "$data/bcsstk05.mtx" >"$tmp/one" 2>&1
+it=`sed -n 's/^iterations  *//p' "$tmp/one"`
+bit=`sed -n 's/^system 2  *bcsstk05.mtx: n = 153, converged .*, \([0-9]*\) iterations, true relres .*/\1/p' "$tmp/out"`
+if [ "`grep -c '^system ' "$tmp/out"`" -eq 3 ] && grep -Eq '^system 0 +a2.mtx: n = 2, converged' "$tmp/out" &&
+   grep -Eq '^system 1 +b3.mtx: n = 3, converged' "$tmp/out" && [ -n "$it" ] && [ -n "$bit" ] &&
+   [ $(( (bit - it) * (bit - it) * 400 )) -le $(( (40 + it) * (40 + it) )) ]; then
+    echo "ok: cgsolve --batch -v: a line per system; bcsstk05 $bit iterations, single solve $it"
+else
+    echo "FAIL: cgsolve --batch -v lines (single solve of bcsstk05: $it iterations)"; cat "$tmp/out"; fail=1
+fi
+"$cg" --device=cpu --quiet --batch "$tmp/batch" >"$tmp/out" 2>&1 || { echo "FAIL: --batch --quiet"; fail=1; }
+if [ -s "$tmp/out" ]; then echo "FAIL: --batch --quiet printed something"; cat "$tmp/out"; fail=1; fi
+expect 0 '"batch": \{' -- --device=cpu --json=- --batch "$tmp/batch"
+if command -v python3 >/dev/null; then
+    "$cg" --device=cpu --quiet --maxit=5 --json "$tmp/b.json" --batch "$tmp/batch"
+    python3 - "$tmp/b.json" <<'PYEOF' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = r["batch"]
+assert r["mode"] == "batch" and r["solver"]["precond"] == "none" and r["solver"]["maxit"] == 5, r
+assert (b["k"], b["rows"], b["nnz"], b["largest_n"], b["converged"]) == (3, 158, 2434, 153, 2), b
+assert b["reasons"] == {"MPCG_CONVERGED_RTOL": 2, "MPCG_DIVERGED_MAX_ITER": 1}, b["reasons"]
+assert b["iterations_max"] == 5 and b["worst_system"] == "bcsstk05.mtx" and b["solve_s"] >= 0, b
+s = b["systems"]
+assert [x["name"] for x in s] == ["a2.mtx", "b3.mtx", "bcsstk05.mtx"], s
+assert [x["n"] for x in s] == [2, 3, 153] and s[2]["reason"] == "MPCG_DIVERGED_MAX_ITER", s
+assert all(x["true_relres"] <= 1e-8 for x in s[:2]) and s[2]["true_relres"] == b["worst_true_relres"]
+assert r["device"]["kind"] == "cpu" and r["warnings"] == [], r
+print("ok: --batch JSON report: batch and its systems")
+PYEOF
+fi
+# --batch: usage errors (exit 2) and bad input naming the file (exit 3)
+expect 2 '--batch takes no -b' -- --batch "$tmp/batch" -b "$tmp/b3.mtx"
+expect 2 '--batch takes no --precision=fp32' -- --batch "$tmp/batch" --precision=fp32
+expect 2 '--precond=chebyshev: --batch takes none or jacobi' -- --batch "$tmp/batch" --precond=chebyshev
+expect 2 '--batch takes no --rhs=Aones' -- --batch "$tmp/batch" --rhs=Aones
+expect 2 '--batch takes no --rhs=KIND:S' -- --batch "$tmp/batch" --rhs=random:2
+expect 2 '--batch takes no --atol' -- --batch "$tmp/batch" --atol=1e-3
+expect 2 '--batch takes no --plot' -- --batch "$tmp/batch" --plot="$tmp/c.svg"
+expect 2 '--batch takes no -o' -- --batch "$tmp/batch" -o "$tmp/x.mtx"
+expect 2 '--batch takes no --spmv' -- --batch "$tmp/batch" --spmv=cpu
+expect 2 '--batch takes no A.mtx or --generate' -- --batch "$tmp/batch" "$data/nos4.mtx"
+expect 2 '--batch=.*a2.mtx,: an empty file name in the list' -- --batch="$tmp/batch/a2.mtx,"
+expect 3 'nomtx: no .mtx or .mtx.gz file in the directory' -- --device=cpu --batch "$tmp/nomtx"
+cp "$tmp/batch/a2.mtx" "$tmp/batchbad/"
+echo 'garbage' > "$tmp/batchbad/junk.mtx"
+expect 3 'batchbad/junk.mtx:1: missing banner' -- --device=cpu --batch "$tmp/batchbad"
+printf '%%%%MatrixMarket matrix coordinate real general\n2 3 1\n1 1 1\n' > "$tmp/rect.mtx"
+expect 3 'rect.mtx:2: the matrix is not square' -- --device=cpu --batch "$tmp/batch/a2.mtx,$tmp/rect.mtx"
+expect 3 'cannot open .*nosuch.mtx' -- --device=cpu --batch "$tmp/batch/a2.mtx,$tmp/nosuch.mtx"
+
 # --threads=N: the CPU path's OpenMP threads (the context reports them where built with OpenMP)
 expect 0 'result +converged' -- --device=cpu --threads=2 "$data/nos4.mtx"
 expect 0 '^device +cpu \(1 OpenMP thread\)|^device +cpu$' -- --device=cpu --threads=1 "$data/nos4.mtx"
