@@ -41,21 +41,8 @@ static __device__ inline void mpcgi_last_block_sum(const double *part, int64_t c
     __syncthreads();
     if (!last) return;
     __threadfence(); /* the other blocks' parts are read after their counts */
-    /* U loads in flight, then their sums in the same order as one at a time (the same bits):
-     * one block alone sums thousands of parts here, so it waits on latency, not bandwidth */
-    constexpr int U = 8;
     double acc = 0;
-    int64_t j = threadIdx.x;
-    for (; j + (U - 1) * MPCGI_THREADS < count; j += U * MPCGI_THREADS) {
-        double v[U];
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            v[u] = __ldcg(part + j + u * MPCGI_THREADS);
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            acc += v[u];
-    }
-    for (; j < count; j += MPCGI_THREADS) acc += __ldcg(part + j);
+    for (int64_t j = threadIdx.x; j < count; j += MPCGI_THREADS) acc += __ldcg(part + j);
     sh[threadIdx.x] = acc;
     mpcgi_block_sum(sh);
     if (threadIdx.x == 0) {
