@@ -156,16 +156,12 @@ static __global__ void __launch_bounds__(THREADS, 8)
 /* With X: x += alpha p, r -= alpha q, rr_new = r.r (48 B per row); without: r and rr_new only
  * (24 B), alpha and xpend = 1 left in the state for update_p to add alpha p to x (update_begin
  * clears xpend). At most 32 registers, so that 8 blocks fit an SM and the MPCGI_CG_BLOCKS blocks
- * run in one wave on an H100 (132 SMs). A thread takes rows i, i + stride, ... in order, U of
- * them at a time with their loads issued first (more bytes in flight: the H200's bandwidth needs
- * them), and adds their squares to its sum in the same order as one at a time, so the sums and
- * the bits are those of the plain loop. */
+ * run in one wave on an H100 (132 SMs). */
 template <typename T, bool X>
 static __global__ void __launch_bounds__(THREADS, 8)
     update_xr_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q,
                      T *__restrict__ r, mpcgi_cg_state *st, double *partial)
 {
-    constexpr int U = X ? 2 : 4; /* x and p too: 2 keeps the 32 registers */
     mpcgi_pdl_start();
     double alpha;
     if (!update_begin(st, &alpha)) return;
@@ -173,29 +169,7 @@ static __global__ void __launch_bounds__(THREADS, 8)
     T *__restrict__ x = mpcgi_cg_state_x<T>(st);
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
-    int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x;
-    for (; i + (U - 1) * stride < n; i += U * stride) {
-        T rv[U], qv[U];
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            rv[u] = r[i + u * stride], qv[u] = q[i + u * stride];
-        if (X) {
-            T pv[U];
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                pv[u] = p[i + u * stride];
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                x[i + u * stride] += ta * pv[u];
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const T ri = rv[u] - ta * qv[u];
-            r[i + u * stride] = ri;
-            acc += (double)ri * (double)ri;
-        }
-    }
-    for (; i < n; i += stride) {
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
         if (X) x[i] += ta * p[i];
         const T ri = r[i] - ta * q[i];
         r[i] = ri;
