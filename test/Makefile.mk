@@ -65,6 +65,10 @@ test_test_spmm_LDADD = $(TEST_LDADD)
 MPCG_C_TESTS += test/test_precond
 test_test_precond_SOURCES = test/test_precond.c
 test_test_precond_LDADD = $(TEST_LDADD)
+# the pattern hash and the cache directory's files (core/cache.c)
+MPCG_C_TESTS += test/test_cache
+test_test_cache_SOURCES = test/test_cache.c
+test_test_cache_LDADD = $(TEST_LDADD)
 # the describe calls of the public API (cgsolve --info)
 MPCG_C_TESTS += test/test_describe
 test_test_describe_SOURCES = test/test_describe.c
