@@ -1,6 +1,8 @@
 # spmv/Makefile.mk: the SpMV backend table, dispatcher, registry and backends
 libmpcgi_la_SOURCES += spmv/spmv.h spmv/spmv.c spmv/registry.c spmv/cpu.c spmv/rows.h
 libmpcgi_la_SOURCES += spmv/describe.c
+# auto: the candidates timed at setup, the rule, the budget and the cache; docs/backends.md
+libmpcgi_la_SOURCES += spmv/auto.c spmv/auto.h spmv/auto_cache.c
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += spmv/cusparse.c spmv/csr_rows.cuh spmv/cusparse_mixed.h spmv/cusparse_mixed.cu \
 	spmv/cusparse_sell.c
