@@ -16,6 +16,6 @@ endif
 
 bin_PROGRAMS += cgsolve
 cgsolve_SOURCES = solver/cgsolve.c solver/cgsolve.h solver/cgsolve_args.c \
-	solver/cgsolve_report.c solver/cgsolve_info.c solver/cgsolve_block.c
+	solver/cgsolve_report.c solver/cgsolve_info.c solver/cgsolve_block.c solver/cgsolve_choice.c
 # the public API only, as any user program (test/test_cgsolve.sh checks its objects)
 cgsolve_LDADD = libmpcg.la $(LIBS)

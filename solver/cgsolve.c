@@ -187,6 +187,10 @@ static int open_context(const options *o, mpcg_context **ctx)
     }
     if (!o->quiet && (!o->device || strcmp(o->device, "auto") == 0) && on_cpu)
         fprintf(stderr, "cgsolve: no usable GPU found, running on the CPU\n");
+    char dir[1024];
+    cgsolve_cache_dir(o, dir, sizeof dir);
+    if ((st = mpcg_context_set_cache_dir(*ctx, dir)) != MPCG_SUCCESS)
+        return cgsolve_fail(*ctx, o, st, "--cache-dir");
     if (o->memory_limit_set) {
         if ((st = mpcg_context_set_device_memory_limit(*ctx, o->device_memory_limit)))
             return cgsolve_fail(*ctx, o, st, "--device-memory-limit");
@@ -256,9 +260,9 @@ static int make_vectors(mpcg_context *ctx, const mpcg_matrix *A, const options *
     return -1;
 }
 
-/* Create the solver, set it up and solve. */
+/* Create the solver, set it up and solve; how its backend was chosen. */
 static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const double *b, double *x,
-                 int nrhs, mpcg_solver **S, mpcg_info *info)
+                 int nrhs, mpcg_solver **S, mpcg_info *info, mpcg_backend_choice *choice)
 {
     mpcg_status st;
     int rc;
@@ -274,22 +278,24 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
     if ((rc = cgsolve_apply_options(ctx, *S, o)) >= 0) return rc;
     if ((st = mpcg_solver_setup(*S)) != MPCG_SUCCESS ||
         (st = nrhs > 1 ? mpcg_solve_block(*S, nrhs, b, x, info) : mpcg_solve(*S, b, x, info)) !=
-            MPCG_SUCCESS)
+            MPCG_SUCCESS ||
+        (st = mpcg_solver_backend_choice(*S, choice)) != MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "solve failed");
     return -1;
 }
 
 /* The reports and x; the exit status. infos: nrhs, one per column. */
 static int report(mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                  const cgsolve_checks *checks, int nrhs, const mpcg_info *infos, const double *x)
+                  const cgsolve_checks *checks, int nrhs, const mpcg_info *infos, const double *x,
+                  const mpcg_backend_choice *choice)
 {
     int64_t n = mpcg_matrix_n(A), bad = 0;
     mpcg_status st;
     mpcg_info all = infos[0];
     if (nrhs > 1) cgsolve_block_aggregate(nrhs, infos, &all);
-    if (!o->quiet) cgsolve_print_summary(ctx, A, o, &all);
+    if (!o->quiet) cgsolve_print_summary(ctx, A, o, &all, choice);
     if (!o->quiet && nrhs > 1) cgsolve_print_columns(o, nrhs, infos);
-    if (o->json_file && !cgsolve_write_json(ctx, A, o, checks, &all, nrhs, infos))
+    if (o->json_file && !cgsolve_write_json(ctx, A, o, checks, &all, nrhs, infos, choice))
         return EXIT_FAILURE_OTHER;
     while (o->out_file && bad < n * nrhs && isfinite(x[bad])) bad++;
     if (o->out_file && bad < n * nrhs) {
@@ -308,26 +314,28 @@ static int run(const options *o)
     mpcg_solver *S = NULL;
     double *b = NULL, *x = NULL; /* from mpcg_dense_read_mm (mpcg_free) if read from a file */
     mpcg_info *infos = calloc(64, sizeof *infos);
+    mpcg_backend_choice *choice = calloc(1, sizeof *choice);
     mpcg_status st;
     cgsolve_checks checks = {0};
     int rc, nrhs = 1;
 
-    if (!infos) {
+    if (!infos || !choice) {
         fprintf(stderr, "cgsolve: out of memory\n");
         return EXIT_FAILURE_OTHER;
     }
     if ((rc = open_context(o, &ctx)) >= 0 || (rc = cgsolve_load_matrix(ctx, o, &A, &st)) >= 0 ||
         (rc = check_matrix(ctx, A, o, &checks)) >= 0 ||
         (rc = make_vectors(ctx, A, o, &b, &x, &nrhs)) >= 0 ||
-        (rc = solve(ctx, A, o, b, x, nrhs, &S, infos)) >= 0)
+        (rc = solve(ctx, A, o, b, x, nrhs, &S, infos, choice)) >= 0)
         goto done;
-    rc = report(ctx, A, o, &checks, nrhs, infos, x);
+    rc = report(ctx, A, o, &checks, nrhs, infos, x, choice);
 done:
     if (o->rhs_file) mpcg_free(b);
     else free(b);
     if (o->x0_file) mpcg_free(x);
     else free(x);
     free(infos);
+    free(choice);
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
     mpcg_context_destroy(ctx);
