@@ -36,21 +36,25 @@ void cgsolve_print_choice(FILE *f, const mpcg_backend_choice *c)
                 strcmp(c->source, "cpu") == 0 ? "auto on the CPU, no trial" : "named (--spmv)");
         return;
     }
+    int timed = 0;
+    for (int i = 0; i < c->ncandidates; i++)
+        timed += !c->candidates[i].skipped;
     fprintf(f,
-            "backend     %s: auto, %s of %d backends (expected %.0f SpMVs; %.4f s beyond its "
-            "setup = %.0f SpMVs of %s, %.4f s of it host-to-device copies)\n",
-            c->chosen, strcmp(c->source, "trial") == 0 ? "timed" : "cached trial", c->ncandidates,
-            c->expected_spmvs, c->trial_s, c->trial_cost_spmv_equivalents, c->chosen,
-            c->trial_h2d_s);
+            "backend     %s: auto, %s: %d of %d backends timed (expected %.0f SpMVs; %.4g s "
+            "beyond its setup = %.0f SpMVs of %s, %.4g s of it host-to-device copies)\n",
+            c->chosen, strcmp(c->source, "trial") == 0 ? "trial" : "cached trial", timed,
+            c->ncandidates, c->expected_spmvs, c->trial_s, c->trial_cost_spmv_equivalents,
+            c->chosen, c->trial_h2d_s);
     if (c->note[0]) fprintf(f, "            cache: %s\n", c->note);
     for (int i = 0; i < c->ncandidates; i++) {
         const mpcg_backend_candidate *k = &c->candidates[i];
         if (k->skipped)
             fprintf(f, "            %-12s skipped: %s\n", k->backend, k->reason);
         else
-            fprintf(f, "            %-12s setup %.4f s (H2D %.4f), SpMV %.4f ms, score %.4f s%s\n",
-                    k->backend, k->setup_s, k->setup_h2d_s, 1e3 * k->spmv_s, k->score_s,
-                    chosen_here(c, k) ? "  <- chosen" : "");
+            fprintf(
+                f, "            %-12s setup %.4g ms (H2D %.4g ms), SpMV %.4g ms, score %.4g ms%s\n",
+                k->backend, 1e3 * k->setup_s, 1e3 * k->setup_h2d_s, 1e3 * k->spmv_s,
+                1e3 * k->score_s, chosen_here(c, k) ? "  <- chosen" : "");
     }
 }
 

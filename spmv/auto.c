@@ -188,7 +188,8 @@ static mpcg_status time_spmv(trial *t, mpcgi_spmv_plan *plan, double *spmv_s)
             s[k] = mpcgi_wtime() - t0;
         }
     }
-    *spmv_s = median(s, t->reps);
+    /* at least a nanosecond: an empty matrix launches nothing, and the budget divides by it */
+    *spmv_s = fmax(median(s, t->reps), 1e-9);
     return MPCG_SUCCESS;
 }
 
@@ -236,8 +237,12 @@ static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
     c->setup_s = mpcgi_wtime() - t0;
     c->setup_h2d_s = mpcgi_device_h2d_seconds(ctx) - h0;
     if (st == MPCG_SUCCESS) st = time_spmv(t, *plan, &c->spmv_s);
+    if (st != MPCG_SUCCESS && !own_failure(st)) { /* the setup fails, its error recorded */
+        mpcgi_spmv_plan_destroy(ctx, *plan);
+        *plan = NULL;
+        return st;
+    }
     if (st != MPCG_SUCCESS) {
-        if (!own_failure(st)) return st; /* the error stays recorded */
         char msg[160];
         mpcg_last_error_message(ctx, msg, sizeof msg);
         snprintf(c->reason, sizeof c->reason, "failed: %s", msg);
@@ -400,7 +405,7 @@ static int from_cache(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request 
     const double t0 = mpcgi_wtime();
     mpcg_status st = mpcgi_spmv_plan_create(ctx, mpcgi_spmv_find(choice->chosen), A,
                                             req->precisions, req->opts, out);
-    if (st == MPCG_SUCCESS) st = mpcgi_device_sync(ctx);
+    if (st == MPCG_SUCCESS && (*out)->on_device) st = mpcgi_device_sync(ctx);
     *kept_s = mpcgi_wtime() - t0;
     if (st != MPCG_SUCCESS) {
         char msg[200];

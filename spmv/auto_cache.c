@@ -148,6 +148,7 @@ int mpcgi_auto_record_parse(const char *text, const mpcgi_auto_key *key,
     choice->expected_spmvs = d.expected_spmvs;
     choice->ncandidates = d.ncandidates;
     memcpy(choice->candidates, d.candidates, sizeof d.candidates);
+    mpcgi_auto_decide(choice->candidates, choice->ncandidates, d.expected_spmvs); /* the scores */
     return 1;
 }
 

@@ -304,7 +304,8 @@ expect 0 '^backend +cpu: auto on the CPU, no trial' -- --device=cpu -v "$data/no
 expect 0 '^backend +cpu: named' -- --device=cpu -v --spmv=cpu "$data/nos4.mtx"
 gpus=$("$cg" --info "$data/nos4.mtx" | sed -n 's/.*(\([0-9]*\) usable here).*/\1/p')
 if [ "${gpus:-0}" != 0 ] && command -v python3 >/dev/null; then
-    expect 0 '^backend +[a-z]+: auto, timed of' -- --device=cuda -v --cache-dir="$tmp/c" \
+    expect 0 '^backend +[a-z]+: auto, trial: [0-9]+ of [0-9]+ backends timed' -- --device=cuda -v \
+        --cache-dir="$tmp/c" \
         "$data/gr_30_30.mtx"
     expect 0 '^ +cache: read ' -- --device=cuda -v --cache-dir="$tmp/c" "$data/gr_30_30.mtx"
     "$cg" --device=cuda --quiet --json "$tmp/g.json" -O auto.cache=off "$data/gr_30_30.mtx"
