@@ -54,7 +54,9 @@ static void run(mpcg_matrix *A, const char *spmv, mpcg_precision p, const char *
     }
     CHECK_OK(gpu, mpcg_solver_setup(S));
     CHECK_OK(gpu, mpcg_solver_backend_choice(S, choice));
+    const int64_t before = mpcgi_alloc_device_attempts();
     CHECK_OK(gpu, mpcg_solve(S, b, x, info));
+    CHECK(mpcgi_alloc_device_attempts() == before); /* the trial left nothing for the solve */
     /* fp64 converges; fp32 may stop on stagnation (bcsstk05 at 1e-5), the same way each run */
     CHECK((info->converged || p == MPCG_PRECISION_FP32) && info->reason != MPCG_REASON_NONE);
     CHECK(strcmp(info->backend, choice->chosen) == 0);
