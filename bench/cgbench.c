@@ -23,7 +23,7 @@
 /* Precisions a run measures at most (fp64, fp32, mixed and its strategies). */
 #define MAX_PRECS 5
 /* Rows of the report: every backend at every precision, and the baseline. */
-#define MAX_ROWS (BENCH_MAX_BACKENDS * MAX_PRECS + 1)
+#define MAX_ROWS ((BENCH_MAX_BACKENDS + 1) * MAX_PRECS + 1) /* + auto, + the baseline */
 /* Seed of the --rhs right-hand sides. */
 #define RHS_SEED 1
 
@@ -37,7 +37,8 @@ static const char usage_text[] =
     "\n"
     "  --generate=SPEC     a generated matrix (poisson3d:N, poisson3d27:N, replicate:FILE:K,\n"
     "                      powerlaw:N:DEG, biased:N, ...: see cgsolve --help)\n"
-    "  --spmv=LIST         comma-separated backends (default: every GPU backend)\n"
+    "  --spmv=LIST         comma-separated backends and auto (default: every GPU backend and\n"
+    "                      auto, whose setup times its candidates; its row says which it kept)\n"
     "  --precision=LIST    comma-separated precisions of the solves: fp64, fp32, mixed\n"
     "                      (the library's default strategy), mixed:reliable,\n"
     "                      mixed:refinement (default fp64); a precision the library refuses\n"
@@ -104,9 +105,22 @@ static void roofline(bench_record *r, const bench_device *dev)
     r->frac_copy = r->gbs / dev->copy_gbs;
 }
 
-/* Setup, one warm-up solve, o->c.runs timed solves (wall time, median) of one backend. */
-static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spmv_ops *ops, int p,
-                           bench_record *r)
+/* The auto row's fields: the backend auto kept and what its trial cost (the setup's choice). */
+static mpcg_status auto_fields(const mpcg_solver *s, bench_record *r)
+{
+    mpcg_backend_choice c;
+    MPCG_CHECK(s->ctx, mpcg_solver_backend_choice(s, &c));
+    snprintf(r->auto_chosen, sizeof r->auto_chosen, "%s", c.chosen);
+    r->auto_trial_ms = 1e3 * c.trial_s;
+    r->auto_trial_spmvs = c.trial_cost_spmv_equivalents;
+    r->auto_timed = 0;
+    for (int i = 0; i < c.ncandidates; i++) r->auto_timed += !c.candidates[i].skipped;
+    return MPCG_SUCCESS;
+}
+
+/* Setup, one warm-up solve, o->c.runs timed solves (wall time, median) of one backend (or of
+ * auto: its trial is part of the setup). */
+static mpcg_status cg_case(cg_run *run, const cg_opts *o, const char *spmv, int p, bench_record *r)
 {
     mpcg_precision prec = o->precs[p];
     mpcg_context *ctx = run->ctx;
@@ -117,12 +131,13 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const struct mpcgi_spm
     int runs = (int)o->c.runs;
     MPCG_TRY(
         ctx, st,
-        bench_solver_create(ctx, run->A, &o->c, ops->name, prec, o->precond, o->tol, o->maxit, &s));
+        bench_solver_create(ctx, run->A, &o->c, spmv, prec, o->precond, o->tol, o->maxit, &s));
     if (o->strategy[p])
         MPCG_TRY(ctx, st, mpcg_solver_set_option(s, "mixed.strategy", o->strategy[p]));
     double t0 = mpcgi_wtime();
     MPCG_TRY(ctx, st, mpcg_solver_setup(s));
     r->setup_ms = (mpcgi_wtime() - t0) * 1e3;
+    if (mpcgi_spmv_is_auto(spmv)) MPCG_TRY(ctx, st, auto_fields(s, r));
     MPCG_TRY(ctx, st, mpcg_solve_device(s, run->b, run->x, &info)); /* warm-up */
     for (int k = 0; k < runs; k++) {
         t0 = mpcgi_wtime();
@@ -222,8 +237,9 @@ static void print_table(const cg_run *run)
         const bench_record *r = &run->rows[k];
         const char *reason = strncmp(r->reason, "MPCG_", 5) == 0 ? r->reason + 5 : r->reason;
         if (strcmp(r->status, "ok") != 0) reason = "FAILED";
-        printf("| %s | %lld | %lld | %s | %s%s%s |", r->matrix, (long long)r->n, (long long)r->nnz,
-               r->backend, r->precision, r->precond[0] ? " + " : "", r->precond);
+        printf("| %s | %lld | %lld | %s%s%s%s | %s%s%s |", r->matrix, (long long)r->n,
+               (long long)r->nnz, r->backend, r->auto_chosen[0] ? " (" : "", r->auto_chosen,
+               r->auto_chosen[0] ? ")" : "", r->precision, r->precond[0] ? " + " : "", r->precond);
         bench_print_cells(1, "%.0f", r->iterations >= 0 ? (double)r->iterations : NAN);
         if (r->spmvs >= 0)
             printf(" %lld (%lld) |", (long long)r->spmvs, (long long)r->spmvs_fp64);
@@ -236,6 +252,13 @@ static void print_table(const cg_run *run)
                           "%.4g", r->roofline_unfused_ms);
         printf("\n");
     }
+    for (int k = 0; k < run->nrows; k++) /* after the table: what auto's trials cost */
+        if (run->rows[k].auto_chosen[0])
+            printf("auto: %s kept %s after timing %d backends, %.4g ms beyond its setup (%.0f "
+                   "SpMVs of %s)\n",
+                   run->rows[k].precision, run->rows[k].auto_chosen, run->rows[k].auto_timed,
+                   run->rows[k].auto_trial_ms, run->rows[k].auto_trial_spmvs,
+                   run->rows[k].auto_chosen);
 }
 
 static void print_protocol(const cg_run *run, const cg_opts *o)
@@ -280,17 +303,20 @@ done:
     return st;
 }
 
-/* Every backend, then the baseline; speedups against the baseline. */
+/* Every backend (and auto, which is not in run->ops), then the baseline; speedups against the
+ * baseline. */
 static void measure_all(cg_run *run, const cg_opts *o)
 {
-    for (int k = 0; k < run->count; k++)
+    const int with_auto = bench_with_auto(o->c.spmv);
+    for (int k = 0; k < run->count + with_auto; k++)
         for (int p = 0; p < o->nprec; p++) {
-            const char *name = run->ops[k]->name, *pn = mpcg_precision_name(o->precs[p]);
+            const char *name = k < run->count ? run->ops[k]->name : "auto";
+            const char *pn = mpcg_precision_name(o->precs[p]);
             bench_record *r = new_row(run, o, name, o->precs[p]);
             printf("solving with %s in %s%s%s ...\n", name, pn, o->strategy[p] ? ":" : "",
                    o->strategy[p] ? o->strategy[p] : "");
             fflush(stdout);
-            if (cg_case(run, o, run->ops[k], p, r) != MPCG_SUCCESS) {
+            if (cg_case(run, o, name, p, r) != MPCG_SUCCESS) {
                 fprintf(stderr, "cgbench: %s in %s failed: %s\n", name, pn,
                         mpcg_last_error(run->ctx));
                 mpcg_clear_error(run->ctx);

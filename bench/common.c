@@ -442,13 +442,26 @@ mpcg_status bench_backends(mpcg_context *ctx, const char *list,
         MPCG_ENSURE(ctx, len > 0 && len < sizeof name, MPCG_ERR_INVALID_ARG,
                     "--spmv=%s: empty or overlong backend name", list);
         snprintf(name, sizeof name, "%.*s", (int)len, p);
+        p += len + (p[len] == ',');
+        if (mpcgi_spmv_is_auto(name)) continue; /* the auto row, bench_with_auto */
         const struct mpcgi_spmv_ops *ops = NULL;
         MPCG_CHECK(ctx, mpcgi_spmv_lookup(ctx, name, &ops));
         MPCG_CHECK(ctx, add_backend(ctx, ops, out, count));
+    }
+    MPCG_ENSURE(ctx, *count > 0 || bench_with_auto(list), MPCG_ERR_INVALID_ARG,
+                "no GPU backend in this build");
+    return MPCG_SUCCESS;
+}
+
+int bench_with_auto(const char *list)
+{
+    if (!list) return 1;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == 4 && strncmp(p, "auto", 4) == 0) return 1;
         p += len + (p[len] == ',');
     }
-    MPCG_ENSURE(ctx, *count > 0, MPCG_ERR_INVALID_ARG, "no GPU backend in this build");
-    return MPCG_SUCCESS;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- JSON records */
@@ -476,6 +489,7 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->speedup_vs_sequential = NAN;
     r->batch_s = r->loop_systems = r->iterations_median = r->not_converged = -1;
     r->speedup_vs_loop = NAN;
+    r->auto_trial_ms = r->auto_trial_spmvs = NAN;
 }
 
 mpcg_status bench_records_add(mpcg_context *ctx, bench_records *list, const bench_record *r)
@@ -605,6 +619,11 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
         json_num(f, "speedup_vs_loop", r->speedup_vs_loop);
         json_int(f, "iterations_median", r->iterations_median);
         json_int(f, "not_converged", r->not_converged);
+    if (r->auto_chosen[0]) {
+        json_str(f, "auto_chosen", r->auto_chosen);
+        json_num(f, "auto_trial_ms", r->auto_trial_ms);
+        json_num(f, "auto_trial_spmvs", r->auto_trial_spmvs);
+        json_int(f, "auto_timed", r->auto_timed);
     }
     json_str(f, "driver", d->driver);
     fputs("}", f);

@@ -149,6 +149,9 @@ mpcgi_csr *bench_csr(mpcg_matrix *A);
  * GPU), each checked to run on the GPU. MPCG_ERR_INVALID_ARG with a message otherwise. */
 mpcg_status bench_backends(mpcg_context *ctx, const char *list,
                            const struct mpcgi_spmv_ops *out[BENCH_MAX_BACKENDS], int *count);
+/* 1 if the run has an auto row: list is NULL (every backend, and auto) or names "auto" (which
+ * bench_backends leaves out of its list: auto is a policy, not a backend). */
+int bench_with_auto(const char *list);
 
 /* A new solver of A with the settings every CG row shares: backend, precision, preconditioner,
  * the run's -O options in order, tol, and maxit (-1: the library's default). */
@@ -222,6 +225,12 @@ typedef struct bench_record {
      * iterations and the systems that did not converge (cg) */
     int64_t batch_k, batch_s, loop_systems, iterations_median, not_converged;
     double speedup_vs_loop;
+    /* the auto rows (spmvbench, cgbench with auto in --spmv): the backend auto kept ("" in other
+     * rows, and these keys are not written), what its trial cost beyond that plan's setup (ms,
+     * and in SpMVs of the kept backend), and how many backends it timed */
+    char auto_chosen[32];
+    double auto_trial_ms, auto_trial_spmvs;
+    int auto_timed;
 } bench_record;
 
 /* A record of kind with every value "not applicable". */

@@ -79,7 +79,7 @@ bench() {
     {
         printf '\n`%s %s`' "$prog" "$*"
         printf ' (%d s)\n\n' $((t1 - t0))
-        sed -n -E 's/^(matrix |x: |solve: )/- &/p' "$tmp/log"
+        sed -n -E 's/^(matrix |x: |solve: |auto: )/- &/p' "$tmp/log"
         echo
         grep '^|' "$tmp/log"
     } >>"$tmp/body.md"

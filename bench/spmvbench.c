@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "bench/common.h"
+#include "bench/spmvbench_auto.h"
 #include "bench/spmvbench_block.h"
 #include "core/alloc.h"
 #include "core/device.h"
@@ -32,8 +33,9 @@ static const char usage_text[] =
     "\n"
     "  --generate=SPEC     a generated matrix (poisson3d:N, poisson3d27:N, replicate:FILE:K,\n"
     "                      powerlaw:N:DEG, biased:N, ...: see cgsolve --help)\n"
-    "  --spmv=LIST         comma-separated backends (default: every GPU backend); cusparse is\n"
-    "                      always measured as the baseline\n"
+    "  --spmv=LIST         comma-separated backends and auto (default: every GPU backend and\n"
+    "                      auto: its trial, then the backend it keeps timed as a row named\n"
+    "                      auto); cusparse is always measured as the baseline\n"
     "  --precision=LIST    fp64,fp32 (default: both, where the backend supports them)\n"
     "  --runs=N            calls per timed group (default 50)\n"
     "  --seed=N            seed of x (default: a fresh one, printed)\n"
@@ -64,6 +66,7 @@ typedef struct spmv_case {
     const struct mpcgi_spmv_ops *ops;
     mpcg_precision prec;
     const mpcgi_options *opts; /* -O */
+    const bench_auto *auto_row; /* the auto row: its trial (ops is the kept backend); NULL */
     int phase;                 /* the step time_phases is timing */
     size_t vw; /* bytes per vector entry */
     int64_t k;
@@ -346,6 +349,9 @@ typedef struct spmv_run {
     bench_device dev;
     bench_records records;
     int failed; /* a case failed or was wrong */
+    int with_auto;       /* an auto row after the backends of each precision */
+    bench_auto autos[2]; /* its trials, one per precision */
+    int nauto;
 } spmv_run;
 
 /* cusparse (the baseline) first, then the backends asked for. */
@@ -358,6 +364,7 @@ static mpcg_status select_backends(spmv_run *run, const char *list)
     run->count = 1;
     for (int k = 0; k < n; k++)
         if (asked[k] != run->ops[0]) run->ops[run->count++] = asked[k];
+    run->with_auto = bench_with_auto(list);
     return MPCG_SUCCESS;
 }
 
@@ -367,7 +374,8 @@ static mpcg_status measure(spmv_run *run, spmv_case *c, const reference *R, doub
     mpcg_context *ctx = run->ctx;
     bench_record r;
     bench_record_init(&r, "spmv", run->matrix, run->A);
-    snprintf(r.backend, sizeof r.backend, "%s", c->ops->name);
+    snprintf(r.backend, sizeof r.backend, "%s", c->auto_row ? "auto" : c->ops->name);
+    if (c->auto_row) bench_auto_record(c->auto_row, &r);
     r.precision = c->prec == MPCG_PRECISION_FP32 ? "fp32" : "fp64";
     r.seed = run->seed;
     r.seed_set = 1;
@@ -381,7 +389,7 @@ static mpcg_status measure(spmv_run *run, spmv_case *c, const reference *R, doub
     }
     if (strcmp(r.status, "ok") != 0)
         run->failed = 1;
-    else if (c->ops == run->ops[0])
+    else if (c->ops == run->ops[0] && !c->auto_row)
         *base_ms = r.ms;
     r.speedup_vs_cusparse = *base_ms / r.ms;
     print_row(&r);
@@ -401,6 +409,8 @@ static mpcg_status run_precision(spmv_run *run, mpcg_precision prec)
     memset(&R, 0, sizeof R);
     MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *c, &c));
     MPCG_TRY(ctx, st, reference_make(ctx, run->A, prec, run->seed, &R));
+    *c = (spmv_case){.ctx = ctx, .A = run->A, .prec = prec, .opts = &run->opts,
+                     .vw = prec == MPCG_PRECISION_FP32 ? sizeof(float) : sizeof(double)};
     for (int b = 0; b < run->count; b++) {
         if (!(run->ops[b]->caps & cap)) {
             if (run->explicit_precisions)
@@ -408,13 +418,14 @@ static mpcg_status run_precision(spmv_run *run, mpcg_precision prec)
                         run->ops[b]->name, prec == MPCG_PRECISION_FP32 ? "fp32" : "fp64");
             continue;
         }
-        c->ctx = ctx;
-        c->A = run->A;
         c->ops = run->ops[b];
-        c->prec = prec;
-        c->opts = &run->opts;
-        c->vw = prec == MPCG_PRECISION_FP32 ? sizeof(float) : sizeof(double);
-        c->k = 0;
+        MPCG_TRY(ctx, st, measure(run, c, &R, &base_ms));
+    }
+    if (run->with_auto) { /* auto's trial, then the backend it keeps as the auto row */
+        bench_auto *a = &run->autos[run->nauto++];
+        MPCG_TRY(ctx, st, bench_auto_trial(ctx, run->A, prec, &run->opts, a));
+        c->ops = a->chosen;
+        c->auto_row = a;
         MPCG_TRY(ctx, st, measure(run, c, &R, &base_ms));
     }
 done:
@@ -483,6 +494,7 @@ static int run_all(const spmv_opts *o, spmv_run *run)
         for (int k = 0; k < run->nprec; k++)
             if (run_precision(run, run->precs[k]) != MPCG_SUCCESS) goto fail;
     }
+    bench_auto_report(run->autos, run->nauto, &run->records);
     for (int k = 0; k < run->records.count; k++) /* after the table, not inside it */
         if (run->records.v[k].storage[0])
             printf("storage (%s, %s): %s\n", run->records.v[k].backend,

@@ -3,6 +3,8 @@ libmpcgi_la_SOURCES += core/error.c core/error.h core/context.c core/context.h \
 	core/alloc.c core/alloc.h core/csr.c core/csr.h core/matrix.c core/matrix.h core/matrix_view.c \
 	core/timer.c core/timer.h core/rng.h core/device.h core/vec.c core/vec.h core/vec_impl.h \
 	core/options.c core/options.h core/csr_view.h
+# the pattern hash and the cache directory's files (spmv auto's decisions)
+libmpcgi_la_SOURCES += core/cache.c core/cache.h
 # blocks of s vectors (block CG): the host tables; the device ones below
 libmpcgi_la_SOURCES += core/block.c core/block.h core/block_pass.c core/block_pass.h
 # many small systems (docs/batched.md): the batch object

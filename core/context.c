@@ -126,3 +126,13 @@ mpcg_status mpcg_context_set_log(mpcg_context *ctx, mpcg_log_level level, mpcg_l
     ctx->log_user = user;
     return MPCG_SUCCESS;
 }
+
+mpcg_status mpcg_context_set_cache_dir(mpcg_context *ctx, const char *dir)
+{
+    MPCG_ENSURE(NULL, mpcgi_context_valid(ctx), MPCG_ERR_INVALID_ARG, "invalid context");
+    size_t len = dir ? strlen(dir) : 0;
+    MPCG_ENSURE(ctx, len < 1000, MPCG_ERR_INVALID_ARG, "cache directory of %zu bytes: at most 999",
+                len);
+    snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir ? dir : "");
+    return MPCG_SUCCESS;
+}

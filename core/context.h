@@ -13,6 +13,8 @@ struct mpcg_context {
     mpcg_device_kind kind;     /* what the context computes on */
     int device_id;             /* GPU ordinal, -1 on the CPU */
     char device_name[160];
+    char device_model[128]; /* the GPU's model (cudaDeviceProp.name); "" on the CPU */
+    char cache_dir[1024];   /* mpcg_context_set_cache_dir; "" (the default): no cache */
     mpcg_log_fn log_fn;
     void *log_user;
     mpcg_log_level log_level;

@@ -45,6 +45,15 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
 /* Wait for all work queued on the context's stream; reports asynchronous kernel errors. */
 mpcg_status mpcgi_device_sync(mpcg_context *ctx);
 
+/* One operation the device timer runs: queue it on the context's stream. */
+typedef mpcg_status (*mpcgi_device_call)(mpcg_context *ctx, void *arg);
+
+/* Run fn `warmup` times (waited for, untimed), then `calls` times, each call alone between two
+ * CUDA events on the context's stream and waited for: seconds[i] is call i's device time
+ * (seconds has `calls` entries). MPCG_ERR_NO_DEVICE on a CPU context or in a CPU-only build. */
+mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
+                                    int calls, double *seconds);
+
 /* Seconds of host wall time spent in host-to-device mpcgi_device_copy calls on ctx so far (0 on
  * a CPU context): the benchmarks split a plan's setup into transfers and the rest. A pageable
  * copy returns once its last chunk is staged, so the tail of the DMA counts as "the rest". */

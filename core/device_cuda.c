@@ -110,6 +110,7 @@ mpcg_status mpcgi_device_open(mpcg_context *ctx, int id)
     MPCG_CUSPARSE_GOTO(ctx, st, cusparseCreate(&g->cusparse));
     MPCG_CUSPARSE_GOTO(ctx, st, cusparseSetStream(g->cusparse, g->stream));
     describe(ctx, g);
+    snprintf(ctx->device_model, sizeof ctx->device_model, "%.127s", g->props.name);
     ctx->gpu = g;
     ctx->kind = MPCG_DEVICE_CUDA;
     ctx->device_id = id;
@@ -272,6 +273,41 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx)
                 ctx->device_name);
     MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
     return MPCG_SUCCESS;
+}
+
+/* One timed call: fn between two events, waited for. */
+static mpcg_status time_call(mpcg_context *ctx, const struct mpcgi_gpu *g, cudaEvent_t e[2],
+                             mpcgi_device_call fn, void *arg, double *seconds)
+{
+    float ms = 0;
+    MPCG_CUDA(ctx, cudaEventRecord(e[0], g->stream));
+    MPCG_CHECK(ctx, fn(ctx, arg));
+    MPCG_CUDA(ctx, cudaEventRecord(e[1], g->stream));
+    MPCG_CUDA(ctx, cudaEventSynchronize(e[1]));
+    MPCG_CUDA(ctx, cudaEventElapsedTime(&ms, e[0], e[1]));
+    *seconds = 1e-3 * (double)ms;
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
+                                    int calls, double *seconds)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    mpcg_status st = MPCG_SUCCESS;
+    cudaEvent_t e[2] = {NULL, NULL};
+    MPCG_ENSURE(ctx, g, MPCG_ERR_NO_DEVICE, "events asked for on context %s", ctx->device_name);
+    MPCG_CUDA(ctx, cudaSetDevice(g->id)); /* the events belong to the context's GPU */
+    MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e[0]));
+    MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e[1]));
+    for (int i = 0; i < warmup; i++)
+        MPCG_TRY(ctx, st, fn(ctx, arg));
+    MPCG_CUDA_GOTO(ctx, st, cudaStreamSynchronize(g->stream));
+    for (int i = 0; i < calls; i++)
+        MPCG_TRY(ctx, st, time_call(ctx, g, e, fn, arg, &seconds[i]));
+done:
+    if (e[0]) (void)cudaEventDestroy(e[0]);
+    if (e[1]) (void)cudaEventDestroy(e[1]);
+    return st;
 }
 
 /* ---------------------------------------------------------------- vector kernels */

@@ -69,6 +69,13 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx)
     MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "no GPU in a CPU-only build");
 }
 
+mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
+                                    int calls, double *seconds)
+{
+    (void)fn, (void)arg, (void)warmup, (void)calls, (void)seconds;
+    MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "no GPU to time on in a CPU-only build");
+}
+
 const mpcgi_vec_ops *mpcgi_device_vec_ops(void) { return NULL; }
 const mpcgi_vec_ops *mpcgi_device_vec_ops_f32(void) { return NULL; }
 

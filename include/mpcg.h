@@ -258,6 +258,47 @@ typedef struct mpcg_backend_info {
     unsigned caps;           /**< MPCG_CAP_* bits */
 } mpcg_backend_info;
 
+/** One backend the setup of `--spmv=auto` considered (mpcg_backend_choice). Plain data. */
+typedef struct mpcg_backend_candidate {
+    const char *backend; /**< registry name (static storage) */
+    int skipped;         /**< 1: not timed (not allowed for this solve, never tried by auto,
+                              over the trial's budget, or its plan failed); reason says why */
+    char reason[200];    /**< why it was skipped; "" when it was timed */
+    double setup_s;      /**< wall time of its plan's setup (analysis, upload, waited for);
+                              0 when skipped before a plan was built */
+    double setup_h2d_s;  /**< of setup_s, the host-to-device copies of the matrix */
+    double spmv_s;       /**< one SpMV in the precision the solve iterates in: the median of
+                              the timed calls (CUDA events, after a warm-up); 0 when skipped */
+    double score_s;      /**< setup_s + expected_spmvs * spmv_s: what the choice minimises */
+} mpcg_backend_candidate;
+
+/** Most candidates an mpcg_backend_choice lists. */
+#define MPCG_BACKEND_CHOICE_MAX 12
+
+/**
+ * How the setup chose the SpMV backend (mpcg_solver_backend_choice; docs/backends.md, "auto").
+ * A plain output struct: fields are only ever added at the end, never reordered or removed.
+ */
+typedef struct mpcg_backend_choice {
+    char chosen[32];       /**< the backend the setup kept (= mpcg_info.backend) */
+    char source[8];        /**< "trial" (auto timed the candidates), "cache" (auto found the
+                                decision of an earlier trial), "fixed" (a backend was named),
+                                "cpu" (auto on a CPU context: the cpu backend, no trial) */
+    double expected_spmvs; /**< SpMVs the choice weighs a plan's setup against (option
+                                auto.iterations; trial and cache) */
+    double trial_s;        /**< what auto spent beyond the kept plan's own setup: the other
+                                plans' setups, every trial SpMV and warm-up, the fingerprint, the
+                                cache file (trial and cache; 0 otherwise) */
+    double trial_h2d_s;    /**< of trial_s, the host-to-device copies of the other plans */
+    double trial_cost_spmv_equivalents; /**< trial_s / the kept backend's spmv_s */
+    double hash_s;                      /**< of trial_s, the pattern hash of the fingerprint */
+    int ncandidates; /**< entries of candidates (trial: every backend of the build; cache:
+                          as the trial that wrote the file measured them) */
+    mpcg_backend_candidate candidates[MPCG_BACKEND_CHOICE_MAX];
+    char note[512]; /**< the cache: the file read or written, or why one was ignored
+                         ("" without a cache) */
+} mpcg_backend_choice;
+
 /* ---------------------------------------------------------------- context */
 
 /**
@@ -325,6 +366,23 @@ MPCG_API void *mpcg_context_stream(const mpcg_context *ctx);
  * @see mpcg_solver_setup
  */
 MPCG_API mpcg_status mpcg_context_set_device_memory_limit(mpcg_context *ctx, size_t bytes);
+
+/**
+ * Where `--spmv=auto` keeps its decisions (docs/backends.md, "auto"): one small text file per
+ * matrix fingerprint (n, nnz, a hash of the pattern, precision, GPU model, mpcg version), so a
+ * later setup on the same pattern skips the trial. The library reads no environment variable for
+ * it: cgsolve passes $XDG_CACHE_HOME/mpcg (else $HOME/.cache/mpcg); a program chooses its own.
+ * The directory is created at the first write (mode 0700). A file that cannot be read or does not
+ * parse is ignored (a warning in the log and in mpcg_backend_choice.note), never an error; a
+ * failed write is logged and the setup goes on. Option auto.cache=off turns it off per solver.
+ * @param[in] dir  a directory path (copied), shorter than 1000 bytes; NULL or "" (the default):
+ *                 no cache.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (invalid ctx, dir too long).
+ * Thread safety: not while another call uses the context. Processes may share the directory:
+ * files are replaced atomically.
+ * @see mpcg_solver_backend_choice
+ */
+MPCG_API mpcg_status mpcg_context_set_cache_dir(mpcg_context *ctx, const char *dir);
 
 /**
  * Route diagnostics (warnings such as "diagonal entry 3 is negative") to a callback.
@@ -627,9 +685,10 @@ MPCG_API void mpcg_free(void *p);
 /* ---------------------------------------------------------------- solver */
 
 /**
- * Create a CG solver for A (which must outlive the solver). Defaults: backend "auto" (the
- * context's natural one: "cpu" on the CPU), precision fp64, tol 1e-8 (relative), maxit
- * max(100, 10 n), zero initial guess, no monitor.
+ * Create a CG solver for A (which must outlive the solver). Defaults: backend "auto" ("cpu" on
+ * the CPU; on a GPU the fastest candidate, timed on A at setup or found in the context's cache:
+ * mpcg_solver_backend_choice), precision fp64, tol 1e-8 (relative), maxit max(100, 10 n), zero
+ * initial guess, no monitor.
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_INVALID_STATE (A of another context);
  *         MPCG_ERR_HOST_ALLOC.
  */
@@ -933,6 +992,17 @@ MPCG_API mpcg_status mpcg_batch_solve(mpcg_batch *batch, const double *b, double
 MPCG_API mpcg_status mpcg_batch_solve_device(mpcg_batch *batch, const double *b_dev, double *x_dev,
                                              mpcg_batch_result *results);
 
+/**
+ * How the most recent setup chose the SpMV backend: with `auto` on a GPU, every candidate with
+ * its measured setup and SpMV times (or why it was skipped) and what the trial cost, or the
+ * cached decision; a named backend gives source "fixed", auto on the CPU source "cpu".
+ * @param[out] out  the choice (host).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL); MPCG_ERR_INVALID_STATE (no setup yet).
+ * Thread safety: safe with other read-only calls on the solver.
+ */
+MPCG_API mpcg_status mpcg_solver_backend_choice(const mpcg_solver *solver,
+                                                mpcg_backend_choice *out);
+
 /* ---------------------------------------------------------------- backend introspection */
 
 /** Number of SpMV backends compiled into this build ("auto" is a policy, not a backend). */
@@ -975,8 +1045,10 @@ MPCG_API mpcg_status mpcg_backend_describe(const mpcg_matrix *A, const char *bac
                                            mpcg_backend_layout *out);
 
 /**
- * The backend "auto" resolves to on a context of this kind (mpcg_solver_set_spmv), e.g. "cpu"
- * for MPCG_DEVICE_CPU. Static storage; NULL if this build has no backend for that kind (a GPU
+ * The backend "auto" resolves to on a context of this kind (mpcg_solver_set_spmv): "cpu" for
+ * MPCG_DEVICE_CPU; for MPCG_DEVICE_CUDA, where auto times its candidates on the matrix at setup
+ * (mpcg_solver_backend_choice), the first candidate of that trial (what mpcg_backend_describe
+ * describes for "auto"). Static storage; NULL if this build has no backend for that kind (a GPU
  * in a build without CUDA) or kind is not a mpcg_device_kind. Thread safety: safe.
  */
 MPCG_API const char *mpcg_backend_auto(mpcg_device_kind kind);

@@ -22,6 +22,7 @@ bin_PROGRAMS += cgsolve
 cgsolve_SOURCES = solver/cgsolve.c solver/cgsolve.h solver/cgsolve_args.c \
 	solver/cgsolve_report.c solver/cgsolve_info.c solver/cgsolve_block.c \
 	solver/cgsolve_history.c solver/cgsolve_plot.c solver/cgsolve_progress.c \
-	solver/cgsolve_batch.c
+	solver/cgsolve_batch.c \
+	solver/cgsolve_choice.c
 # the public API only, as any user program (test/test_cgsolve.sh checks its objects)
 cgsolve_LDADD = libmpcg.la $(LIBS)

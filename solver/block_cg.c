@@ -251,6 +251,10 @@ static mpcg_status begin(mpcg_solver *s, int nrhs, const void *B, const void *X,
     MPCG_ENSURE(ctx, s->precision == MPCG_PRECISION_FP64, MPCG_ERR_NOT_SUPPORTED,
                 "block CG runs in fp64 (precision %s asked)", mpcg_precision_name(s->precision));
     MPCG_CHECK(ctx, mpcgi_solver_prepare(s));
+    if (!mpcgi_spmv_has_block(s->plan) && mpcgi_spmv_is_auto(s->spmv_name) && !s->need_block) {
+        s->need_block = 1; /* auto chose a backend without SpMM: choose among those with one */
+        MPCG_CHECK(ctx, mpcg_solver_setup(s));
+    }
     MPCG_ENSURE(ctx, mpcgi_spmv_has_block(s->plan), MPCG_ERR_NOT_SUPPORTED,
                 "backend %s has no block product (SpMM) %s: block CG needs one (--list-backends)",
                 s->plan->ops->name, s->on_device ? "on the device" : "on the host");

@@ -186,6 +186,10 @@ int cgsolve_open_context(const options *o, mpcg_context **ctx)
     }
     if (!o->quiet && (!o->device || strcmp(o->device, "auto") == 0) && on_cpu)
         fprintf(stderr, "cgsolve: no usable GPU found, running on the CPU\n");
+    char dir[1024];
+    cgsolve_cache_dir(o, dir, sizeof dir);
+    if ((st = mpcg_context_set_cache_dir(*ctx, dir)) != MPCG_SUCCESS)
+        return cgsolve_fail(*ctx, o, st, "--cache-dir");
     if (o->memory_limit_set) {
         if ((st = mpcg_context_set_device_memory_limit(*ctx, o->device_memory_limit)))
             return cgsolve_fail(*ctx, o, st, "--device-memory-limit");
@@ -262,9 +266,11 @@ static int progress_wanted(const options *o, int nrhs)
     return !o->quiet && !o->monitor && nrhs == 1 && isatty(fileno(stderr));
 }
 
-/* Create the solver, set it up and solve; prog: the progress line, or NULL. */
+/* Create the solver, set it up and solve; how its backend was chosen; prog: the progress line,
+ * or NULL. */
 static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const double *b, double *x,
-                 int nrhs, mpcg_solver **S, mpcg_info *info, cgsolve_progress *prog)
+                 int nrhs, mpcg_solver **S, mpcg_info *info, mpcg_backend_choice *choice,
+                 cgsolve_progress *prog)
 {
     mpcg_status st;
     int rc;
@@ -285,7 +291,8 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
     if (prog) cgsolve_progress_init(prog, stderr, prog->target); /* the solve's clock */
     st = nrhs > 1 ? mpcg_solve_block(*S, nrhs, b, x, info) : mpcg_solve(*S, b, x, info);
     if (prog) cgsolve_progress_end(prog);
-    if (st != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, "solve failed");
+    if (st != MPCG_SUCCESS || (st = mpcg_solver_backend_choice(*S, choice)) != MPCG_SUCCESS)
+        return cgsolve_fail(ctx, o, st, "solve failed");
     return -1;
 }
 
@@ -293,16 +300,17 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
  * of the first. */
 static int report(mpcg_context *ctx, const mpcg_matrix *A, const mpcg_solver *S,
                   const options *o, const cgsolve_checks *checks, int nrhs,
-                  const mpcg_info *infos, const double *x, double bnorm)
+                  const mpcg_info *infos, const double *x, double bnorm,
+                  const mpcg_backend_choice *choice)
 {
     int64_t n = mpcg_matrix_n(A), bad = 0;
     int rc;
     mpcg_status st;
     mpcg_info all = infos[0];
     if (nrhs > 1) cgsolve_block_aggregate(nrhs, infos, &all);
-    if (!o->quiet) cgsolve_print_summary(ctx, A, o, &all);
+    if (!o->quiet) cgsolve_print_summary(ctx, A, o, &all, choice);
     if (!o->quiet && nrhs > 1) cgsolve_print_columns(o, nrhs, infos);
-    if (o->json_file && !cgsolve_write_json(ctx, A, o, checks, &all, nrhs, infos))
+    if (o->json_file && !cgsolve_write_json(ctx, A, o, checks, &all, nrhs, infos, choice))
         return EXIT_FAILURE_OTHER;
     if ((rc = cgsolve_write_history(S, A, o, &all, nrhs, bnorm)) >= 0) return rc;
     while (o->out_file && bad < n * nrhs && isfinite(x[bad])) bad++;
@@ -322,13 +330,14 @@ static int run(const options *o)
     mpcg_solver *S = NULL;
     double *b = NULL, *x = NULL; /* from mpcg_dense_read_mm (mpcg_free) if read from a file */
     mpcg_info *infos = calloc(64, sizeof *infos);
+    mpcg_backend_choice *choice = calloc(1, sizeof *choice);
     mpcg_status st;
     cgsolve_checks checks = {0};
     cgsolve_progress prog;
     double bnorm = 0.0;
     int rc, nrhs = 1;
 
-    if (!infos) {
+    if (!infos || !choice) {
         fprintf(stderr, "cgsolve: out of memory\n");
         return EXIT_FAILURE_OTHER;
     }
@@ -340,16 +349,17 @@ static int run(const options *o)
     for (int64_t i = 0; i < mpcg_matrix_n(A); i++) bnorm += b[i] * b[i];
     bnorm = sqrt(bnorm);
     prog.target = cgsolve_stop_level(o, bnorm);
-    if ((rc = solve(ctx, A, o, b, x, nrhs, &S, infos, progress_wanted(o, nrhs) ? &prog : NULL)) >=
-        0)
+    if ((rc = solve(ctx, A, o, b, x, nrhs, &S, infos, choice,
+                    progress_wanted(o, nrhs) ? &prog : NULL)) >= 0)
         goto done;
-    rc = report(ctx, A, S, o, &checks, nrhs, infos, x, bnorm);
+    rc = report(ctx, A, S, o, &checks, nrhs, infos, x, bnorm, choice);
 done:
     if (o->rhs_file) mpcg_free(b);
     else free(b);
     if (o->x0_file) mpcg_free(x);
     else free(x);
     free(infos);
+    free(choice);
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
     mpcg_context_destroy(ctx);

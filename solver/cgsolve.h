@@ -25,6 +25,8 @@ typedef struct options {
     const char *spmv, *device;
     const char *history_file, *plot_file; /* --history=FILE.csv, --plot=FILE.svg */
     const char *batch;          /* --batch: a directory or a comma-separated list of files */
+    /* --cache-dir: auto's cache ("": none); NULL: $XDG_CACHE_HOME/mpcg, else ~/.cache/mpcg */
+    const char *cache_dir;
     double tol;
     double atol;   /* --atol: mpcg_solver_set_atol (0: none) */
     int64_t maxit; /* -1: the library default */
@@ -86,9 +88,10 @@ int cgsolve_load_matrix(mpcg_context *ctx, const options *o, mpcg_matrix **A, mp
 /* The matrix name for reports: the file's base name, or the generator spec. */
 const char *cgsolve_matrix_label(const options *o);
 
-/* The human summary on stdout (stderr when the JSON report goes to stdout). */
+/* The human summary on stdout (stderr when the JSON report goes to stdout); with --verbose
+ * also how the backend was chosen (choice). */
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                           const mpcg_info *info);
+                           const mpcg_info *info, const mpcg_backend_choice *choice);
 
 /* Where the human output goes: stderr when the JSON report goes to stdout (--json=-). */
 FILE *cgsolve_human_stream(const options *o);
@@ -99,7 +102,13 @@ FILE *cgsolve_human_stream(const options *o);
  * has "block" with infos, one per column. */
 int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                        const cgsolve_checks *checks, const mpcg_info *info, int nrhs,
-                       const mpcg_info *infos);
+                       const mpcg_info *infos, const mpcg_backend_choice *choice);
+/* How the backend was chosen (solver/cgsolve_choice.c): the -v lines, the JSON value of
+ * solver.backend_choice; the cache directory auto uses (--cache-dir, else $XDG_CACHE_HOME/mpcg,
+ * else $HOME/.cache/mpcg; "" when none applies). */
+void cgsolve_print_choice(FILE *f, const mpcg_backend_choice *c);
+void cgsolve_json_choice(FILE *f, const mpcg_backend_choice *c);
+void cgsolve_cache_dir(const options *o, char *buf, size_t size);
 /* Several right-hand sides (solver/cgsolve_block.c): the aggregate (converged if every column
  * did; the first failing column's reason, else that of the column with the most iterations;
  * the most iterations; the largest residuals), the

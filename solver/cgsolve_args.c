@@ -56,7 +56,12 @@ static const char usage_rest[] =
     "  --atol=A              absolute tolerance: converged when ||b - A x|| <= max(T ||b||, A)\n"
     "                        (default 0: T alone; reason MPCG_CONVERGED_ATOL where A decided)\n"
     "  --maxit=N             maximum iterations (default max(100, 10 n))\n"
-    "  --spmv=NAME           SpMV backend (default auto; see --list-backends)\n"
+    "  --spmv=NAME           SpMV backend (default auto: on a GPU, each candidate's plan is\n"
+    "                        built and a few SpMVs timed at setup, the fastest counting its\n"
+    "                        setup is kept and the decision cached per matrix; -v shows the\n"
+    "                        trial; -O auto.*; see --list-backends)\n"
+    "  --cache-dir=DIR       where auto's decisions are kept (default $XDG_CACHE_HOME/mpcg,\n"
+    "                        else $HOME/.cache/mpcg; \"\": none; -O auto.cache=off: not used)\n"
     "  --precision=P         fp64 (default), fp32 or mixed. fp32: single-precision values\n"
     "                        and vectors, sums in double, checked with the fp64 true\n"
     "                        residual (a tol beyond fp32's reach, about 1e-6, ends\n"
@@ -84,7 +89,10 @@ static const char usage_rest[] =
     "  --ooc                 with --spmv=gather on a GPU: the matrix in pinned host memory,\n"
     "                        streamed in chunks sized to the device memory (sets -O\n"
     "                        gather.ooc=on; fp64 only; docs/backends.md); refused with a\n"
-    "                        backend that cannot stream, --device=cpu or no GPU\n"
+    "                        backend that cannot stream, --device=cpu or no GPU\n";
+
+/* the output options and the rest (split: one string would pass C99's 4095 characters) */
+static const char usage_out[] =
     "  --device-memory-limit=BYTES\n"
     "                        cap the GPU memory mpcg may hold (suffix K, M, G or T: powers\n"
     "                        of 1024; 0: no cap); beyond it setup fails as out of memory\n";
@@ -106,7 +114,8 @@ static const char usage_out[] =
     "  -q, --quiet           print nothing but errors and warnings (on a terminal cgsolve\n"
     "                        otherwise shows a progress line on stderr while it solves,\n"
     "                        also off with --monitor)\n"
-    "  -v, --verbose         the CG variant that ran and why; errors with the library's\n"
+    "  -v, --verbose         the CG variant that ran and why, how auto chose the backend\n"
+    "                        (each candidate's setup and SpMV time); errors with the library's\n"
     "                        source location and call frames\n"
     "  --list-backends       list the SpMV backends of this build and exit\n"
     "  --help-options        list the -O keys with their defaults and ranges and exit\n"
@@ -116,6 +125,7 @@ static const char usage_out[] =
     "environment:\n"
     "  OMP_NUM_THREADS       OpenMP threads of the CPU path (--threads overrides it)\n"
     "  MPCG_OPTIONS          \"key=value,key=value\": -O options applied first, by the library\n"
+    "  XDG_CACHE_HOME, HOME  the default --cache-dir\n"
     "\n"
     "exit status: 0 converged, 1 not converged (max iterations, breakdown, indefinite, NaN,\n"
     "stagnation; with --batch: a system did not converge), 2 bad usage (also an unknown -O key\n"
@@ -261,8 +271,9 @@ static int list_backends(void)
     }
     const char *on_cpu = mpcg_backend_auto(MPCG_DEVICE_CPU);
     const char *on_gpu = mpcg_backend_auto(MPCG_DEVICE_CUDA);
-    printf("%-12s %-16s %-8s %-13s %s on a GPU, %s on the CPU\n", "auto", "-", "-", "-",
-           on_gpu ? on_gpu : "none", on_cpu ? on_cpu : "none");
+    printf("%-12s %-16s %-8s %-13s on a GPU the fastest candidate, timed at setup (first %s); %s "
+           "on the CPU\n",
+           "auto", "-", "-", "-", on_gpu ? on_gpu : "none", on_cpu ? on_cpu : "none");
     return EXIT_CONVERGED;
 }
 
@@ -290,7 +301,7 @@ static int value_option(int c, const char *arg, options *o);
 
 enum { O_GEN = 256, O_RHS, O_SEED, O_X0, O_TOL, O_ATOL, O_MAXIT, O_SPMV, O_PREC, O_DEV, O_JSON, O_MON,
        O_LIST, O_SYM, O_INFO, O_MEMLIM, O_CHECK, O_THREADS, O_HELPOPT, O_PRECOND, O_OOC,
-       O_HISTORY, O_PLOT, O_BATCH };
+       O_HISTORY, O_PLOT, O_BATCH, O_CACHE };
 
 static const struct option longs[] = {
     {"generate", required_argument, 0, O_GEN},   {"rhs-file", required_argument, 0, 'b'},
@@ -307,6 +318,7 @@ static const struct option longs[] = {
     {"check-symmetry", no_argument, 0, O_SYM},   {"info", no_argument, 0, O_INFO},
     {"device-memory-limit", required_argument, 0, O_MEMLIM},
     {"ooc", no_argument, 0, O_OOC},              {"batch", required_argument, 0, O_BATCH},
+    {"cache-dir", required_argument, 0, O_CACHE},
     {"check-interval", required_argument, 0, O_CHECK},
     {"threads", required_argument, 0, O_THREADS},
     {"help-options", no_argument, 0, O_HELPOPT}, {"help", no_argument, 0, 'h'},
@@ -387,9 +399,12 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
         case O_INFO: o->info = 1; break;
         case O_OOC: o->ooc = 1; break;
         case O_BATCH: o->batch = optarg; break;
+        case O_CACHE: o->cache_dir = optarg; break;
         case O_LIST: return list_backends();
         case O_HELPOPT: return help_options();
-        case 'h': fputs(usage_text, stdout), fputs(usage_rest, stdout), fputs(usage_out, stdout); return EXIT_CONVERGED;
+        case 'h':
+            fputs(usage_text, stdout), fputs(usage_rest, stdout), fputs(usage_out, stdout);
+            return EXIT_CONVERGED;
         case 'V': printf("cgsolve (mpcg) %d.%d.%d\n", MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR,
                          MPCG_VERSION_PATCH);
                   return EXIT_CONVERGED;

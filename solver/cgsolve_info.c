@@ -98,7 +98,8 @@ static void print_info(FILE *f, const options *o, const info_facts *x)
         else
             fprintf(f, "cannot hold A: %s\n", b->message);
     }
-    fprintf(f, "            auto: %s on the CPU, %s on a GPU (%d usable here)\n",
+    fprintf(f, "            auto: %s on the CPU; on a GPU the fastest candidate timed at setup, "
+            "first %s (%d usable here)\n",
             x->auto_cpu ? x->auto_cpu : "none", x->auto_cuda ? x->auto_cuda : "none (no CUDA)",
             x->gpus);
 }

@@ -28,7 +28,7 @@ FILE *cgsolve_human_stream(const options *o)
 }
 
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
-                           const mpcg_info *info)
+                           const mpcg_info *info, const mpcg_backend_choice *choice)
 {
     FILE *f = cgsolve_human_stream(o);
     fprintf(f, "matrix      %s: n = %lld, nnz = %lld\n", cgsolve_matrix_label(o),
@@ -49,6 +49,7 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
         fprintf(f, "storage     fp64 values, not the hi/lo halves: %s\n", info->storage_fallback);
     if (o->verbose && info->spmv_describe[0])
         fprintf(f, "spmv        %s\n", info->spmv_describe);
+    if (o->verbose) cgsolve_print_choice(f, choice);
     if (o->verbose) /* empty where the library does not say (it chooses at setup) */
         fprintf(f, "variant     %s (%s)\n", info->variant[0] ? info->variant : "unknown",
                 info->variant_reason[0] ? info->variant_reason : "no reason given");
@@ -130,7 +131,7 @@ void cgsolve_json_device(FILE *f, const mpcg_context *ctx, const options *o)
 
 int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                        const cgsolve_checks *checks, const mpcg_info *info, int nrhs,
-                       const mpcg_info *infos)
+                       const mpcg_info *infos, const mpcg_backend_choice *choice)
 {
     FILE *f = cgsolve_json_open(o, "solve");
     if (!f) return 0;
@@ -163,6 +164,8 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     else fputs("null", f);
     fprintf(f, ", \"precond_setup_s\": ");
     cgsolve_json_num(f, info->precond_setup_time_s);
+    fprintf(f, ",\n             \"backend_choice\": ");
+    cgsolve_json_choice(f, choice);
     fprintf(f, "},\n");
     fprintf(f, "  \"result\": {\"converged\": %s, \"reason\": ", info->converged ? "true" : "false");
     cgsolve_json_str(f, mpcg_reason_name(info->reason));

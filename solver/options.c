@@ -9,6 +9,7 @@
 #include "solver/options.h"
 #include "precond/precond.h"
 #include "solver/solver.h"
+#include "spmv/auto.h"
 #include "spmv/spmv.h"
 
 static const char *const variant_words[] = {
@@ -77,11 +78,12 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
 
 const mpcgi_option_table mpcgi_cg_options = {cg_keys, MPCGI_OPT_CG_COUNT};
 
-/* Table t of the build: the solver's, then each backend's (NULL past the last). */
+/* Table t of the build: the solver's, auto's, then each backend's (NULL past the last). */
 static const mpcgi_option_table *table(int t)
 {
     if (t == 0) return &mpcgi_cg_options;
-    for (int i = 0, seen = 1; i < mpcgi_spmv_count(); i++) {
+    if (t == 1) return &mpcgi_auto_options;
+    for (int i = 0, seen = 2; i < mpcgi_spmv_count(); i++) {
         const mpcgi_option_table *b = mpcgi_spmv_get(i)->options;
         if (b && b->count > 0 && seen++ == t) return b;
     }

@@ -16,6 +16,7 @@
 #include "solver/cg_variants.h"
 #include "solver/options.h"
 #include "solver/solver.h"
+#include "spmv/auto.h"
 
 static int valid(const mpcg_solver *s) { return s && s->magic == MPCGI_SOLVER_MAGIC; }
 
@@ -284,7 +285,6 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     mpcg_context *ctx = s->ctx;
     mpcg_status st = MPCG_SUCCESS;
     double t0 = mpcgi_wtime();
-    const struct mpcgi_spmv_ops *ops;
     teardown(s);
     s->on_device = ctx->kind == MPCG_DEVICE_CUDA;
     s->work = s->precision == MPCG_PRECISION_FP64 ? MPCG_PRECISION_FP64 : MPCG_PRECISION_FP32;
@@ -293,9 +293,14 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     s->V64 = mpcgi_vec_ops_for(ctx->kind, MPCG_PRECISION_FP64);
     MPCG_ENSURE(ctx, s->V && s->V64, MPCG_ERR_NOT_SUPPORTED,
                 "precision %s: no vector kernels for this context", mpcg_precision_name(s->work));
-    MPCG_TRY(ctx, st, mpcgi_spmv_lookup(ctx, s->spmv_name, &ops));
-    MPCG_TRY(ctx, st, mpcgi_spmv_plan_create(ctx, ops, &s->A->csr, plan_precisions(s->precision),
-                                             &s->opts, &s->plan));
+    const int64_t n = s->A->csr.n, maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100);
+    const mpcgi_auto_request req = {.precision = s->precision,
+                                    .precisions = plan_precisions(s->precision),
+                                    .apply = s->work,
+                                    .opts = &s->opts,
+                                    .maxit = maxit,
+                                    .need_block = s->need_block};
+    MPCG_TRY(ctx, st, mpcgi_spmv_choose(ctx, s->spmv_name, &s->A->csr, &req, &s->plan, &s->choice));
     MPCG_TRY(ctx, st, alloc_work(s));
     MPCG_TRY(ctx, st, precond_setup(s));
     MPCG_TRY(ctx, st, mpcgi_cg_variant_setup(s)); /* choose, then its device state, graph... */
@@ -305,6 +310,16 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
 done:
     if (st != MPCG_SUCCESS) teardown(s);
     return st;
+}
+
+mpcg_status mpcg_solver_backend_choice(const mpcg_solver *s, mpcg_backend_choice *out)
+{
+    SOLVER_ENSURE(s);
+    MPCG_ENSURE(s->ctx, out, MPCG_ERR_INVALID_ARG, "out must not be NULL");
+    MPCG_ENSURE(s->ctx, s->plan, MPCG_ERR_INVALID_STATE,
+                "no setup yet: the backend is chosen by mpcg_solver_setup (or the first solve)");
+    *out = s->choice;
+    return MPCG_SUCCESS;
 }
 
 /* Norm of a host vector, and whether all its entries are finite. */

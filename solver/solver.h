@@ -43,6 +43,10 @@ struct mpcg_solver {
     uint64_t values_version; /* A->values_version the plan was built or updated for */
     double setup_time_s;     /* of the most recent setup */
     mpcgi_spmv_plan *plan;
+    /* how the plan's backend was chosen (spmv/auto.h; mpcg_solver_backend_choice) */
+    mpcg_backend_choice choice;
+    int need_block;          /* a block solve asked for a block product: auto tries only
+                                backends with one (solver/block_cg.c) */
     mpcg_precision work;     /* what the CG iteration runs in: FP64, or FP32 (fp32 and mixed
                                 solves; a mixed solve's fp64 finish switches to FP64) */
     mpcg_precision exact;    /* the values of true residuals b - A x: FP64, or MIXED (hi + lo,

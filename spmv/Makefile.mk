@@ -3,6 +3,8 @@ libmpcgi_la_SOURCES += spmv/spmv.h spmv/spmv.c spmv/registry.c spmv/cpu.c spmv/r
 libmpcgi_la_SOURCES += spmv/describe.c
 # many small systems: the batched SpMM (docs/batched.md); its kernel below
 libmpcgi_la_SOURCES += spmv/batch_spmm.c spmv/batch_spmm.h
+# auto: the candidates timed at setup, the rule, the budget and the cache; docs/backends.md
+libmpcgi_la_SOURCES += spmv/auto.c spmv/auto.h spmv/auto_cache.c
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += spmv/batch_spmm.cu
 MPCG_CU_FILES += spmv/batch_spmm.cu

@@ -27,10 +27,72 @@ const struct mpcgi_spmv_ops *mpcgi_spmv_get(int i)
     return i >= 0 && i < mpcgi_spmv_count() ? backends[i] : NULL;
 }
 
-/* "auto": the vendor baseline on a GPU, the OpenMP CSR on the CPU. */
+/*
+ * "auto" on a GPU times candidates at setup (spmv/auto.c, docs/backends.md "auto"): the ranked
+ * backends below, in rank order, as far as the solve allows them (capabilities, precision, a
+ * block product) and the trial's budget reaches. Most often fastest first: adaptive is within 5 %
+ * of the fastest on most of the standard set, fold is the fastest on the stencils, segscan on the
+ * replicas in row order; cusparse, the vendor baseline, last. A backend of rank 0 is never timed,
+ * for the reason given. The cpu backend ranks last: a GPU trial refuses it by its caps (it runs on
+ * the CPU), a trial on a CPU context (the tests) can time it.
+ */
+static const struct {
+    const struct mpcgi_spmv_ops *ops;
+    int rank;
+    const char *skip;
+} auto_policy[] = {
+#if MPCG_HAVE_CUDA
+    {&mpcgi_spmv_adaptive, 1, NULL},
+    {&mpcgi_spmv_fold, 2, NULL},
+    {&mpcgi_spmv_segscan, 3, NULL},
+    {&mpcgi_spmv_cusparse, 4, NULL},
+    {&mpcgi_spmv_cusparse_sell, 0,
+     "never tried by auto: cuSPARSE's sliced ELL is built on the host, a setup of about a "
+     "thousand SpMVs, and fold's layout is as fast or faster (docs/backends.md)"},
+    {&mpcgi_spmv_gather, 0,
+     "never tried by auto: it emulates a memory accelerator, fold's product after a gather "
+     "step, never faster than fold (docs/backends.md)"},
+#endif
+    {&mpcgi_spmv_cpu, 5, NULL},
+};
+
+int mpcgi_spmv_auto_rank(const struct mpcgi_spmv_ops *ops, const char **skip)
+{
+    for (size_t i = 0; i < sizeof auto_policy / sizeof auto_policy[0]; i++)
+        if (auto_policy[i].ops == ops) {
+            *skip = auto_policy[i].skip;
+            return auto_policy[i].rank;
+        }
+    *skip = "never tried by auto: not in its list (spmv/registry.c)";
+    return 0;
+}
+
+int mpcgi_spmv_is_auto(const char *name)
+{
+    return name && strcmp(name, "auto") == 0;
+}
+
+const struct mpcgi_spmv_ops *mpcgi_spmv_find(const char *name)
+{
+    for (int i = 0; name && i < mpcgi_spmv_count(); i++)
+        if (strcmp(backends[i]->name, name) == 0) return backends[i];
+    return NULL;
+}
+
+/* What "auto" names without a matrix: the cpu backend on the CPU; on a GPU the first candidate
+ * of the trial (what a trial without budget for a second plan keeps). */
 static const char *auto_choice(const mpcg_context *ctx)
 {
-    return ctx->kind == MPCG_DEVICE_CUDA ? "cusparse" : "cpu";
+    const struct mpcgi_spmv_ops *first = NULL;
+    int best = 0;
+    const char *skip;
+    if (ctx->kind != MPCG_DEVICE_CUDA) return "cpu";
+    for (int i = 0; i < mpcgi_spmv_count(); i++) {
+        int r = mpcgi_spmv_auto_rank(backends[i], &skip);
+        if (r > 0 && (backends[i]->caps & MPCG_CAP_NEEDS_DEVICE) && (!first || r < best))
+            first = backends[i], best = r;
+    }
+    return first ? first->name : "none";
 }
 
 mpcg_status mpcgi_spmv_lookup(mpcg_context *ctx, const char *name,
@@ -38,12 +100,8 @@ mpcg_status mpcgi_spmv_lookup(mpcg_context *ctx, const char *name,
 {
     *out = NULL;
     MPCG_ENSURE(ctx, name, MPCG_ERR_INVALID_ARG, "backend name must not be NULL");
-    if (strcmp(name, "auto") == 0) name = auto_choice(ctx);
-    for (int i = 0; i < mpcgi_spmv_count(); i++)
-        if (strcmp(backends[i]->name, name) == 0) {
-            *out = backends[i];
-            return MPCG_SUCCESS;
-        }
+    if (mpcgi_spmv_is_auto(name)) name = auto_choice(ctx);
+    if ((*out = mpcgi_spmv_find(name)) != NULL) return MPCG_SUCCESS;
     char known[256] = "auto";
     for (int i = 0; i < mpcgi_spmv_count(); i++) {
         size_t len = strlen(known);

@@ -148,6 +148,14 @@ const struct mpcgi_spmv_ops *mpcgi_spmv_get(int i);
  * with the known names in the message. */
 mpcg_status mpcgi_spmv_lookup(mpcg_context *ctx, const char *name,
                               const struct mpcgi_spmv_ops **out);
+/* The backend registered as `name` ("auto" is not one), or NULL; records no error. */
+const struct mpcgi_spmv_ops *mpcgi_spmv_find(const char *name);
+/* 1 if name is "auto", the policy (spmv/auto.h) rather than a backend. */
+int mpcgi_spmv_is_auto(const char *name);
+/* auto's trial order for ops (1 first, 2 next, ...), or 0 when auto never times it: *skip then
+ * says why (NULL for a ranked backend). The trial also drops ranked backends the solve does not
+ * allow (spmv/auto.c). */
+int mpcgi_spmv_auto_rank(const struct mpcgi_spmv_ops *ops, const char **skip);
 
 /* The dispatcher (spmv/spmv.c). */
 /* opts: option values for the backend's keys (NULL: the defaults). With MPCG_CAP_FP32 in

@@ -88,6 +88,13 @@ test_test_precond_LDADD = $(TEST_LDADD)
 MPCG_C_TESTS += test/test_view_args
 test_test_view_args_SOURCES = test/test_view_args.c
 test_test_view_args_LDADD = $(TEST_LDADD)
+# the pattern hash and the cache directory's files (core/cache.c); auto's rule, record and CPU
+# trial (spmv/auto.c, spmv/auto_cache.c); auto on a GPU, twice over one cache (a GPU test below)
+MPCG_C_TESTS += test/test_cache test/test_spmv_auto
+test_test_cache_SOURCES = test/test_cache.c
+test_test_cache_LDADD = $(TEST_LDADD)
+test_test_spmv_auto_SOURCES = test/test_spmv_auto.c
+test_test_spmv_auto_LDADD = $(TEST_LDADD)
 # the describe calls of the public API (cgsolve --info)
 MPCG_C_TESTS += test/test_describe
 test_test_describe_SOURCES = test/test_describe.c
@@ -119,11 +126,14 @@ if MPCG_HAVE_CUDA
 MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_spmv_segscan test/test_spmv_fold \
 	test/test_solver_cg_gpu test/test_device \
 	test/test_spmv_adaptive test/test_spmv_mixed \
-	test/test_solver_cg_fused test/test_cg_kernels test/test_block_cuda test/test_device_csr
+	test/test_solver_cg_fused test/test_cg_kernels test/test_block_cuda test/test_device_csr \
+	test/test_spmv_auto_gpu
 check_PROGRAMS += $(MPCG_GPU_TESTS)
 test_test_device_csr_SOURCES = test/test_device_csr.c
 test_test_device_csr_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_device_csr_LDADD = $(TEST_LDADD)
+test_test_spmv_auto_gpu_SOURCES = test/test_spmv_auto_gpu.c
+test_test_spmv_auto_gpu_LDADD = $(TEST_LDADD)
 test_test_block_cuda_SOURCES = test/test_block_cuda.c test/block_pass_shapes.h
 test_test_block_cuda_LDADD = $(TEST_LDADD)
 MPCG_TESTS += $(MPCG_GPU_TESTS)

@@ -90,6 +90,11 @@ else
         spmvbench -- --generate=poisson3d:6 --spmv=adaptive --block=3 --runs=5 --json "$tmp/r.json"
     expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| cusparse-loop \| fp64 \| [0-9]+ \|' \
         cgbench -- --generate=poisson3d:6 --spmv=cusparse --runs=1 --json "$tmp/r.json"
+    # auto: its trial, the row of the backend it kept, and that row against the fastest
+    expect 0 '^auto: fp64 kept [a-z]+, its row [0-9.e+-]+ ms; the fastest row' \
+        spmvbench -- --generate=poisson3d:6 --runs=5 --precision=fp64
+    expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| auto \([a-z]+\) \| fp64 \| [0-9]+ \|' \
+        cgbench -- --generate=poisson3d:6 --spmv=auto --runs=1
     cat "$tmp/out"
     n_spmv=`grep -c '"kind": "spmv"' "$tmp/r.json"`
     n_cg=`grep -c '"kind": "cg"' "$tmp/r.json"`

@@ -7,6 +7,8 @@ data="$top_srcdir/test/data"
 tmp=`mktemp -d` || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
+# auto's cache (the default --cache-dir) goes to the temporary directory, not the user's
+XDG_CACHE_HOME="$tmp/xdg"; export XDG_CACHE_HOME
 
 # expect STATUS PATTERN -- ARGS...: exit status STATUS and PATTERN (grep -E) in stdout+stderr
 expect() {
@@ -423,6 +425,8 @@ assert r["result"]["converged"] is True and r["result"]["true_relres"] <= 1e-8
 assert r["result"]["reason"] == "MPCG_CONVERGED_RTOL"
 assert r["mode"] == "solve" and r["warnings"] == [] and r["matrix"]["symmetric"] is True
 assert isinstance(r["solver"]["variant"], str) and isinstance(r["solver"]["variant_reason"], str)
+c = r["solver"]["backend_choice"]
+assert (c["chosen"], c["source"], c["candidates"], c["trial_s"]) == ("cpu", "cpu", [], None), c
 print("ok: JSON report has every field")
 PYEOF
     # --atol in the report: the value, and the reason where it decided
@@ -471,6 +475,29 @@ assert e["mode"] == "info" and e["valid"] is False and e["matrix"]["name"] == "b
 assert e["error"]["status"] == "MPCG_ERR_PARSE", e
 assert "bad_row_big.mtx:7: row index 9 out of range [1, 5]" in e["error"]["message"], e
 print("ok: --info JSON reports of a valid and a malformed file")
+PYEOF
+fi
+
+# auto on a GPU: a trial, then the cached decision (-v, JSON); on the CPU, the cpu backend
+expect 0 '^backend +cpu: auto on the CPU, no trial' -- --device=cpu -v "$data/nos4.mtx"
+expect 0 '^backend +cpu: named' -- --device=cpu -v --spmv=cpu "$data/nos4.mtx"
+gpus=$("$cg" --info "$data/nos4.mtx" | sed -n 's/.*(\([0-9]*\) usable here).*/\1/p')
+if [ "${gpus:-0}" != 0 ] && command -v python3 >/dev/null; then
+    expect 0 '^backend +[a-z]+: auto, trial: [0-9]+ of [0-9]+ backends timed' -- --device=cuda -v \
+        --cache-dir="$tmp/c" \
+        "$data/gr_30_30.mtx"
+    expect 0 '^ +cache: read ' -- --device=cuda -v --cache-dir="$tmp/c" "$data/gr_30_30.mtx"
+    "$cg" --device=cuda --quiet --json "$tmp/g.json" -O auto.cache=off "$data/gr_30_30.mtx"
+    python3 - "$tmp/g.json" <<'PYEOF' || fail=1
+import json, sys
+c = json.load(open(sys.argv[1]))["solver"]["backend_choice"]
+assert c["source"] == "trial" and c["cache"] is None, c
+timed = [k for k in c["candidates"] if not k["skipped"]]
+assert len(timed) >= 2 and all(k["setup_s"] > 0 and k["spmv_s"] > 0 for k in timed), c
+best = min(timed, key=lambda k: k["score_s"])
+assert best["backend"] == c["chosen"] and best["chosen"] is True, c
+assert c["trial_cost_spmv_equivalents"] > 0 and c["trial_s"] > 0, c
+print("ok: JSON backend_choice of a GPU trial")
 PYEOF
 fi
 

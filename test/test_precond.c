@@ -31,7 +31,11 @@ static mpcgi_spmv_plan *make_plan(mpcg_context *ctx, mpcgi_csr *A)
 {
     const struct mpcgi_spmv_ops *ops = NULL;
     mpcgi_spmv_plan *plan = NULL;
-    CHECK_OK(ctx, mpcgi_spmv_lookup(ctx, "auto", &ops));
+    /* cusparse on a GPU, as when these checks were measured ("auto" names the first candidate
+     * of its trial there) */
+    CHECK_OK(ctx, mpcgi_spmv_lookup(
+                      ctx, mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA ? "cusparse" : "auto",
+                      &ops));
     if (ops) CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, ops, A, MPCG_CAP_FP64, NULL, &plan));
     return plan;
 }

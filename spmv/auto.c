@@ -1,0 +1,482 @@
+/* spmv/auto.c: "auto": time the candidate plans, keep the best (the rule and the budget), and the
+ * choice of a named backend, of the cpu backend or of the cache */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/context.h"
+#include "core/device.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "spmv/auto.h"
+
+#define MAX_CAND MPCG_BACKEND_CHOICE_MAX
+#define MAX_REPS 100
+#define MAX_RANK 16
+
+static const char *const cache_words[] = {"on", "off", NULL};
+static const char *const fingerprint_words[] = {"sampled", "full", NULL};
+
+static const mpcgi_option_key auto_keys[MPCGI_OPT_AUTO_COUNT] = {
+    [MPCGI_OPT_AUTO_CACHE] = {"auto.cache", MPCGI_OPTION_WORD, MPCGI_AUTO_CACHE_ON, 0, 0, 0, 0,
+                              cache_words,
+                              "spmv auto on a GPU: reuse the decision of an earlier trial on the "
+                              "same fingerprint, kept in the context's cache directory (cgsolve: "
+                              "$XDG_CACHE_HOME/mpcg; docs/backends.md)"},
+    [MPCGI_OPT_AUTO_ITERATIONS] = {"auto.iterations", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 0,
+                                   1L << 30, 0, 1, NULL,
+                                   "spmv auto: the SpMVs a plan's setup is weighed against (it "
+                                   "keeps the least setup + this x SpMV time); auto: min(maxit, "
+                                   "max(100, sqrt(n)))"},
+    [MPCGI_OPT_AUTO_BUDGET] = {"auto.budget", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 0, 1L << 30, 0,
+                               1, NULL,
+                               "spmv auto: the most the trial may spend beyond the plan it "
+                               "keeps, in SpMVs of the fastest so far; a candidate whose "
+                               "predicted setup does not fit is skipped; auto: no cap"},
+    [MPCGI_OPT_AUTO_SPMVS] = {"auto.spmvs", MPCGI_OPTION_INT, 3, 1, MAX_REPS, 0, 0, NULL,
+                              "spmv auto: SpMVs timed per candidate after one warm-up (CUDA "
+                              "events); their median counts"},
+    [MPCGI_OPT_AUTO_FINGERPRINT] = {"auto.fingerprint", MPCGI_OPTION_WORD, MPCGI_AUTO_SAMPLED, 0, 0,
+                                    0, 0, fingerprint_words,
+                                    "spmv auto's cache: hash a sample of the pattern (256 rows) "
+                                    "or all of it (a pass over the CSR) into the fingerprint"},
+};
+
+const mpcgi_option_table mpcgi_auto_options = {auto_keys, MPCGI_OPT_AUTO_COUNT};
+
+/* ---------------------------------------------------------------- the rules (pure) */
+
+int mpcgi_auto_decide(mpcg_backend_candidate *c, int count, double expected_spmvs)
+{
+    int best = -1;
+    for (int i = 0; i < count; i++) {
+        c[i].score_s = c[i].skipped ? 0.0 : c[i].setup_s + expected_spmvs * c[i].spmv_s;
+        if (!c[i].skipped && (best < 0 || c[i].score_s < c[best].score_s)) best = i;
+    }
+    return best;
+}
+
+double mpcgi_auto_expected_spmvs(const mpcgi_options *opts, int64_t n, int64_t maxit)
+{
+    long it = mpcgi_options_get(opts, &auto_keys[MPCGI_OPT_AUTO_ITERATIONS]);
+    if (it != MPCGI_OPTION_AUTO) return (double)it;
+    double e = sqrt((double)n);
+    if (e < 100.0) e = 100.0;
+    if (maxit >= 0 && e > (double)maxit) e = (double)maxit;
+    return e;
+}
+
+int mpcgi_auto_fits(double budget, double spent_s, double predicted_s, double t_best, int reps)
+{
+    return budget < 0 || spent_s + predicted_s + (1.0 + reps) * t_best <= budget * t_best;
+}
+
+/* ---------------------------------------------------------------- the trial */
+
+/* A trial in progress. Candidates 0 .. ranked - 1 of c are tried in that order; the others are
+ * listed as skipped. Only the best plan so far is kept. */
+typedef struct trial {
+    mpcg_context *ctx;
+    mpcgi_csr *A;
+    const mpcgi_auto_request *req;
+    mpcg_backend_choice *c;
+    const struct mpcgi_spmv_ops *ops[MAX_CAND]; /* of c->candidates[i] */
+    int ranked;
+    int best;              /* index of the kept plan; -1 before the first */
+    mpcgi_spmv_plan *plan; /* the kept plan */
+    void *x, *y;           /* n doubles each, where the plans compute; x = 0 */
+    double t0;             /* when the trial began */
+    double budget;         /* auto.budget; -1: no cap */
+    int reps;              /* auto.spmvs */
+    mpcg_status failure;   /* the status of the first candidate that failed on its own */
+    int failed;            /* its index; -1: none */
+} trial;
+
+/* Why the solve cannot use ops on this context, or NULL. */
+static const char *not_allowed(const trial *t, const struct mpcgi_spmv_ops *ops, char *buf,
+                               size_t size)
+{
+    const int dev = t->ctx->kind == MPCG_DEVICE_CUDA;
+    const unsigned caps = ops->caps, want = t->req->precisions;
+    if (dev && !(caps & MPCG_CAP_NEEDS_DEVICE)) return "runs on the CPU only";
+    if (!dev && (caps & MPCG_CAP_NEEDS_DEVICE) && !(caps & MPCG_CAP_CPU_EMULATION))
+        return "needs a GPU (no CPU emulation)";
+    if ((caps & want) != want) {
+        snprintf(buf, size, "does not support precision %s",
+                 mpcg_precision_name(t->req->precision));
+        return buf;
+    }
+    if (t->req->need_block && !(dev ? ops->apply_block != NULL : ops->apply_block_host != NULL))
+        return "no block product (block CG needs one)";
+    return NULL;
+}
+
+static void add_candidate(trial *t, const struct mpcgi_spmv_ops *ops, const char *skip)
+{
+    mpcg_backend_candidate *c = &t->c->candidates[t->c->ncandidates];
+    memset(c, 0, sizeof *c);
+    c->backend = ops->name;
+    c->skipped = skip != NULL;
+    snprintf(c->reason, sizeof c->reason, "%s", skip ? skip : "");
+    t->ops[t->c->ncandidates++] = ops;
+}
+
+/* The backends the solve allows and auto ranks, in rank order, then every other one of the
+ * build with the reason it is not tried. */
+static mpcg_status list_candidates(trial *t)
+{
+    const int count = mpcgi_spmv_count();
+    char buf[MAX_CAND][160];
+    const char *why[MAX_CAND], *skip;
+    int rank[MAX_CAND];
+    MPCG_ENSURE(t->ctx, count <= MAX_CAND, MPCG_ERR_INTERNAL,
+                "auto: %d backends, more than the %d a choice lists", count, MAX_CAND);
+    for (int i = 0; i < count; i++) {
+        rank[i] = mpcgi_spmv_auto_rank(mpcgi_spmv_get(i), &skip);
+        why[i] = rank[i] > 0 ? not_allowed(t, mpcgi_spmv_get(i), buf[i], sizeof buf[i]) : skip;
+    }
+    t->c->ncandidates = 0;
+    for (int r = 1; r <= MAX_RANK; r++)
+        for (int i = 0; i < count; i++)
+            if (rank[i] == r && !why[i]) add_candidate(t, mpcgi_spmv_get(i), NULL);
+    t->ranked = t->c->ncandidates;
+    for (int i = 0; i < count; i++)
+        if (why[i]) add_candidate(t, mpcgi_spmv_get(i), why[i]);
+    return MPCG_SUCCESS;
+}
+
+typedef struct apply_arg {
+    mpcgi_spmv_plan *plan;
+    mpcg_precision prec;
+    const void *x;
+    void *y;
+} apply_arg;
+
+static mpcg_status apply_once(mpcg_context *ctx, void *arg)
+{
+    apply_arg *a = arg;
+    return mpcgi_spmv_apply(ctx, a->plan, a->prec, a->x, a->y);
+}
+
+static double median(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double s = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = s;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One SpMV of plan in the solve's iteration precision: one warm-up, then t->reps calls each
+ * timed alone (CUDA events on a GPU, the wall clock on the host); their median. */
+static mpcg_status time_spmv(trial *t, mpcgi_spmv_plan *plan, double *spmv_s)
+{
+    mpcg_context *ctx = t->ctx;
+    double s[MAX_REPS];
+    apply_arg a = {plan, t->req->apply, t->x, t->y};
+    if (plan->on_device) {
+        MPCG_CHECK(ctx, mpcgi_device_time_calls(ctx, apply_once, &a, 1, t->reps, s));
+    } else {
+        MPCG_CHECK(ctx, apply_once(ctx, &a));
+        for (int k = 0; k < t->reps; k++) {
+            double t0 = mpcgi_wtime();
+            MPCG_CHECK(ctx, apply_once(ctx, &a));
+            s[k] = mpcgi_wtime() - t0;
+        }
+    }
+    /* at least a nanosecond: an empty matrix launches nothing, and the budget divides by it */
+    *spmv_s = fmax(median(s, t->reps), 1e-9);
+    return MPCG_SUCCESS;
+}
+
+/* The context's recorded error, put aside while a candidate may fail on its own. */
+typedef struct saved_error {
+    char err[MPCGI_ERR_LEN];
+    int set, frames;
+} saved_error;
+
+static void error_save(mpcg_context *ctx, saved_error *e)
+{
+    memcpy(e->err, ctx->err, sizeof e->err);
+    e->set = ctx->err_set;
+    e->frames = ctx->err_frames;
+    mpcg_clear_error(ctx);
+}
+
+static void error_restore(mpcg_context *ctx, const saved_error *e)
+{
+    memcpy(ctx->err, e->err, sizeof ctx->err);
+    ctx->err_set = e->set;
+    ctx->err_frames = e->frames;
+}
+
+/* A failure that is the candidate's own (it cannot hold A, the memory is short, an option of it
+ * is inconsistent): the trial goes on without it. Anything else ends the setup. */
+static int own_failure(mpcg_status st)
+{
+    return st == MPCG_ERR_NOT_SUPPORTED || st == MPCG_ERR_DEVICE_ALLOC ||
+           st == MPCG_ERR_HOST_ALLOC || st == MPCG_ERR_INVALID_ARG;
+}
+
+/* Build candidate i's plan (waited for: setup_s is its wall time) and time its SpMV. *plan NULL
+ * when the candidate failed on its own: then it is skipped with the library's message. */
+static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
+{
+    mpcg_context *ctx = t->ctx;
+    mpcg_backend_candidate *c = &t->c->candidates[i];
+    saved_error saved;
+    error_save(ctx, &saved);
+    const double t0 = mpcgi_wtime(), h0 = mpcgi_device_h2d_seconds(ctx);
+    mpcg_status st =
+        mpcgi_spmv_plan_create(ctx, t->ops[i], t->A, t->req->precisions, t->req->opts, plan);
+    if (st == MPCG_SUCCESS && (*plan)->on_device) st = mpcgi_device_sync(ctx);
+    c->setup_s = mpcgi_wtime() - t0;
+    c->setup_h2d_s = mpcgi_device_h2d_seconds(ctx) - h0;
+    if (st == MPCG_SUCCESS) st = time_spmv(t, *plan, &c->spmv_s);
+    if (st != MPCG_SUCCESS && !own_failure(st)) { /* the setup fails, its error recorded */
+        mpcgi_spmv_plan_destroy(ctx, *plan);
+        *plan = NULL;
+        return st;
+    }
+    if (st != MPCG_SUCCESS) {
+        char msg[160];
+        mpcg_last_error_message(ctx, msg, sizeof msg);
+        snprintf(c->reason, sizeof c->reason, "failed: %s", msg);
+        c->skipped = 1;
+        c->spmv_s = 0;
+        if (t->failed < 0) t->failed = i, t->failure = st;
+        mpcgi_spmv_plan_destroy(ctx, *plan);
+        *plan = NULL;
+    }
+    error_restore(ctx, &saved);
+    return MPCG_SUCCESS;
+}
+
+/* 1 if candidate i fits the budget after what the trial spent so far; else skipped, saying so.
+ * Its setup is predicted as the longest one measured so far (each plan copies the matrix to the
+ * device, which dominates every setup). */
+static int within_budget(trial *t, int i)
+{
+    mpcg_backend_candidate *c = t->c->candidates, *best = &c[t->best];
+    double predicted = 0;
+    for (int k = 0; k < i; k++)
+        if (!c[k].skipped && c[k].setup_s > predicted) predicted = c[k].setup_s;
+    const double spent = mpcgi_wtime() - t->t0 - best->setup_s, tb = best->spmv_s;
+    if (mpcgi_auto_fits(t->budget, spent, predicted, tb, t->reps)) return 1;
+    c[i].skipped = 1;
+    snprintf(c[i].reason, sizeof c[i].reason,
+             "over the budget: its setup, predicted at %.0f SpMVs of %s, does not fit the %.0f "
+             "left of auto.budget=%.0f",
+             predicted / tb, best->backend, t->budget - spent / tb, t->budget);
+    return 0;
+}
+
+/* Every ranked candidate in order, keeping the best plan so far (mpcgi_auto_decide). */
+static mpcg_status run_candidates(trial *t)
+{
+    const double expected = t->c->expected_spmvs;
+    for (int i = 0; i < t->ranked; i++) {
+        mpcgi_spmv_plan *p = NULL;
+        if (t->best >= 0 && !within_budget(t, i)) continue;
+        MPCG_CHECK(t->ctx, try_candidate(t, i, &p));
+        if (!p) continue;
+        if (mpcgi_auto_decide(t->c->candidates, i + 1, expected) == i) {
+            mpcgi_spmv_plan_destroy(t->ctx, t->plan);
+            t->plan = p;
+            t->best = i;
+        } else {
+            mpcgi_spmv_plan_destroy(t->ctx, p);
+        }
+    }
+    mpcgi_auto_decide(t->c->candidates, t->c->ncandidates, expected); /* every score */
+    return MPCG_SUCCESS;
+}
+
+static mpcg_status alloc_vectors(trial *t)
+{
+    mpcg_context *ctx = t->ctx;
+    const size_t bytes = (size_t)t->A->n * sizeof(double);
+    if (ctx->kind != MPCG_DEVICE_CUDA) {
+        MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, (size_t)t->A->n + 1, sizeof(double), &t->x));
+        MPCG_CHECK(ctx, mpcgi_host_calloc(ctx, (size_t)t->A->n + 1, sizeof(double), &t->y));
+        return MPCG_SUCCESS;
+    }
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &t->x));
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &t->y));
+    MPCG_CHECK(ctx, mpcgi_device_vec_ops()->zero(ctx, t->A->n, t->x));
+    return MPCG_SUCCESS;
+}
+
+static void free_vectors(trial *t)
+{
+    if (t->ctx->kind == MPCG_DEVICE_CUDA) {
+        mpcgi_device_free(t->ctx, t->x);
+        mpcgi_device_free(t->ctx, t->y);
+    } else {
+        mpcgi_host_free(t->x);
+        mpcgi_host_free(t->y);
+    }
+}
+
+mpcg_status mpcgi_spmv_auto_trial(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request *req,
+                                  mpcgi_spmv_plan **out, mpcg_backend_choice *choice)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    const long budget = mpcgi_options_get(req->opts, &auto_keys[MPCGI_OPT_AUTO_BUDGET]);
+    trial t = {.ctx = ctx,
+               .A = A,
+               .req = req,
+               .c = choice,
+               .best = -1,
+               .failed = -1,
+               .t0 = mpcgi_wtime(),
+               .budget = budget == MPCGI_OPTION_AUTO ? -1.0 : (double)budget,
+               .reps = (int)mpcgi_options_get(req->opts, &auto_keys[MPCGI_OPT_AUTO_SPMVS])};
+    *out = NULL;
+    choice->expected_spmvs = mpcgi_auto_expected_spmvs(req->opts, A->n, req->maxit);
+    MPCG_TRY(ctx, st, list_candidates(&t));
+    MPCG_TRY(ctx, st, alloc_vectors(&t));
+    MPCG_TRY(ctx, st, run_candidates(&t));
+    if (t.best < 0) { /* every candidate failed (its status), or none was allowed */
+        const int k = t.failed >= 0 ? t.failed : 0;
+        MPCG_FAIL_GOTO(ctx, st, t.failed >= 0 ? t.failure : MPCG_ERR_NOT_SUPPORTED,
+                       "auto: no SpMV backend could run this solve (%s: %s)",
+                       choice->ncandidates ? choice->candidates[k].backend : "none",
+                       choice->ncandidates ? choice->candidates[k].reason : "no backend");
+    }
+    snprintf(choice->chosen, sizeof choice->chosen, "%s", t.ops[t.best]->name);
+    choice->trial_h2d_s = 0;
+    for (int i = 0; i < choice->ncandidates; i++)
+        if (i != t.best) choice->trial_h2d_s += choice->candidates[i].setup_h2d_s;
+    *out = t.plan;
+    t.plan = NULL;
+done:
+    mpcgi_spmv_plan_destroy(ctx, t.plan);
+    free_vectors(&t);
+    return st;
+}
+
+/* ---------------------------------------------------------------- the choice */
+
+int mpcgi_auto_cache_enabled(const mpcg_context *ctx, const mpcgi_options *opts)
+{
+    return ctx->cache_dir[0] &&
+           mpcgi_options_get(opts, &auto_keys[MPCGI_OPT_AUTO_CACHE]) == MPCGI_AUTO_CACHE_ON;
+}
+
+/* A backend by name: a registered one ("fixed"), or auto on the CPU ("cpu"). */
+static mpcg_status choose_fixed(mpcg_context *ctx, const char *name, mpcgi_csr *A,
+                                const mpcgi_auto_request *req, mpcgi_spmv_plan **out,
+                                mpcg_backend_choice *choice)
+{
+    const struct mpcgi_spmv_ops *ops;
+    MPCG_CHECK(ctx, mpcgi_spmv_lookup(ctx, name, &ops));
+    MPCG_CHECK(ctx, mpcgi_spmv_plan_create(ctx, ops, A, req->precisions, req->opts, out));
+    snprintf(choice->chosen, sizeof choice->chosen, "%s", ops->name);
+    snprintf(choice->source, sizeof choice->source, "%s",
+             mpcgi_spmv_is_auto(name) ? "cpu" : "fixed");
+    return MPCG_SUCCESS;
+}
+
+static void note_add(mpcg_backend_choice *choice, const char *what, const char *dir,
+                     const char *file, const char *why)
+{
+    size_t len = strlen(choice->note);
+    snprintf(choice->note + len, sizeof choice->note - len, "%s%s %s/%s%s%s", len ? "; " : "", what,
+             dir, file, why ? ": " : "", why ? why : "");
+}
+
+/* The cached decision, its plan built: 1, or 0 (a miss, an ignored file, a plan that failed:
+ * choice->note says which, the trial follows). *kept_s: the plan's setup. */
+static int from_cache(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request *req,
+                      const mpcgi_auto_key *key, mpcgi_spmv_plan **out, mpcg_backend_choice *choice,
+                      double *kept_s)
+{
+    if (!mpcgi_auto_cache_load(ctx->cache_dir, key, choice)) {
+        if (choice->note[0]) mpcgi_log(ctx, MPCG_LOG_WARN, "auto: %s", choice->note);
+        return 0;
+    }
+    saved_error saved;
+    error_save(ctx, &saved);
+    const double t0 = mpcgi_wtime();
+    mpcg_status st = mpcgi_spmv_plan_create(ctx, mpcgi_spmv_find(choice->chosen), A,
+                                            req->precisions, req->opts, out);
+    if (st == MPCG_SUCCESS && (*out)->on_device) st = mpcgi_device_sync(ctx);
+    *kept_s = mpcgi_wtime() - t0;
+    if (st != MPCG_SUCCESS) {
+        char msg[200];
+        mpcg_last_error_message(ctx, msg, sizeof msg);
+        mpcgi_spmv_plan_destroy(ctx, *out);
+        *out = NULL;
+        note_add(choice, "the cached choice failed", ctx->cache_dir, key->file, msg);
+        mpcgi_log(ctx, MPCG_LOG_WARN, "auto: %s", choice->note);
+    } else {
+        note_add(choice, "read", ctx->cache_dir, key->file, NULL);
+    }
+    error_restore(ctx, &saved);
+    return st == MPCG_SUCCESS;
+}
+
+/* Write the trial's decision; a failure is noted and logged, never the setup's. */
+static void to_cache(mpcg_context *ctx, const mpcgi_auto_key *key, mpcg_backend_choice *choice)
+{
+    saved_error saved;
+    error_save(ctx, &saved);
+    if (mpcgi_auto_cache_store(ctx, ctx->cache_dir, key, choice) == MPCG_SUCCESS) {
+        note_add(choice, "wrote", ctx->cache_dir, key->file, NULL);
+    } else {
+        char msg[200];
+        mpcg_last_error_message(ctx, msg, sizeof msg);
+        note_add(choice, "could not write", ctx->cache_dir, key->file, msg);
+        mpcgi_log(ctx, MPCG_LOG_WARN, "auto: %s", choice->note);
+    }
+    error_restore(ctx, &saved);
+}
+
+/* trial_s and its SpMV-equivalents: the wall time since t0 less the kept plan's setup. */
+static void account(mpcg_backend_choice *choice, double t0, double kept_s)
+{
+    const mpcg_backend_candidate *kept = NULL;
+    const struct mpcgi_spmv_ops *ops = mpcgi_spmv_find(choice->chosen);
+    for (int i = 0; i < choice->ncandidates; i++) /* names are the tables' own strings */
+        if (!choice->candidates[i].skipped && ops && choice->candidates[i].backend == ops->name)
+            kept = &choice->candidates[i];
+    if (kept_s < 0) kept_s = kept ? kept->setup_s : 0;
+    choice->trial_s = mpcgi_wtime() - t0 - kept_s;
+    choice->trial_cost_spmv_equivalents =
+        kept && kept->spmv_s > 0 ? choice->trial_s / kept->spmv_s : 0;
+}
+
+mpcg_status mpcgi_spmv_choose(mpcg_context *ctx, const char *name, mpcgi_csr *A,
+                              const mpcgi_auto_request *req, mpcgi_spmv_plan **out,
+                              mpcg_backend_choice *choice)
+{
+    memset(choice, 0, sizeof *choice);
+    *out = NULL;
+    if (!mpcgi_spmv_is_auto(name) || ctx->kind != MPCG_DEVICE_CUDA)
+        return choose_fixed(ctx, name, A, req, out, choice);
+    const double t0 = mpcgi_wtime();
+    double kept_s = -1;
+    const int cache = mpcgi_auto_cache_enabled(ctx, req->opts);
+    mpcgi_auto_key key;
+    if (cache) {
+        mpcgi_auto_key_make(ctx, A, req, &key);
+        choice->hash_s = mpcgi_wtime() - t0;
+    }
+    if (cache && from_cache(ctx, A, req, &key, out, choice, &kept_s)) {
+        snprintf(choice->source, sizeof choice->source, "cache");
+    } else {
+        kept_s = -1;
+        MPCG_CHECK(ctx, mpcgi_spmv_auto_trial(ctx, A, req, out, choice));
+        snprintf(choice->source, sizeof choice->source, "trial");
+        if (cache) to_cache(ctx, &key, choice);
+    }
+    account(choice, t0, kept_s);
+    mpcgi_log(ctx, MPCG_LOG_INFO, "auto: %s (%s), %.3g s beyond its setup (%.0f SpMVs)",
+              choice->chosen, choice->source, choice->trial_s, choice->trial_cost_spmv_equivalents);
+    return MPCG_SUCCESS;
+}

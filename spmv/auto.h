@@ -1,0 +1,119 @@
+/* spmv/auto.h: "auto": the SpMV backend chosen at setup by timing candidate plans, and its cache */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MPCG_SPMV_AUTO_H
+#define MPCG_SPMV_AUTO_H
+
+#include <stdint.h>
+
+#include "core/csr.h"
+#include "core/options.h"
+#include "mpcg.h"
+#include "spmv/spmv.h"
+
+/*
+ * auto is a policy of the registry, not a backend (docs/backends.md, "auto"). On a CPU context it
+ * is the cpu backend. On a GPU it builds the plan of each candidate the solve allows (in the
+ * order of mpcgi_spmv_auto_rank), times a few SpMVs of each in the precision the solve iterates
+ * in, keeps the candidate with the smallest setup + expected SpMVs x SpMV time
+ * (mpcgi_auto_decide) and frees the others as soon as they lose. The decision is cached per
+ * matrix fingerprint in the context's cache directory (spmv/auto_cache.c), so the next setup on
+ * the same pattern builds only the chosen plan.
+ */
+
+/* The auto.* option keys, in the order of mpcgi_auto_options.keys. */
+enum {
+    MPCGI_OPT_AUTO_CACHE,       /* word: on, off */
+    MPCGI_OPT_AUTO_ITERATIONS,  /* SpMVs a plan's setup is weighed against; auto: the rule */
+    MPCGI_OPT_AUTO_BUDGET,      /* the trial's cost cap in SpMV-equivalents; auto: none */
+    MPCGI_OPT_AUTO_SPMVS,       /* timed SpMVs per candidate (after one warm-up) */
+    MPCGI_OPT_AUTO_FINGERPRINT, /* word: sampled, full (the pattern hash) */
+    MPCGI_OPT_AUTO_COUNT
+};
+enum { MPCGI_AUTO_CACHE_ON, MPCGI_AUTO_CACHE_OFF };
+enum { MPCGI_AUTO_SAMPLED, MPCGI_AUTO_FULL };
+
+extern const mpcgi_option_table mpcgi_auto_options;
+
+/* What the solve needs of its plan. */
+typedef struct mpcgi_auto_request {
+    mpcg_precision precision;  /* of the solve (the fingerprint) */
+    unsigned precisions;       /* value precisions of the plan (mpcgi_spmv_plan_create) */
+    mpcg_precision apply;      /* the precision of the iteration's products: what is timed */
+    const mpcgi_options *opts; /* the solver's options: the backends' keys and auto.* */
+    int64_t maxit;             /* the solve's iteration limit */
+    int need_block;            /* 1: only backends with a block product (block CG) */
+} mpcgi_auto_request;
+
+/*
+ * The plan for the backend `name`, and how it was chosen (every field of *choice): a registered
+ * name ("fixed"); "auto" on a CPU context ("cpu": the cpu backend); "auto" on a GPU: the cached
+ * decision for A's fingerprint ("cache") where the context has a cache directory and auto.cache
+ * is on, else the trial ("trial"), whose decision is then written to the cache. A cache that
+ * cannot be read or written never fails the call (choice->note and the log say why).
+ */
+mpcg_status mpcgi_spmv_choose(mpcg_context *ctx, const char *name, mpcgi_csr *A,
+                              const mpcgi_auto_request *req, mpcgi_spmv_plan **out,
+                              mpcg_backend_choice *choice);
+
+/*
+ * The trial alone, on any context: on a GPU the SpMVs are timed with CUDA events, on a CPU
+ * context (the tests) the CPU plans and emulations with the wall clock. Fills choice->chosen,
+ * candidates, expected_spmvs, trial_h2d_s (the cost fields are the caller's, who knows what else
+ * it spent). MPCG_ERR_NOT_SUPPORTED when no candidate could be built and timed.
+ */
+mpcg_status mpcgi_spmv_auto_trial(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request *req,
+                                  mpcgi_spmv_plan **out, mpcg_backend_choice *choice);
+
+/* The rule (pure): the candidate with the smallest setup_s + expected_spmvs x spmv_s among those
+ * not skipped, the earlier one on a tie; -1 if every one was skipped. Writes each score_s. */
+int mpcgi_auto_decide(mpcg_backend_candidate *c, int count, double expected_spmvs);
+
+/* The SpMVs a setup is weighed against (pure): auto.iterations where set, else
+ * min(maxit, max(100, sqrt(n))): CG's iteration count grows like sqrt(condition number), which
+ * for the discretised operators mpcg is asked to solve grows like n^(2/d): sqrt(n) is the 2D
+ * count and an upper guess in 3D. */
+double mpcgi_auto_expected_spmvs(const mpcgi_options *opts, int64_t n, int64_t maxit);
+
+/* The budget rule (pure): 1 if the trial may build one more candidate, whose setup is predicted
+ * at predicted_s, when it has spent spent_s beyond the plan it keeps so far, the best SpMV is
+ * t_best seconds and each candidate runs 1 + reps SpMVs: spent_s + predicted_s + (1 + reps)
+ * t_best <= budget x t_best. budget < 0: no cap. */
+int mpcgi_auto_fits(double budget, double spent_s, double predicted_s, double t_best, int reps);
+
+/* ---------------------------------------------------------------- the cache (auto_cache.c) */
+
+/* 1 if auto uses the cache: the context has a directory (mpcg_context_set_cache_dir) and
+ * auto.cache is on. */
+int mpcgi_auto_cache_enabled(const mpcg_context *ctx, const mpcgi_options *opts);
+
+/* The identity of a decision: the fingerprint as text (the first lines of its cache file) and
+ * the file's name, auto-<16 hex digits of the text's hash>.txt. */
+typedef struct mpcgi_auto_key {
+    char text[768];
+    char file[40];
+} mpcgi_auto_key;
+
+/* The fingerprint of A for req on ctx: mpcg version, GPU model, n, nnz, the pattern hash
+ * (auto.fingerprint: sampled or full, mpcgi_csr_pattern_hash), the solve's precision, whether a
+ * block product is needed, and a hash of the options set (auto.cache aside). */
+void mpcgi_auto_key_make(const mpcg_context *ctx, const mpcgi_csr *A, const mpcgi_auto_request *req,
+                         mpcgi_auto_key *key);
+
+/* The decision stored for key in dir: 1 and choice's chosen, expected_spmvs and candidates (as
+ * the trial measured them); 0 when there is none or the file is ignored (choice->note says why:
+ * unreadable, not a record, another fingerprint, a malformed line, an unknown backend). Never an
+ * error of the context. */
+int mpcgi_auto_cache_load(const char *dir, const mpcgi_auto_key *key, mpcg_backend_choice *choice);
+
+/* Write the decision in choice for key into dir (atomically, core/cache.h). The text of a record
+ * is the key's text and then "chosen NAME", "expected_spmvs E" and one "candidate" line per
+ * candidate; mpcgi_auto_record_format writes it, mpcgi_auto_record_parse reads it back. */
+mpcg_status mpcgi_auto_cache_store(mpcg_context *ctx, const char *dir, const mpcgi_auto_key *key,
+                                   const mpcg_backend_choice *choice);
+void mpcgi_auto_record_format(const mpcgi_auto_key *key, const mpcg_backend_choice *choice,
+                              char *buf, size_t size);
+/* 1 if text is a record of key: choice's fields read from it; else 0 and why. */
+int mpcgi_auto_record_parse(const char *text, const mpcgi_auto_key *key,
+                            mpcg_backend_choice *choice, char *why, size_t why_size);
+
+#endif /* MPCG_SPMV_AUTO_H */
