@@ -619,6 +619,7 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
         json_num(f, "speedup_vs_loop", r->speedup_vs_loop);
         json_int(f, "iterations_median", r->iterations_median);
         json_int(f, "not_converged", r->not_converged);
+    }
     if (r->auto_chosen[0]) {
         json_str(f, "auto_chosen", r->auto_chosen);
         json_num(f, "auto_trial_ms", r->auto_trial_ms);

@@ -89,10 +89,7 @@ static const char usage_rest[] =
     "  --ooc                 with --spmv=gather on a GPU: the matrix in pinned host memory,\n"
     "                        streamed in chunks sized to the device memory (sets -O\n"
     "                        gather.ooc=on; fp64 only; docs/backends.md); refused with a\n"
-    "                        backend that cannot stream, --device=cpu or no GPU\n";
-
-/* the output options and the rest (split: one string would pass C99's 4095 characters) */
-static const char usage_out[] =
+    "                        backend that cannot stream, --device=cpu or no GPU\n"
     "  --device-memory-limit=BYTES\n"
     "                        cap the GPU memory mpcg may hold (suffix K, M, G or T: powers\n"
     "                        of 1024; 0: no cap); beyond it setup fails as out of memory\n";

@@ -93,7 +93,7 @@ else
     # auto: its trial, the row of the backend it kept, and that row against the fastest
     expect 0 '^auto: fp64 kept [a-z]+, its row [0-9.e+-]+ ms; the fastest row' \
         spmvbench -- --generate=poisson3d:6 --runs=5 --precision=fp64
-    expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| auto \([a-z]+\) \| fp64 \| [0-9]+ \|' \
+    expect 0 '^\| poisson3d:6 \| 216 \| 1296 \| auto \([a-z]+\) \| fp64( \+ none)? \| [0-9]+ \|' \
         cgbench -- --generate=poisson3d:6 --spmv=auto --runs=1
     cat "$tmp/out"
     n_spmv=`grep -c '"kind": "spmv"' "$tmp/r.json"`
