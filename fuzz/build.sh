@@ -24,10 +24,11 @@ printf '#include <zlib.h>\nint main(void) { return gzopen("", "r") != 0; }\n' >"
 } >"$out/config.h"
 libs=-lm
 if [ $zlib = 1 ]; then libs="$libs -lz"; fi
-# the reader and what it links: context, errors, allocation, CSR, matrix object, device stub
+# the reader and what it links: context, errors, allocation, CSR, matrix object (and its device
+# view's host mirror), device stub
 srcs="core/alloc.c core/context.c core/csr.c core/device_stub.c core/error.c core/matrix.c
       core/timer.c core/vec.c io/lines.c io/mm_num.c io/mm_header.c io/mm_entries.c
-      io/mm_read.c io/mm_write.c"
+      io/mm_read.c io/mm_write.c core/matrix_view.c"
 flags="-g -O1 -std=c11 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=all -I$out -I$top/include -I$top"
 objs=

@@ -60,7 +60,7 @@ program history_f
   call mpcg_solver_destroy(s)
   call mpcg_matrix_destroy(a)
   call mpcg_context_destroy(ctx)
-  deallocate (b, x)
+  deallocate (b, x, it, rel, tru, t)
   if (bad /= 0) stop 1
 
 contains

@@ -44,6 +44,17 @@ else
     cat "$tmp/cc.log"; echo "(the struct layout check is skipped: $CC failed)"
 fi
 
+# a libmpcg built with --enable-sanitizers leaves the ASan and UBSan runtimes to the program that
+# loads it: the interpreter gets them preloaded (its own allocations are not ours to leak-check)
+if nm -D "$lib" 2>/dev/null | grep -q ' U __asan_'; then
+    asan=`$CC -print-file-name=libasan.so` ubsan=`$CC -print-file-name=libubsan.so`
+    if [ ! -f "$asan" ] || [ ! -f "$ubsan" ]; then
+        echo "SKIP: libmpcg is built with ASan but $CC names no libasan.so/libubsan.so to preload"
+        exit 77
+    fi
+    LD_PRELOAD="$asan $ubsan"; export LD_PRELOAD
+    ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"; export ASAN_OPTIONS
+fi
 MPCG_LIBRARY=`cd "\`dirname "$lib"\`" && pwd`/`basename "$lib"`; export MPCG_LIBRARY
 MPCG_TEST_DATA=${MPCG_TEST_DATA:-$top_srcdir/test/data}; export MPCG_TEST_DATA
 # no __pycache__ in the source tree
