@@ -115,6 +115,17 @@ static mpcg_status two_barrier_enqueue(mpcg_solver *s, int64_t iters)
     return MPCG_SUCCESS;
 }
 
+/* After new matrix values: the rows hold the plan's arrays, and a device view's plan may read
+ * the caller's new array in place (cusparse on mpcg_matrix_update_values_device), so read them
+ * again in the loop's precision (rows_of's at setup). */
+static mpcg_status loop_refresh(mpcg_solver *s)
+{
+    mpcg_precision prec = s->loop.prec == MPCGI_LOOP_FP64 ? MPCG_PRECISION_FP64
+                                                          : MPCG_PRECISION_FP32;
+    MPCG_CHECK(s->ctx, mpcgi_spmv_rows(s->plan, prec, &s->loop.rows));
+    return MPCG_SUCCESS;
+}
+
 /* One record written and the gathers: 48 B per row beside the matrix bytes (which come from
  * shared memory after the first iteration of a window); fp32 records: 24 B (x stays in shared
  * memory, so the mixed solve's fp64 x adds nothing). */
@@ -134,6 +145,7 @@ const mpcgi_cg_variant mpcgi_cg_persistent_single = {
     .name = "persistent-single",
     .wanted = single_wanted,
     .setup = loop_setup,
+    .refresh = loop_refresh,
     .run = mpcgi_cg_run_fused,
     .enqueue = single_enqueue,
     .resume = mpcgi_cg_loop_resume, /* the loop forms r + beta p_k (core/cg_kernels.h) */
@@ -145,6 +157,7 @@ const mpcgi_cg_variant mpcgi_cg_persistent_two_barrier = {
     .name = "persistent-two-barrier",
     .wanted = two_barrier_wanted,
     .setup = loop_setup,
+    .refresh = loop_refresh,
     .run = mpcgi_cg_run_fused,
     .enqueue = two_barrier_enqueue,
     .resume = mpcgi_cg_loop_resume, /* the loop forms r + beta p[par] (core/cg_kernels.h) */

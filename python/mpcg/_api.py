@@ -98,6 +98,8 @@ context_destroy = _proto("mpcg_context_destroy", None, ctx_p)
 context_device_kind = _proto("mpcg_context_device_kind", c_enum, ctx_p)
 context_device_name = _proto("mpcg_context_device_name", c_char_p, ctx_p)
 context_set_stream = _proto("mpcg_context_set_stream", c_enum, ctx_p, c_void_p)
+# the auto trial's decision cache (issue 25): None where the loaded libmpcg predates it
+context_set_cache_dir = _proto_optional("mpcg_context_set_cache_dir", c_enum, ctx_p, c_char_p)
 last_error = _proto("mpcg_last_error", c_char_p, ctx_p)
 last_error_message = _proto("mpcg_last_error_message", c_size_t, ctx_p, c_void_p, c_size_t)
 clear_error = _proto("mpcg_clear_error", None, ctx_p)

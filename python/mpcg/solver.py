@@ -8,7 +8,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _api, _device
+from . import _api, _context, _device
 
 __all__ = ["MpcgError", "Info", "History", "Solver", "cg"]
 
@@ -253,7 +253,7 @@ class Solver:
     reused by every solve.
 
     Solver(A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision='fp64', spmv='auto',
-           device='auto', options=None, history=False)
+           device='auto', options=None, history=False, cache_dir=None)
 
     A:         scipy.sparse matrix/array of any format, or a device matrix: a CuPy sparse
                matrix (cupyx.scipy.sparse), or any CSR object whose data, indices and indptr
@@ -271,20 +271,25 @@ class Solver:
     device:    'auto', 'cpu', 'cuda' or 'cuda:N'
     options:   a dict of tuning options, {"cg.variant": "graph", ...} (mpcg_solver_set_option)
     history:   record the residual history of every solve: info.history (a History), else None
+    cache_dir: where spmv='auto' keeps its timed decisions (mpcg_context_set_cache_dir): None
+               for cgsolve's directory ($XDG_CACHE_HOME/mpcg, else ~/.cache/mpcg), "" for none
 
     close() (or a with block) releases the C objects; a closed solver raises ValueError.
     """
 
     def __init__(self, A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64",
-                 spmv="auto", device="auto", options=None, history=False):
+                 spmv="auto", device="auto", options=None, history=False, cache_dir=None,
+                 _borrowed_context=None):
+        # cg()'s kept context (mpcg/_context.py), borrowed: not destroyed by close()
         self._ctx = self._mat = self._solver = None
+        self._own_ctx = _borrowed_context is None
         if not (0.0 < rtol < 1.0):
             raise ValueError(f"mpcg: rtol must be in (0, 1), not {rtol!r}")
         _check_atol(atol)
         precond = _word(M, _api.PRECOND, "M")
         prec = _word(precision, _api.PRECISION, "precision")
         device = "auto" if device is None else str(device)
-        self._stream = None
+        self._stream = None  # the context's stream as this solver set it (None: its own)
         self._dev = None  # the device matrix's arrays (a view: kept alive here)
         if _device.is_device_sparse(A) and device != "cpu":
             self._dev = _device.DeviceCSR(A)
@@ -293,12 +298,13 @@ class Solver:
                 device = _gpu_device(A)
         else:
             n, indptr, indices, data, _ = _canonical_csr(A)
-        ctx = ctypes.c_void_p()
-        _api.clear_error(None)
-        st = _api.context_create(device.encode(), ctypes.byref(ctx))
-        if st != _api.MPCG_SUCCESS:
-            _raise(st, None, f"mpcg_context_create({device!r})")
-        self._ctx = ctx.value
+        if self._own_ctx:
+            self._ctx = _context.create(device, cache_dir, _raise)
+        else:
+            self._ctx = _borrowed_context
+            _api.clear_error(self._ctx)
+            # an earlier solver's stream (perhaps destroyed since) gives way to the context's own
+            self._check(_api.context_set_stream(self._ctx, None))
         try:
             mat = ctypes.c_void_p()
             if self._dev is not None:
@@ -349,7 +355,7 @@ class Solver:
                 _api.solver_destroy(self._solver)
             if self._mat is not None:
                 _api.matrix_destroy(self._mat)
-            if self._ctx is not None:
+            if self._ctx is not None and self._own_ctx:
                 _api.context_destroy(self._ctx)
         finally:
             self._solver = self._mat = self._ctx = None
@@ -535,11 +541,16 @@ def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64
 
     Converged means the true ||b - A x|| <= max(rtol ||b||, atol), SciPy's criterion. The
     arguments are Solver's (history=True: info.history); b a NumPy vector (or CuPy: the device
-    path). For several right-hand sides with one matrix, build a Solver once: cg() creates and
-    destroys a context, matrix and solver on every call."""
+    path). cg() keeps one context per device and thread between calls (with the decision cache
+    of spmv='auto' in cgsolve's directory: mpcg/_context.py) and creates and destroys a matrix
+    and solver on every call; for several right-hand sides with one matrix, or new values of
+    one pattern, build a Solver once."""
     _check_atol(atol)  # before any C object exists
     if device == "auto" and _is_cupy_array(b) and not _device.is_device_sparse(A):
         device = _gpu_device(A, b)
+    if _device.is_device_sparse(A) and device == "auto":
+        device = _gpu_device(A)  # Solver's choice, made here to name the kept context
+    ctx = _context.shared("auto" if device is None else str(device), _raise)
     with Solver(A, rtol=rtol, atol=atol, maxiter=maxiter, M=M, precision=precision, spmv=spmv,
-                device=device, history=history) as s:
+                device=device, history=history, _borrowed_context=ctx) as s:
         return s.solve(b, x0)

@@ -252,6 +252,56 @@ class TestSolver(unittest.TestCase):
         del s
 
 
+class TestContexts(unittest.TestCase):
+    def test_cg_keeps_its_context(self):
+        """cg() reuses one context per device and thread; an error in one call leaves the next
+        clean; a Solver owns its own context."""
+        from mpcg import _context
+        A, b = laplacian2d(6), np.ones(36)
+        x1, i1 = mpcg.cg(A, b, device="cpu")
+        kept = dict(_context._local.contexts)
+        self.assertIn("cpu", kept)
+        with self.assertRaises(mpcg.MpcgError):
+            mpcg.cg(A, b, spmv="no-such-backend", device="cpu")
+        x2, i2 = mpcg.cg(A, b, device="cpu")
+        self.assertEqual(_context._local.contexts["cpu"], kept["cpu"])
+        self.assertTrue(i1.converged and i2.converged)
+        self.assertEqual(i1.iterations, i2.iterations)
+        np.testing.assert_array_equal(x1, x2)
+        with mpcg.Solver(A, device="cpu") as s:
+            self.assertNotEqual(s._ctx, kept["cpu"])
+        # another thread gets its own
+        import threading
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(
+            (mpcg.cg(A, b, device="cpu")[1].converged, _context._local.contexts["cpu"])))
+        t.start()
+        t.join()
+        self.assertTrue(seen[0][0])
+        self.assertNotEqual(seen[0][1], kept["cpu"])
+
+    def test_cache_dir(self):
+        """The decision cache's directory: cgsolve's by default; a too long one is refused by
+        libmpcg with its message and nothing is left behind."""
+        from mpcg import _context
+        old = os.environ.get("XDG_CACHE_HOME")
+        try:
+            os.environ["XDG_CACHE_HOME"] = "/some/where"
+            self.assertEqual(_context.default_cache_dir(), "/some/where/mpcg")
+        finally:
+            if old is None:
+                del os.environ["XDG_CACHE_HOME"]
+            else:
+                os.environ["XDG_CACHE_HOME"] = old
+        A = laplacian2d(4)
+        with mpcg.Solver(A, device="cpu", cache_dir="") as s:
+            self.assertTrue(s.solve(np.ones(16))[1].converged)
+        with self.assertRaises(mpcg.MpcgError) as e:
+            mpcg.Solver(A, device="cpu", cache_dir="/" + "d" * 2000)
+        self.assertEqual(e.exception.status, "MPCG_ERR_INVALID_ARG")
+        self.assertIn("mpcg_context_set_cache_dir", e.exception.message)
+
+
 class TestErrors(unittest.TestCase):
     def test_non_square(self):
         A = scipy.sparse.random(5, 3, density=0.5, format="csr", random_state=1)
