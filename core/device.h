@@ -48,9 +48,12 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx);
 /* One operation the device timer runs: queue it on the context's stream. */
 typedef mpcg_status (*mpcgi_device_call)(mpcg_context *ctx, void *arg);
 
-/* Run fn `warmup` times (waited for, untimed), then `calls` times, each call alone between two
- * CUDA events on the context's stream and waited for: seconds[i] is call i's device time
- * (seconds has `calls` entries). MPCG_ERR_NO_DEVICE on a CPU context or in a CPU-only build. */
+/* Run fn `warmup` times (untimed), then `calls` times back to back with a CUDA event before each
+ * call and after the last, all queued on the context's stream before the one wait at the end
+ * (the steady state of a solve's queued launches: the host's launch time is hidden behind the
+ * device's work, as long as the warm-up lasts long enough); seconds[i] is call i's device time
+ * (seconds has `calls` entries, calls >= 1). MPCG_ERR_NO_DEVICE on a CPU context or in a
+ * CPU-only build. */
 mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
                                     int calls, double *seconds);
 

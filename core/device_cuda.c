@@ -275,38 +275,37 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx)
     return MPCG_SUCCESS;
 }
 
-/* One timed call: fn between two events, waited for. */
-static mpcg_status time_call(mpcg_context *ctx, const struct mpcgi_gpu *g, cudaEvent_t e[2],
-                             mpcgi_device_call fn, void *arg, double *seconds)
-{
-    float ms = 0;
-    MPCG_CUDA(ctx, cudaEventRecord(e[0], g->stream));
-    MPCG_CHECK(ctx, fn(ctx, arg));
-    MPCG_CUDA(ctx, cudaEventRecord(e[1], g->stream));
-    MPCG_CUDA(ctx, cudaEventSynchronize(e[1]));
-    MPCG_CUDA(ctx, cudaEventElapsedTime(&ms, e[0], e[1]));
-    *seconds = 1e-3 * (double)ms;
-    return MPCG_SUCCESS;
-}
-
 mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
                                     int calls, double *seconds)
 {
     const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
     mpcg_status st = MPCG_SUCCESS;
-    cudaEvent_t e[2] = {NULL, NULL};
+    cudaEvent_t *e = NULL;
+    int made = 0;
     MPCG_ENSURE(ctx, g, MPCG_ERR_NO_DEVICE, "events asked for on context %s", ctx->device_name);
+    MPCG_ENSURE(ctx, calls >= 1, MPCG_ERR_INVALID_ARG, "%d timed calls", calls);
     MPCG_CUDA(ctx, cudaSetDevice(g->id)); /* the events belong to the context's GPU */
-    MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e[0]));
-    MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e[1]));
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)calls + 1, sizeof *e, &e));
+    for (; made <= calls; made++) MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e[made]));
+    MPCG_CUDA_GOTO(ctx, st, cudaStreamSynchronize(g->stream)); /* what came before is not ours */
+    /* nothing waited for until the end: the warm-up keeps the device busy while the host
+     * queues the timed calls, as a solve queues its launches */
     for (int i = 0; i < warmup; i++)
         MPCG_TRY(ctx, st, fn(ctx, arg));
-    MPCG_CUDA_GOTO(ctx, st, cudaStreamSynchronize(g->stream));
-    for (int i = 0; i < calls; i++)
-        MPCG_TRY(ctx, st, time_call(ctx, g, e, fn, arg, &seconds[i]));
+    for (int i = 0; i < calls; i++) {
+        MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(e[i], g->stream));
+        MPCG_TRY(ctx, st, fn(ctx, arg));
+    }
+    MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(e[calls], g->stream));
+    MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(e[calls]));
+    for (int i = 0; i < calls; i++) {
+        float ms = 0;
+        MPCG_CUDA_GOTO(ctx, st, cudaEventElapsedTime(&ms, e[i], e[i + 1]));
+        seconds[i] = 1e-3 * (double)ms;
+    }
 done:
-    if (e[0]) (void)cudaEventDestroy(e[0]);
-    if (e[1]) (void)cudaEventDestroy(e[1]);
+    for (int i = 0; i < made; i++) (void)cudaEventDestroy(e[i]);
+    mpcgi_host_free(e);
     return st;
 }
 

@@ -76,9 +76,9 @@ double mpcgi_auto_expected_spmvs(const mpcgi_options *opts, int64_t n, int64_t m
 
 /* The budget rule (pure): 1 if the trial may build one more candidate, whose setup is predicted
  * at predicted_s, when it has spent spent_s beyond the plan it keeps so far, the best SpMV is
- * t_best seconds and each candidate runs 1 + reps SpMVs: spent_s + predicted_s + (1 + reps)
- * t_best <= budget x t_best. budget < 0: no cap. */
-int mpcgi_auto_fits(double budget, double spent_s, double predicted_s, double t_best, int reps);
+ * t_best seconds and each candidate runs `calls` SpMVs (warm-up and timed): spent_s +
+ * predicted_s + calls t_best <= budget x t_best. budget < 0: no cap. */
+int mpcgi_auto_fits(double budget, double spent_s, double predicted_s, double t_best, int calls);
 
 /* ---------------------------------------------------------------- the cache (auto_cache.c) */
 

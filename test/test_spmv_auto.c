@@ -66,10 +66,11 @@ static void test_expected(void)
 /* spent + predicted + (1 + reps) t_best <= budget t_best; no cap for budget < 0. */
 static void test_budget(void)
 {
-    CHECK(mpcgi_auto_fits(-1, 1e9, 1e9, 1e-3, 3));
-    CHECK(mpcgi_auto_fits(20, 0.005, 0.010, 1e-3, 3));  /* 5 + 10 + 4 = 19 */
-    CHECK(!mpcgi_auto_fits(20, 0.005, 0.012, 1e-3, 3)); /* 21 */
-    CHECK(!mpcgi_auto_fits(0, 0, 0, 1e-3, 1));
+    CHECK(mpcgi_auto_fits(-1, 1e9, 1e9, 1e-3, 4));
+    CHECK(mpcgi_auto_fits(20, 0.005, 0.010, 1e-3, 4));  /* 5 + 10 + 4 = 19 */
+    CHECK(!mpcgi_auto_fits(20, 0.005, 0.012, 1e-3, 4)); /* 21 */
+    CHECK(!mpcgi_auto_fits(20, 0.005, 0.010, 1e-3, 6)); /* 5 + 10 + 6 = 21: a GPU's 2 + 4 */
+    CHECK(!mpcgi_auto_fits(0, 0, 0, 1e-3, 2));
 }
 
 /* A request of an fp64 solve with options o. */
