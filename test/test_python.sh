@@ -53,7 +53,7 @@ if nm -D "$lib" 2>/dev/null | grep -q ' U __asan_'; then
         exit 77
     fi
     LD_PRELOAD="$asan $ubsan"; export LD_PRELOAD
-    ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"; export ASAN_OPTIONS
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"; export ASAN_OPTIONS
 fi
 MPCG_LIBRARY=`cd "\`dirname "$lib"\`" && pwd`/`basename "$lib"`; export MPCG_LIBRARY
 MPCG_TEST_DATA=${MPCG_TEST_DATA:-$top_srcdir/test/data}; export MPCG_TEST_DATA
