@@ -13,8 +13,6 @@
 
 #define FNV_PRIME 0x100000001b3ull
 #define SLICES 64       /* full hash: fixed slices of rows, combined in order */
-#define SAMPLE_ROWS 256 /* sampled hash: rows */
-#define SAMPLE_END 8    /* sampled hash: columns from each end of a row */
 
 /* One word into h: both steps are bijections of h (an odd multiplier, an xorshift). */
 static inline uint64_t step(uint64_t h, uint64_t w)
@@ -74,29 +72,59 @@ static uint64_t hash_rows(const mpcgi_csr *A, int64_t r0, int64_t r1)
     return hash_lanes(h, A->col_idx + k0, (size_t)(k1 - k0) * sizeof *A->col_idx);
 }
 
-/* One sampled row: its index, its row pointers, its first and last SAMPLE_END columns. */
-static uint64_t hash_sample_row(uint64_t h, const mpcgi_csr *A, int64_t i)
+int64_t mpcgi_pattern_sample_count(int64_t n)
 {
-    int64_t k0 = A->row_ptr[i], k1 = A->row_ptr[i + 1], len = k1 - k0;
+    return n < MPCGI_SAMPLE_ROWS ? (n > 0 ? n : 0) : MPCGI_SAMPLE_ROWS;
+}
+
+/* One sampled row i: its index, its row pointers, its columns (all, or the first and last
+ * MPCGI_SAMPLE_END). */
+static uint64_t hash_sample(uint64_t h, int64_t i, const mpcgi_pattern_sample *s)
+{
+    const int64_t len = s->k1 - s->k0;
+    const size_t end = MPCGI_SAMPLE_END * sizeof *s->col;
     h = step(h, (uint64_t)i);
-    h = step(h, (uint64_t)k0);
-    h = step(h, (uint64_t)k1);
-    if (len <= 2 * SAMPLE_END)
-        return mpcgi_hash_bytes(h, A->col_idx + k0, (size_t)len * sizeof *A->col_idx);
-    h = mpcgi_hash_bytes(h, A->col_idx + k0, SAMPLE_END * sizeof *A->col_idx);
-    return mpcgi_hash_bytes(h, A->col_idx + k1 - SAMPLE_END, SAMPLE_END * sizeof *A->col_idx);
+    h = step(h, (uint64_t)s->k0);
+    h = step(h, (uint64_t)s->k1);
+    if (len <= 2 * MPCGI_SAMPLE_END) return mpcgi_hash_bytes(h, s->col, (size_t)len * sizeof *s->col);
+    h = mpcgi_hash_bytes(h, s->col, end);
+    return mpcgi_hash_bytes(h, s->col + MPCGI_SAMPLE_END, end);
+}
+
+uint64_t mpcgi_pattern_hash_samples(int64_t n, int64_t nnz, const mpcgi_pattern_sample *s)
+{
+    uint64_t h = step(step(MPCGI_HASH_SEED, (uint64_t)n), (uint64_t)nnz);
+    const int64_t rows = mpcgi_pattern_sample_count(n);
+    for (int64_t k = 0; k < rows; k++)
+        h = hash_sample(h, k * n / rows, &s[k]);
+    return h;
+}
+
+/* Sample of host row i (the device's is core/csr_view.cu's sample_kernel). */
+static void sample_row(const mpcgi_csr *A, int64_t i, mpcgi_pattern_sample *s)
+{
+    const int64_t k0 = A->row_ptr[i], k1 = A->row_ptr[i + 1], len = k1 - k0;
+    s->k0 = k0, s->k1 = k1;
+    if (len <= 2 * MPCGI_SAMPLE_END) {
+        if (len > 0) memcpy(s->col, A->col_idx + k0, (size_t)len * sizeof *s->col);
+        return;
+    }
+    memcpy(s->col, A->col_idx + k0, MPCGI_SAMPLE_END * sizeof *s->col);
+    memcpy(s->col + MPCGI_SAMPLE_END, A->col_idx + k1 - MPCGI_SAMPLE_END,
+           MPCGI_SAMPLE_END * sizeof *s->col);
 }
 
 uint64_t mpcgi_csr_pattern_hash(const mpcgi_csr *A, int full)
 {
+    if (!full) {
+        mpcgi_pattern_sample s[MPCGI_SAMPLE_ROWS];
+        const int64_t rows = mpcgi_pattern_sample_count(A->n);
+        for (int64_t k = 0; k < rows; k++)
+            sample_row(A, k * A->n / rows, &s[k]);
+        return mpcgi_pattern_hash_samples(A->n, A->nnz, s);
+    }
     uint64_t h = step(step(MPCGI_HASH_SEED, (uint64_t)A->n), (uint64_t)A->nnz);
     if (A->n <= 0) return h;
-    if (!full) {
-        int64_t rows = A->n < SAMPLE_ROWS ? A->n : SAMPLE_ROWS;
-        for (int64_t k = 0; k < rows; k++)
-            h = hash_sample_row(h, A, k * A->n / rows);
-        return h;
-    }
     uint64_t part[SLICES];
 #pragma omp parallel for schedule(dynamic, 1)
     for (int s = 0; s < SLICES; s++)

@@ -36,6 +36,24 @@ uint64_t mpcgi_hash_str(uint64_t h, const char *s);
  */
 uint64_t mpcgi_csr_pattern_hash(const mpcgi_csr *A, int full);
 
+/* The sampled hash's rows and the columns it reads from each end of a row. */
+#define MPCGI_SAMPLE_ROWS 256
+#define MPCGI_SAMPLE_END 8
+
+/* What the sampled hash reads of one row: its two row pointers and its columns, all of them
+ * when it has at most 2 MPCGI_SAMPLE_END (col[0 .. k1 - k0)), else the first and the last
+ * MPCGI_SAMPLE_END (col[0 .. END), col[END .. 2 END)). */
+typedef struct mpcgi_pattern_sample {
+    int64_t k0, k1;
+    int32_t col[2 * MPCGI_SAMPLE_END];
+} mpcgi_pattern_sample;
+
+/* The sampled rows of an n-row matrix: min(n, MPCGI_SAMPLE_ROWS); sample k is row k n / count. */
+int64_t mpcgi_pattern_sample_count(int64_t n);
+/* The sampled hash (full = 0 above) from the samples of A's rows, wherever they were read
+ * (host CSR, or a device view: mpcgi_view_pattern_samples); the same value either way. */
+uint64_t mpcgi_pattern_hash_samples(int64_t n, int64_t nnz, const mpcgi_pattern_sample *s);
+
 /*
  * Read the file dir/name into buf (NUL-terminated). Returns 1 when read, 0 when there is no such
  * file (a cache miss, not an error), -1 when it exists but cannot be read or holds size - 1 bytes

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/cache.h"
 #include "core/csr_view.h"
 #include "core/csr_view_kernels.h"
 #include "core/device.h"
@@ -315,6 +316,36 @@ mpcg_status mpcgi_view_diag(mpcg_context *ctx, const mpcgi_csr *A, double *diag,
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, diag, d, db, MPCGI_D2H));
     MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, has, d + db, n, MPCGI_D2H));
     A->dev->d2h_bytes += db + n;
+done:
+    mpcgi_device_free(ctx, d);
+    return st;
+}
+
+mpcg_status mpcgi_view_pattern_samples(mpcg_context *ctx, const mpcgi_csr *A,
+                                       mpcgi_pattern_sample *s)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    const int64_t rows = mpcgi_pattern_sample_count(A->n);
+    const size_t kb = (size_t)rows * 2 * sizeof(int64_t),
+                 cb = (size_t)rows * 2 * MPCGI_SAMPLE_END * sizeof(int32_t);
+    char *d = NULL;
+    int64_t k01[2 * MPCGI_SAMPLE_ROWS];
+    int32_t cols[2 * MPCGI_SAMPLE_END * MPCGI_SAMPLE_ROWS];
+    if (rows == 0) return MPCG_SUCCESS;
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, kb + cb, &d));
+    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_view_sample(mpcgi_device_stream(ctx), A->n,
+                                                           A->dev->row_ptr, A->dev->rp64,
+                                                           A->dev->col_idx, rows,
+                                                           MPCGI_SAMPLE_END, (int64_t *)d,
+                                                           (int32_t *)(d + kb)));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, k01, d, kb, MPCGI_D2H));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, cols, d + kb, cb, MPCGI_D2H));
+    A->dev->d2h_bytes += kb + cb;
+    for (int64_t k = 0; k < rows; k++) {
+        s[k].k0 = k01[2 * k];
+        s[k].k1 = k01[2 * k + 1];
+        memcpy(s[k].col, cols + 2 * MPCGI_SAMPLE_END * k, sizeof s[k].col);
+    }
 done:
     mpcgi_device_free(ctx, d);
     return st;

@@ -1,5 +1,5 @@
 /* core/csr_view.cu: kernels of device CSR views: the structure check, row pointers of the other
- * width, fp32 values and low halves, the split test, the diagonal */
+ * width, fp32 values and low halves, the split test, the diagonal, the pattern sample */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <cfloat>
 #include <climits>
@@ -183,5 +183,42 @@ extern "C" int mpcgi_view_diag_scan(void *stream, int64_t n, const void *row_ptr
     else
         diag_kernel<<<grid_for(n), THREADS, 0, s>>>(n, (const int32_t *)row_ptr, col, val, diag,
                                                     has);
+    return (int)cudaGetLastError();
+}
+
+/* Thread k < rows: sampled row k n / rows (core/cache.c's sample_row on the host). */
+template <typename RP>
+static __global__ void sample_kernel(int64_t n, const RP *__restrict__ rp,
+                                     const int32_t *__restrict__ col, int64_t rows, int end,
+                                     int64_t *k01, int32_t *cols)
+{
+    FOR_EACH(k, rows) {
+        const int64_t i = k * n / rows, k0 = (int64_t)rp[i], k1 = (int64_t)rp[i + 1];
+        int32_t *c = cols + 2 * end * k;
+        k01[2 * k] = k0;
+        k01[2 * k + 1] = k1;
+        if (k1 - k0 <= 2 * end) { /* the rest written too: every copied byte is defined */
+            for (int j = 0; j < 2 * end; j++) c[j] = k0 + j < k1 ? col[k0 + j] : 0;
+        } else {
+            for (int j = 0; j < end; j++) {
+                c[j] = col[k0 + j];
+                c[end + j] = col[k1 - end + j];
+            }
+        }
+    }
+}
+
+extern "C" int mpcgi_view_sample(void *stream, int64_t n, const void *row_ptr, int rp64,
+                                 const int32_t *col, int64_t rows, int end, int64_t *k01,
+                                 int32_t *cols)
+{
+    const cudaStream_t s = (cudaStream_t)stream;
+    if (rows < 1) return (int)cudaGetLastError();
+    if (rp64)
+        sample_kernel<<<grid_for(rows), THREADS, 0, s>>>(n, (const int64_t *)row_ptr, col, rows,
+                                                         end, k01, cols);
+    else
+        sample_kernel<<<grid_for(rows), THREADS, 0, s>>>(n, (const int32_t *)row_ptr, col, rows,
+                                                         end, k01, cols);
     return (int)cudaGetLastError();
 }

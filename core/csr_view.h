@@ -24,6 +24,8 @@
  * core/csr_view.c implements the calls below in a CUDA build, core/device_stub.c otherwise
  * (MPCG_ERR_NO_DEVICE: no view can exist there).
  */
+struct mpcgi_pattern_sample; /* core/cache.h */
+
 enum { MPCGI_MIRROR_NONE = 0, MPCGI_MIRROR_ROWS = 1, MPCGI_MIRROR_FULL = 2 };
 
 typedef struct mpcgi_csr_view {
@@ -62,6 +64,10 @@ mpcg_status mpcgi_view_split_first(mpcg_context *ctx, const mpcgi_csr *A, int64_
  * a_ii (found on the device; 9 n bytes copied to the host). */
 mpcg_status mpcgi_view_diag(mpcg_context *ctx, const mpcgi_csr *A, double *diag,
                             unsigned char *has);
+/* The pattern sample of the sampled hash (core/cache.h: mpcgi_pattern_sample_count(n) entries
+ * into s), read on the device: 2 k + 2 END words a sampled row copied to the host. */
+mpcg_status mpcgi_view_pattern_samples(mpcg_context *ctx, const mpcgi_csr *A,
+                                       struct mpcgi_pattern_sample *s);
 
 /* ---- CUDA builds only (the backends' uploads; no stub) */
 

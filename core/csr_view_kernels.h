@@ -42,6 +42,11 @@ int mpcgi_view_split_scan(void *stream, int64_t count, const double *in,
  * search: sorted columns) */
 int mpcgi_view_diag_scan(void *stream, int64_t n, const void *row_ptr, int rp64, const int32_t *col,
                     const double *val, double *diag, unsigned char *has);
+/* The pattern sample of core/cache.h (mpcgi_pattern_sample): for k < rows, row i = k n / rows:
+ * k01[2 k], k01[2 k + 1] its row pointers; cols[2 end k ...] its columns, all of them when the
+ * row has at most 2 end, else its first and its last `end` */
+int mpcgi_view_sample(void *stream, int64_t n, const void *row_ptr, int rp64, const int32_t *col,
+                      int64_t rows, int end, int64_t *k01, int32_t *cols);
 
 #ifdef __cplusplus
 }

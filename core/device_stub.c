@@ -131,3 +131,10 @@ mpcg_status mpcgi_view_diag(mpcg_context *ctx, const mpcgi_csr *A, double *diag,
     (void)A, (void)diag, (void)has;
     return no_view(ctx);
 }
+
+mpcg_status mpcgi_view_pattern_samples(mpcg_context *ctx, const mpcgi_csr *A,
+                                       struct mpcgi_pattern_sample *s)
+{
+    (void)A, (void)s;
+    return no_view(ctx);
+}

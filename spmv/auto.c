@@ -472,7 +472,7 @@ mpcg_status mpcgi_spmv_choose(mpcg_context *ctx, const char *name, mpcgi_csr *A,
     const int cache = mpcgi_auto_cache_enabled(ctx, req->opts);
     mpcgi_auto_key key;
     if (cache) {
-        mpcgi_auto_key_make(ctx, A, req, &key);
+        MPCG_CHECK(ctx, mpcgi_auto_key_make(ctx, A, req, &key));
         choice->hash_s = mpcgi_wtime() - t0;
     }
     if (cache && from_cache(ctx, A, req, &key, out, choice, &kept_s)) {

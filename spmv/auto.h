@@ -95,9 +95,11 @@ typedef struct mpcgi_auto_key {
 
 /* The fingerprint of A for req on ctx: mpcg version, GPU model, n, nnz, the pattern hash
  * (auto.fingerprint: sampled or full, mpcgi_csr_pattern_hash), the solve's precision, whether a
- * block product is needed, and a hash of the options set (auto.cache aside). */
-void mpcgi_auto_key_make(const mpcg_context *ctx, const mpcgi_csr *A, const mpcgi_auto_request *req,
-                         mpcgi_auto_key *key);
+ * block product is needed, and a hash of the options set (auto.cache aside). A device view's
+ * sample is read on the device (a few kB to the host), its full hash from the view's host copy
+ * (made once: the whole pattern and values to the host). */
+mpcg_status mpcgi_auto_key_make(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request *req,
+                                mpcgi_auto_key *key);
 
 /* The decision stored for key in dir: 1 and choice's chosen, expected_spmvs and candidates (as
  * the trial measured them); 0 when there is none or the file is ignored (choice->note says why:

@@ -7,6 +7,7 @@
 
 #include "core/cache.h"
 #include "core/context.h"
+#include "core/csr_view.h"
 #include "core/error.h"
 #include "spmv/auto.h"
 
@@ -26,22 +27,39 @@ static uint64_t options_hash(const mpcgi_options *o)
     return h;
 }
 
-void mpcgi_auto_key_make(const mpcg_context *ctx, const mpcgi_csr *A, const mpcgi_auto_request *req,
-                         mpcgi_auto_key *key)
+/* A's pattern hash (mpcgi_csr_pattern_hash); a device view's as mpcgi_auto_key_make says. */
+static mpcg_status pattern_hash(mpcg_context *ctx, mpcgi_csr *A, int full, uint64_t *h)
+{
+    if (A->dev && full) MPCG_CHECK(ctx, mpcgi_view_mirror(ctx, A, MPCGI_MIRROR_FULL));
+    if (!A->dev || A->mirror >= MPCGI_MIRROR_FULL) {
+        *h = mpcgi_csr_pattern_hash(A, full);
+        return MPCG_SUCCESS;
+    }
+    mpcgi_pattern_sample s[MPCGI_SAMPLE_ROWS];
+    MPCG_CHECK(ctx, mpcgi_view_pattern_samples(ctx, A, s));
+    *h = mpcgi_pattern_hash_samples(A->n, A->nnz, s);
+    return MPCG_SUCCESS;
+}
+
+mpcg_status mpcgi_auto_key_make(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request *req,
+                                mpcgi_auto_key *key)
 {
     const int full =
         mpcgi_options_get(req->opts, &mpcgi_auto_options.keys[MPCGI_OPT_AUTO_FINGERPRINT]) ==
         MPCGI_AUTO_FULL;
+    uint64_t hash;
+    MPCG_CHECK(ctx, pattern_hash(ctx, A, full, &hash));
     snprintf(key->text, sizeof key->text,
              MAGIC "mpcg %d.%d.%d\ndevice %s\nn %lld\nnnz %lld\npattern %s %016llx\n"
                    "precision %s\nblock %d\noptions %016llx\n",
              MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR, MPCG_VERSION_PATCH,
              ctx->device_model[0] ? ctx->device_model : "cpu", (long long)A->n, (long long)A->nnz,
-             full ? "full" : "sampled", (unsigned long long)mpcgi_csr_pattern_hash(A, full),
+             full ? "full" : "sampled", (unsigned long long)hash,
              mpcg_precision_name(req->precision), req->need_block ? 1 : 0,
              (unsigned long long)options_hash(req->opts));
     snprintf(key->file, sizeof key->file, "auto-%016llx.txt",
              (unsigned long long)mpcgi_hash_str(MPCGI_HASH_SEED, key->text));
+    return MPCG_SUCCESS;
 }
 
 void mpcgi_auto_record_format(const mpcgi_auto_key *key, const mpcg_backend_choice *choice,

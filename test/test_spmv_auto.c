@@ -94,35 +94,35 @@ static void test_key(mpcg_matrix *M)
     mpcgi_options o = {0}, off = {0};
     mpcgi_auto_request r = request(&o, MPCG_PRECISION_FP64);
     mpcgi_auto_key k1, k2, k;
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &k1);
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &k2);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k1));
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k2));
 
     CHECK(strcmp(k1.text, k2.text) == 0 && strcmp(k1.file, k2.file) == 0);
     CHECK(strncmp(k1.file, "auto-", 5) == 0 && strlen(k1.file) == 25);
     CHECK(strstr(k1.text, "pattern sampled ") && strstr(k1.text, "precision fp64\n"));
     M->csr.val[0] += 1.0;
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &k);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
     CHECK(strcmp(k.file, k1.file) == 0);
     M->csr.val[0] -= 1.0;
     int32_t c0 = M->csr.col_idx[0];
     M->csr.col_idx[0] = c0 + 1;
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &k);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
     CHECK(strcmp(k.file, k1.file) != 0);
     M->csr.col_idx[0] = c0;
     r = request(&o, MPCG_PRECISION_FP32);
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &k);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
     CHECK(strcmp(k.file, k1.file) != 0);
     r = request(&o, MPCG_PRECISION_FP64);
     r.need_block = 1;
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &k);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
     CHECK(strcmp(k.file, k1.file) != 0);
     CHECK_OK(ctx, mpcgi_options_set_text(ctx, &off, "auto.cache", "off"));
     r = request(&off, MPCG_PRECISION_FP64);
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &k);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
     CHECK(strcmp(k.file, k1.file) == 0);
     CHECK_OK(ctx, mpcgi_options_set_text(ctx, &o, "auto.fingerprint", "full"));
     r = request(&o, MPCG_PRECISION_FP64);
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &k);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
     CHECK(strcmp(k.file, k1.file) != 0 && strstr(k.text, "pattern full "));
 }
 
@@ -210,9 +210,9 @@ static void test_record(mpcg_matrix *M, const mpcg_backend_choice *choice)
     mpcgi_auto_key key, other;
     mpcg_backend_choice back;
     char text[8192], bad[8192], why[200];
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &key);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &key));
     r.need_block = 1;
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &other);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &other));
     memset(&back, 0, sizeof back);
 
     mpcgi_auto_record_format(&key, choice, text, sizeof text);
@@ -259,7 +259,7 @@ static void test_cache_dir(mpcg_matrix *M, const mpcg_backend_choice *choice)
     mpcgi_auto_key key;
     mpcg_backend_choice back;
     CHECK(mkdtemp(dir) != NULL);
-    mpcgi_auto_key_make(ctx, &M->csr, &r, &key);
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &key));
     memset(&back, 0, sizeof back);
 
     CHECK(!mpcgi_auto_cache_load(dir, &key, &back) && back.note[0] == '\0'); /* a miss */

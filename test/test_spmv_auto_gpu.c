@@ -1,16 +1,20 @@
 /* test/test_spmv_auto_gpu.c: "auto" on a GPU: the trial's report, the cache (a second setup
  * reads the decision, a corrupted file is timed again, auto.cache=off), the chosen plan's solve
- * against the fixed backend's bit for bit, block CG, allocation failures; skips (77) without a
- * GPU */
+ * against the fixed backend's bit for bit, block CG, allocation failures, a device view's
+ * fingerprint (read on the device, the host CSR's); skips (77) without a GPU */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/csr_view.h"
 #include "core/device.h"
+#include "core/matrix.h"
+#include "spmv/auto.h"
 #include "testutil.h"
 
 static mpcg_context *gpu;
@@ -258,6 +262,57 @@ static void check_oom_sweep(mpcg_matrix *A)
     CHECK(skipped > 0 && failed > 0 && mpcgi_alloc_live() == live);
 }
 
+/* A device view of A: its sampled fingerprint is read on the device (no host copy of the
+ * matrix) and equals A's, so the view's setup reads the decision check_twice stored for A, and
+ * solves as A's plan does. */
+static void check_view(mpcg_matrix *A)
+{
+    const int64_t n = mpcg_matrix_n(A), nnz = mpcg_matrix_nnz(A);
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *va;
+    void *d_rp = NULL, *d_ci = NULL, *d_va = NULL;
+    mpcg_matrix *V = NULL;
+    CHECK_OK(gpu, mpcg_matrix_csr(A, &rp, &ci, &va));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, (size_t)(n + 1) * 8, &d_rp));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, (size_t)nnz * 4, &d_ci));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, (size_t)nnz * 8, &d_va));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_rp, rp, (size_t)(n + 1) * 8, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_ci, ci, (size_t)nnz * 4, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_va, va, (size_t)nnz * 8, MPCGI_H2D));
+    CHECK_OK(gpu, mpcg_matrix_view_device_csr(gpu, n, nnz, d_rp, MPCG_INDEX_INT64, d_ci, d_va,
+                                              &V));
+    if (V) {
+        const mpcgi_auto_request r = {.precision = MPCG_PRECISION_FP64,
+                                      .precisions = MPCG_CAP_FP64,
+                                      .apply = MPCG_PRECISION_FP64,
+                                      .opts = NULL,
+                                      .maxit = 1000};
+        mpcgi_auto_key kh, kv;
+        CHECK_OK(gpu, mpcgi_auto_key_make(gpu, &A->csr, &r, &kh));
+        CHECK_OK(gpu, mpcgi_auto_key_make(gpu, &V->csr, &r, &kv));
+        CHECK(strcmp(kh.text, kv.text) == 0 && strcmp(kh.file, kv.file) == 0);
+        CHECK(V->csr.mirror < MPCGI_MIRROR_FULL); /* no host copy of the matrix for it */
+        double *b = calloc((size_t)n, sizeof *b), *xa = calloc((size_t)n, sizeof *xa),
+               *xv = calloc((size_t)n, sizeof *xv);
+        mpcg_backend_choice ca, cv;
+        mpcg_info ia, iv;
+        for (int64_t i = 0; i < n; i++)
+            b[i] = 1.0 + 0.5 * sin((double)i);
+        run(A, "auto", MPCG_PRECISION_FP64, NULL, b, xa, &ca, &ia);
+        run(V, "auto", MPCG_PRECISION_FP64, NULL, b, xv, &cv, &iv);
+        printf("  view: %s (%s), host CSR: %s (%s); %s\n", cv.chosen, cv.source, ca.chosen,
+               ca.source, cv.note);
+        CHECK(strcmp(cv.source, "cache") == 0 && strcmp(cv.chosen, ca.chosen) == 0);
+        CHECK(iv.converged && test_iterations_close("view", iv.iterations, ia.iterations));
+        free(b), free(xa), free(xv);
+    }
+    mpcg_matrix_destroy(V);
+    mpcgi_device_free(gpu, d_rp);
+    mpcgi_device_free(gpu, d_ci);
+    mpcgi_device_free(gpu, d_va);
+}
+
 int main(void)
 {
     test_init_seed("test_spmv_auto_gpu");
@@ -276,7 +331,7 @@ int main(void)
         if (!A) continue;
         check_twice(files[f], A, MPCG_PRECISION_FP64);
         check_twice(files[f], A, MPCG_PRECISION_FP32);
-        if (f == 1) check_cache_paths(A), check_block(A), check_oom_sweep(A);
+        if (f == 1) check_cache_paths(A), check_view(A), check_block(A), check_oom_sweep(A);
         mpcg_matrix_destroy(A);
     }
     mpcg_context_destroy(gpu);
