@@ -61,3 +61,12 @@ def shared(device, fail):
     if handle is None:
         handle = contexts[device] = create(device, None, fail)
     return handle
+
+
+def discard(handle):
+    """Stop reusing a kept context that cannot be put back in order (it is not destroyed: that
+    could wait on a stream that is gone)."""
+    contexts = getattr(_local, "contexts", {})
+    for device, h in list(contexts.items()):
+        if h == handle:
+            del contexts[device]

@@ -301,10 +301,8 @@ class Solver:
         if self._own_ctx:
             self._ctx = _context.create(device, cache_dir, _raise)
         else:
-            self._ctx = _borrowed_context
+            self._ctx = _borrowed_context  # on its own stream: close() puts it back there
             _api.clear_error(self._ctx)
-            # an earlier solver's stream (perhaps destroyed since) gives way to the context's own
-            self._check(_api.context_set_stream(self._ctx, None))
         try:
             mat = ctypes.c_void_p()
             if self._dev is not None:
@@ -351,6 +349,13 @@ class Solver:
     def close(self):
         """Destroy the solver, matrix and context (idempotent)."""
         try:
+            if self._ctx is not None and not self._own_ctx and self._stream is not None:
+                # a kept context goes back to its own stream while the caller's is alive (a
+                # later call must not find a stream that is gone); failing that it is dropped
+                if _api.context_set_stream(self._ctx, None) != _api.MPCG_SUCCESS:
+                    _api.clear_error(self._ctx)
+                    _context.discard(self._ctx)
+                self._stream = None
             if self._solver is not None:
                 _api.solver_destroy(self._solver)
             if self._mat is not None:
