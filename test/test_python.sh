@@ -1,7 +1,8 @@
 #!/bin/sh
 # test/test_python.sh: the Python package python/mpcg (ctypes over the built libmpcg) against
 # SciPy: python/tests/test_cg.py, with the ctypes mirror of struct mpcg_info checked against the
-# C compiler's layout of it; python/tests/test_device.py, its device (CuPy) inputs
+# C compiler's layout of it; python/tests/test_device.py, its device (CuPy) inputs;
+# python/examples/heat.py against examples/heat
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_srcdir:=.}" "${top_builddir:=.}" "${CC:=cc}"
 if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import numpy, scipy' 2>/dev/null; then
@@ -61,4 +62,14 @@ MPCG_TEST_DATA=${MPCG_TEST_DATA:-$top_srcdir/test/data}; export MPCG_TEST_DATA
 PYTHONDONTWRITEBYTECODE=1; export PYTHONDONTWRITEBYTECODE
 "$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_cg.py" -v || exit 1
 # device inputs: the duck typing everywhere; CuPy on a GPU (skipped, with the reason, elsewhere)
-"$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_device.py" -v
+"$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_device.py" -v || exit 1
+# python/examples/heat.py, the twin of examples/heat.c: the same lines on the CPU (one binding,
+# one library: the same iterations, residuals and temperatures, step by step)
+py=`"$PYTHON" "$top_srcdir/python/examples/heat.py" 32 6 cpu` || { echo "$py"; echo "FAIL: heat.py"; exit 1; }
+echo "$py"
+[ `echo "$py" | grep -c '^step'` -eq 6 ] || { echo "FAIL: heat.py: expected 6 steps"; exit 1; }
+if [ -x "$top_builddir/examples/heat" ]; then
+    c=`"$top_builddir/examples/heat" 32 6 cpu` || { echo "FAIL: examples/heat"; exit 1; }
+    [ "$py" = "$c" ] || { echo "FAIL: heat.py and examples/heat differ:"; echo "$c"; exit 1; }
+    echo "heat.py: the same output as examples/heat"
+fi
