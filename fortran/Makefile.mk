@@ -1,8 +1,9 @@
 # fortran/Makefile.mk: the Fortran module `mpcg` (iso_c_binding) over libmpcg, its examples and
 # the layout check of test/test_fortran.sh; built only where configure found a Fortran compiler
 # (the summary's "fortran:" line; --without-fortran turns it off). docs/embedding.md, "Fortran".
-EXTRA_DIST += fortran/mpcg.f90 fortran/example_mm.f90 fortran/example_heat.f90 \
-	test/info_layout_c.c test/info_layout_f.f90 test/history_f.f90
+EXTRA_DIST += fortran/mpcg.f90 fortran/mpcg_interfaces.inc fortran/example_mm.f90 \
+	fortran/example_heat.f90 test/info_layout_c.c test/info_layout_f.f90 test/history_f.f90 \
+	test/device_f.f90
 if MPCG_HAVE_FC
 # libmpcgf: the module's procedures (mpcg_f_*); programs link it and libmpcg. The compiled module
 # fortran/mpcg.mod is written to fortran/ and installed next to mpcg.h: compile with
@@ -14,11 +15,13 @@ fortran_libmpcgf_la_SOURCES = fortran/mpcg.f90
 # time and then refuses `make install prefix=DIR` (test/test_install.sh) into another libdir
 fortran_libmpcgf_la_LDFLAGS = -version-info 0:0:0
 AM_FCFLAGS = $(FC_MODOUT)fortran $(FC_MODINC)fortran
+# nor that the module includes its interfaces (gfortran finds them beside mpcg.f90)
+fortran/mpcg.lo: $(srcdir)/fortran/mpcg_interfaces.inc
 # automake does not know that a program's `use mpcg` needs fortran/mpcg.mod
 fortran/mpcg.mod: fortran/mpcg.lo
 	@test -f $@ || { rm -f fortran/mpcg.lo; $(MAKE) $(AM_MAKEFLAGS) fortran/mpcg.lo; }
 MPCG_F_USERS = fortran/example_mm.$(OBJEXT) fortran/example_heat.$(OBJEXT) \
-	test/info_layout_f.$(OBJEXT) test/history_f.$(OBJEXT)
+	test/info_layout_f.$(OBJEXT) test/history_f.$(OBJEXT) test/device_f.$(OBJEXT)
 $(MPCG_F_USERS): fortran/mpcg.mod
 CLEANFILES += fortran/mpcg.mod
 
@@ -38,6 +41,10 @@ test_info_layout_f_LDADD = fortran/libmpcgf.la libmpcg.la
 check_PROGRAMS += test/history_f
 test_history_f_SOURCES = test/history_f.f90
 test_history_f_LDADD = fortran/libmpcgf.la libmpcg.la
+# and this one: the device-array interfaces reach the library (refused on a CPU context)
+check_PROGRAMS += test/device_f
+test_device_f_SOURCES = test/device_f.f90
+test_device_f_LDADD = fortran/libmpcgf.la libmpcg.la
 
 MPCG_F_MOD = fortran/mpcg.mod
 endif

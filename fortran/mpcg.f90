@@ -2,7 +2,8 @@
 ! SPDX-License-Identifier: BSD-3-Clause
 !
 ! Three layers (docs/embedding.md, "Fortran"):
-!   1. bind(C) interfaces to the C functions, named as in C (mpcg_solver_set_tol(S, tol), ...);
+!   1. bind(C) interfaces to the C functions, named as in C (mpcg_solver_set_tol(S, tol), ...),
+!      in fortran/mpcg_interfaces.inc;
 !      objects are type(c_ptr), strings NUL-terminated character(kind=c_char) arrays;
 !   2. the C enums as integer(c_int) parameters with the same names and values, and
 !      type(mpcg_info), a bind(C) mirror of struct mpcg_info, field by field;
@@ -61,6 +62,9 @@ module mpcg
   integer(c_int), parameter :: MPCG_LOG_INFO = 2
   integer(c_int), parameter :: MPCG_LOG_DEBUG = 3
   ! mpcg_guess
+  integer(c_int), parameter :: MPCG_INDEX_INT32 = 0
+  integer(c_int), parameter :: MPCG_INDEX_INT64 = 1
+
   integer(c_int), parameter :: MPCG_GUESS_ZERO = 0
   integer(c_int), parameter :: MPCG_GUESS_PROVIDED = 1
   ! mpcg_matrix_check flags
@@ -100,226 +104,7 @@ module mpcg
   end type mpcg_info
 
   ! ------------------------------------------------------------ the C functions
-  interface
-    subroutine mpcg_version(v) bind(C, name='mpcg_version')
-      import :: c_int
-      integer(c_int), intent(out) :: v(3)
-    end subroutine
-    function mpcg_status_name(s) bind(C, name='mpcg_status_name') result(p)
-      import :: c_int, c_ptr
-      integer(c_int), value :: s
-      type(c_ptr) :: p
-    end function
-    function mpcg_status_string(s) bind(C, name='mpcg_status_string') result(p)
-      import :: c_int, c_ptr
-      integer(c_int), value :: s
-      type(c_ptr) :: p
-    end function
-    function mpcg_reason_name(r) bind(C, name='mpcg_reason_name') result(p)
-      import :: c_int, c_ptr
-      integer(c_int), value :: r
-      type(c_ptr) :: p
-    end function
-    function mpcg_reason_string(r) bind(C, name='mpcg_reason_string') result(p)
-      import :: c_int, c_ptr
-      integer(c_int), value :: r
-      type(c_ptr) :: p
-    end function
-    function mpcg_context_create(device, ctx) bind(C, name='mpcg_context_create') result(st)
-      import :: c_int, c_ptr, c_char
-      character(kind=c_char), intent(in) :: device(*)
-      type(c_ptr), intent(out) :: ctx
-      integer(c_int) :: st
-    end function
-    subroutine mpcg_context_destroy(ctx) bind(C, name='mpcg_context_destroy')
-      import :: c_ptr
-      type(c_ptr), value :: ctx
-    end subroutine
-    function mpcg_context_device_kind(ctx) bind(C, name='mpcg_context_device_kind') result(k)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: ctx
-      integer(c_int) :: k
-    end function
-    function mpcg_context_device_name(ctx) bind(C, name='mpcg_context_device_name') result(p)
-      import :: c_ptr
-      type(c_ptr), value :: ctx
-      type(c_ptr) :: p
-    end function
-    function mpcg_last_error(ctx) bind(C, name='mpcg_last_error') result(p)
-      import :: c_ptr
-      type(c_ptr), value :: ctx
-      type(c_ptr) :: p
-    end function
-    function mpcg_last_error_message(ctx, buf, size) bind(C, name='mpcg_last_error_message') &
-        result(len)
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: ctx, buf
-      integer(c_size_t), value :: size
-      integer(c_size_t) :: len
-    end function
-    subroutine mpcg_clear_error(ctx) bind(C, name='mpcg_clear_error')
-      import :: c_ptr
-      type(c_ptr), value :: ctx
-    end subroutine
-    function mpcg_matrix_read_mm(ctx, path, a) bind(C, name='mpcg_matrix_read_mm') result(st)
-      import :: c_int, c_ptr, c_char
-      type(c_ptr), value :: ctx
-      character(kind=c_char), intent(in) :: path(*)
-      type(c_ptr), intent(out) :: a
-      integer(c_int) :: st
-    end function
-    function mpcg_matrix_create_csr(ctx, n, row_ptr, col_idx, val, a) &
-        bind(C, name='mpcg_matrix_create_csr') result(st)
-      import :: c_int, c_int32_t, c_int64_t, c_double, c_ptr
-      type(c_ptr), value :: ctx
-      integer(c_int64_t), value :: n
-      integer(c_int64_t), intent(in) :: row_ptr(*) ! 0-based, n + 1 entries
-      integer(c_int32_t), intent(in) :: col_idx(*) ! 0-based
-      real(c_double), intent(in) :: val(*)
-      type(c_ptr), intent(out) :: a
-      integer(c_int) :: st
-    end function
-    function mpcg_matrix_generate(ctx, spec, a) bind(C, name='mpcg_matrix_generate') result(st)
-      import :: c_int, c_ptr, c_char
-      type(c_ptr), value :: ctx
-      character(kind=c_char), intent(in) :: spec(*)
-      type(c_ptr), intent(out) :: a
-      integer(c_int) :: st
-    end function
-    subroutine mpcg_matrix_destroy(a) bind(C, name='mpcg_matrix_destroy')
-      import :: c_ptr
-      type(c_ptr), value :: a
-    end subroutine
-    function mpcg_matrix_n(a) bind(C, name='mpcg_matrix_n') result(n)
-      import :: c_ptr, c_int64_t
-      type(c_ptr), value :: a
-      integer(c_int64_t) :: n
-    end function
-    function mpcg_matrix_nnz(a) bind(C, name='mpcg_matrix_nnz') result(n)
-      import :: c_ptr, c_int64_t
-      type(c_ptr), value :: a
-      integer(c_int64_t) :: n
-    end function
-    function mpcg_matrix_csr(a, row_ptr, col_idx, val) bind(C, name='mpcg_matrix_csr') result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: a
-      type(c_ptr), intent(out) :: row_ptr, col_idx, val
-      integer(c_int) :: st
-    end function
-    function mpcg_matrix_update_values(a, val) bind(C, name='mpcg_matrix_update_values') &
-        result(st)
-      import :: c_int, c_ptr, c_double
-      type(c_ptr), value :: a
-      real(c_double), intent(in) :: val(*)
-      integer(c_int) :: st
-    end function
-    function mpcg_matrix_check(a, flags) bind(C, name='mpcg_matrix_check') result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: a
-      integer(c_int), value :: flags
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_create(ctx, a, s) bind(C, name='mpcg_solver_create') result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: ctx, a
-      type(c_ptr), intent(out) :: s
-      integer(c_int) :: st
-    end function
-    subroutine mpcg_solver_destroy(s) bind(C, name='mpcg_solver_destroy')
-      import :: c_ptr
-      type(c_ptr), value :: s
-    end subroutine
-    function mpcg_solver_set_spmv(s, name) bind(C, name='mpcg_solver_set_spmv') result(st)
-      import :: c_int, c_ptr, c_char
-      type(c_ptr), value :: s
-      character(kind=c_char), intent(in) :: name(*)
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_precision(s, p) bind(C, name='mpcg_solver_set_precision') result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: s
-      integer(c_int), value :: p
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_precond(s, p) bind(C, name='mpcg_solver_set_precond') result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: s
-      integer(c_int), value :: p
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_tol(s, tol) bind(C, name='mpcg_solver_set_tol') result(st)
-      import :: c_int, c_ptr, c_double
-      type(c_ptr), value :: s
-      real(c_double), value :: tol
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_atol(s, atol) bind(C, name='mpcg_solver_set_atol') result(st)
-      import :: c_int, c_ptr, c_double
-      type(c_ptr), value :: s
-      real(c_double), value :: atol
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_history(s, on) bind(C, name='mpcg_solver_set_history') result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: s
-      integer(c_int), value :: on
-      integer(c_int) :: st
-    end function
-    ! The arrays come back as C pointers (owned by the solver, valid until its next solve);
-    ! mpcg_f_solver_get_history copies them into Fortran arrays.
-    function mpcg_solver_get_history(s, count, iteration, relres, true_relres, time_s) &
-        bind(C, name='mpcg_solver_get_history') result(st)
-      import :: c_int, c_ptr, c_int64_t
-      type(c_ptr), value :: s
-      integer(c_int64_t), intent(out) :: count
-      type(c_ptr), intent(out) :: iteration, relres, true_relres, time_s
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_maxit(s, maxit) bind(C, name='mpcg_solver_set_maxit') result(st)
-      import :: c_int, c_ptr, c_int64_t
-      type(c_ptr), value :: s
-      integer(c_int64_t), value :: maxit
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_initial_guess(s, g) bind(C, name='mpcg_solver_set_initial_guess') &
-        result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: s
-      integer(c_int), value :: g
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_error_if_not_converged(s, on) &
-        bind(C, name='mpcg_solver_set_error_if_not_converged') result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: s
-      integer(c_int), value :: on
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_set_option(s, key, val) bind(C, name='mpcg_solver_set_option') result(st)
-      import :: c_int, c_ptr, c_char
-      type(c_ptr), value :: s
-      character(kind=c_char), intent(in) :: key(*), val(*)
-      integer(c_int) :: st
-    end function
-    function mpcg_solver_setup(s) bind(C, name='mpcg_solver_setup') result(st)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: s
-      integer(c_int) :: st
-    end function
-    function mpcg_solve(s, b, x, info) bind(C, name='mpcg_solve') result(st)
-      import :: c_int, c_ptr, c_double, mpcg_info
-      type(c_ptr), value :: s
-      real(c_double), intent(in) :: b(*)
-      real(c_double), intent(inout) :: x(*)
-      type(mpcg_info), intent(out) :: info
-      integer(c_int) :: st
-    end function
-    function c_strlen(p) bind(C, name='strlen') result(n)
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: p
-      integer(c_size_t) :: n
-    end function
-  end interface
+  include 'mpcg_interfaces.inc'
 
   ! 1-based CSR from default-integer or 64-bit row pointers
   interface mpcg_f_matrix_from_csr

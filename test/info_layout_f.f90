@@ -75,6 +75,8 @@ program info_layout_f
   write (*, '(a,i0)') 'enum MPCG_LOG_DEBUG ', MPCG_LOG_DEBUG
   write (*, '(a,i0)') 'enum MPCG_GUESS_ZERO ', MPCG_GUESS_ZERO
   write (*, '(a,i0)') 'enum MPCG_GUESS_PROVIDED ', MPCG_GUESS_PROVIDED
+  write (*, '(a,i0)') 'enum MPCG_INDEX_INT32 ', MPCG_INDEX_INT32
+  write (*, '(a,i0)') 'enum MPCG_INDEX_INT64 ', MPCG_INDEX_INT64
   write (*, '(a,i0)') 'enum MPCG_CHECK_DIAGONAL ', MPCG_CHECK_DIAGONAL
   write (*, '(a,i0)') 'enum MPCG_CHECK_SYMMETRY ', MPCG_CHECK_SYMMETRY
 contains
