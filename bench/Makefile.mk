@@ -10,7 +10,8 @@ mmbench_LDADD = libmpcgi.la $(LIBS)
 if MPCG_HAVE_CUDA
 noinst_PROGRAMS += spmvbench cgbench
 spmvbench_SOURCES = bench/spmvbench.c bench/spmvbench_block.c bench/spmvbench_block.h \
-	bench/spmvbench_auto.c bench/spmvbench_auto.h bench/common.c bench/common.h
+	bench/spmvbench_auto.c bench/spmvbench_auto.h bench/spmvbench_ref.c bench/spmvbench_ref.h \
+	bench/common.c bench/common.h
 spmvbench_LDADD = libmpcgi.la $(LIBS)
 cgbench_SOURCES = bench/cgbench.c bench/cgbench_block.c bench/cgbench_block.h \
 	bench/cg_baseline.c bench/cg_baseline.h bench/common.c bench/common.h

@@ -10,6 +10,7 @@
 #include "bench/common.h"
 #include "bench/spmvbench_auto.h"
 #include "bench/spmvbench_block.h"
+#include "bench/spmvbench_ref.h"
 #include "core/alloc.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
@@ -20,8 +21,6 @@
 /* Rotation: copies are cycled while matrix + x + y of one copy fit in L2_MULTIPLE x L2. */
 #define L2_MULTIPLE 4
 #define MAX_ROTATION 1024
-/* Rows of a wrong result printed. */
-#define SHOW_WRONG 5
 
 static const char usage_text[] =
     "usage: spmvbench [options] MATRIX.mtx\n"
@@ -73,84 +72,6 @@ typedef struct spmv_case {
     mpcgi_spmv_plan *plan[MAX_ROTATION];
     void *x[MAX_ROTATION], *y[MAX_ROTATION];
 } spmv_case;
-
-/* x on the host in the precision, and per row the reference value and its tolerance. */
-typedef struct reference {
-    mpcg_precision prec;
-    void *x;     /* n doubles or floats */
-    double *ref; /* sum_j a_ij x_j from the precision's values of A and x, in long double */
-    double *tol; /* (len + 2) eps sum_j |a_ij x_j| (plus the subnormal spacing per term) */
-} reference;
-
-/* ---------------------------------------------------------------- reference */
-
-static void reference_free(reference *R)
-{
-    mpcgi_host_free(R->x);
-    mpcgi_host_free(R->ref);
-    mpcgi_host_free(R->tol);
-    memset(R, 0, sizeof *R);
-}
-
-/* x uniform in [-1, 1) from seed; the reference computed from the values the backend sees (A's
- * values and x rounded to fp32 for fp32). */
-static mpcg_status reference_make(mpcg_context *ctx, const mpcgi_csr *A, mpcg_precision prec,
-                                  uint64_t seed, reference *R)
-{
-    int64_t n = A->n;
-    int fp32 = prec == MPCG_PRECISION_FP32;
-    double eps = fp32 ? FLT_EPSILON : DBL_EPSILON, tiny = fp32 ? FLT_TRUE_MIN : DBL_TRUE_MIN;
-    mpcgi_rng g;
-    R->prec = prec;
-    MPCG_CHECK(
-        ctx, mpcgi_host_alloc_array(ctx, (size_t)n, fp32 ? sizeof(float) : sizeof(double), &R->x));
-    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)n, sizeof(double), &R->ref));
-    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, (size_t)n, sizeof(double), &R->tol));
-    mpcgi_rng_seed(&g, seed);
-    for (int64_t i = 0; i < n; i++) {
-        double v = 2.0 * mpcgi_rng_uniform(&g) - 1.0;
-        if (fp32)
-            ((float *)R->x)[i] = (float)v;
-        else
-            ((double *)R->x)[i] = v;
-    }
-    const float *x32 = R->x;
-    const double *x64 = R->x;
-#pragma omp parallel for schedule(dynamic, 4096)
-    for (int64_t i = 0; i < n; i++) {
-        long double s = 0.0L, abs_sum = 0.0L;
-        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++) {
-            int32_t j = A->col_idx[k];
-            long double t = fp32 ? (long double)(float)A->val[k] * (long double)x32[j]
-                                 : (long double)A->val[k] * (long double)x64[j];
-            s += t;
-            abs_sum += fabsl(t);
-        }
-        double len = (double)(A->row_ptr[i + 1] - A->row_ptr[i]);
-        R->ref[i] = fp32 ? (double)(float)s : (double)s;
-        R->tol[i] = (len + 2.0) * eps * (double)abs_sum + (len + 1.0) * tiny;
-    }
-    return MPCG_SUCCESS;
-}
-
-/* Compare y (host, the precision's type) with the reference; prints the first wrong rows. */
-static int64_t reference_compare(const char *what, const reference *R, const void *y, int64_t n)
-{
-    int64_t bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double v =
-            R->prec == MPCG_PRECISION_FP32 ? (double)((const float *)y)[i] : ((const double *)y)[i];
-        /* a reference that overflowed (fp32 values past FLT_MAX) must be matched exactly */
-        int ok = isfinite(R->ref[i]) ? fabs(v - R->ref[i]) <= R->tol[i] : v == R->ref[i];
-        if (ok) continue;
-        if (bad++ < SHOW_WRONG)
-            fprintf(stderr,
-                    "spmvbench: %s: row %lld: y = %.17g, reference %.17g, |diff| %.3g > "
-                    "tolerance %.3g\n",
-                    what, (long long)i, v, R->ref[i], fabs(v - R->ref[i]), R->tol[i]);
-    }
-    return bad;
-}
 
 /* ---------------------------------------------------------------- one backend x precision */
 
@@ -222,7 +143,7 @@ static mpcg_status case_check(spmv_case *c, const reference *R, void *y_host, in
         MPCG_CHECK(ctx, mpcgi_device_sync(ctx));
         if (j == 0) r->first_apply_ms = (mpcgi_wtime() - t0) * 1e3;
         MPCG_CHECK(ctx, mpcgi_device_copy(ctx, y_host, c->y[j], bytes, MPCGI_D2H));
-        *wrong = reference_compare(what, R, y_host, c->A->n);
+        *wrong = spmv_reference_compare(what, R, y_host, c->A->n);
     }
     return MPCG_SUCCESS;
 }
@@ -408,7 +329,7 @@ static mpcg_status run_precision(spmv_run *run, mpcg_precision prec)
     unsigned cap = prec == MPCG_PRECISION_FP32 ? MPCG_CAP_FP32 : MPCG_CAP_FP64;
     memset(&R, 0, sizeof R);
     MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, 1, sizeof *c, &c));
-    MPCG_TRY(ctx, st, reference_make(ctx, run->A, prec, run->seed, &R));
+    MPCG_TRY(ctx, st, spmv_reference_make(ctx, run->A, prec, run->seed, &R));
     *c = (spmv_case){.ctx = ctx, .A = run->A, .prec = prec, .opts = &run->opts,
                      .vw = prec == MPCG_PRECISION_FP32 ? sizeof(float) : sizeof(double)};
     for (int b = 0; b < run->count; b++) {
@@ -429,7 +350,7 @@ static mpcg_status run_precision(spmv_run *run, mpcg_precision prec)
         MPCG_TRY(ctx, st, measure(run, c, &R, &base_ms));
     }
 done:
-    reference_free(&R);
+    spmv_reference_free(&R);
     mpcgi_host_free(c);
     return st;
 }
