@@ -6,13 +6,16 @@ test_libtestutil_la_SOURCES = test/testutil.c test/testutil.h
 # `make check` runs MPCG_TESTS through build-aux/run-tests.sh, which prints one line per test
 # and ends with "N passed, N failed[, N skipped]" whether or not a test fails (automake's harness
 # cannot end on our line). Programs exit 77 to SKIP; run a subset with
-# `make check MPCG_TESTS='test/test_device test/test_cgsolve.sh'`.
+# `make check MPCG_TESTS='test/test_device test/test_cgsolve.sh'`. The tests' auto decisions
+# (cgsolve's and the Python package's default cache directory) go to test/xdg-cache in the build
+# tree, never the user's ~/.cache (a test that checks the cache makes its own directory).
 check-local: $(check_PROGRAMS)
 	@MPCG_TEST_DATA='$(abs_top_srcdir)/test/data'; export MPCG_TEST_DATA; \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
 	PYTHON='$(PYTHON)'; export PYTHON; MPCG_HAVE_FC='$(MPCG_HAVE_FC)'; export MPCG_HAVE_FC; \
 	CC='$(CC)'; export CC; MAKE='$(MAKE)'; export MAKE; \
+	XDG_CACHE_HOME='$(abs_top_builddir)/test/xdg-cache'; export XDG_CACHE_HOME; \
 	$(SHELL) $(top_srcdir)/build-aux/run-tests.sh $(MPCG_TESTS)
 CLEANFILES += test/*.log
 
