@@ -53,6 +53,7 @@ program device_f
   call mpcg_solver_destroy(s)
   call mpcg_matrix_destroy(a)
   call mpcg_context_destroy(ctx)
+  deallocate (msg)
   if (bad /= 0) stop 1
 
 contains
