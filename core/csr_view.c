@@ -326,11 +326,12 @@ mpcg_status mpcgi_view_pattern_samples(mpcg_context *ctx, const mpcgi_csr *A,
 {
     mpcg_status st = MPCG_SUCCESS;
     const int64_t rows = mpcgi_pattern_sample_count(A->n);
+    /* the kernel's output, row pointers then columns, brought back in one copy */
     const size_t kb = (size_t)rows * 2 * sizeof(int64_t),
                  cb = (size_t)rows * 2 * MPCGI_SAMPLE_END * sizeof(int32_t);
+    int64_t h[2 * MPCGI_SAMPLE_ROWS + MPCGI_SAMPLE_END * MPCGI_SAMPLE_ROWS];
+    const unsigned char *cols = (const unsigned char *)h + kb; /* read by memcpy only */
     char *d = NULL;
-    int64_t k01[2 * MPCGI_SAMPLE_ROWS];
-    int32_t cols[2 * MPCGI_SAMPLE_END * MPCGI_SAMPLE_ROWS];
     if (rows == 0) return MPCG_SUCCESS;
     MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, kb + cb, &d));
     MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_view_sample(mpcgi_device_stream(ctx), A->n,
@@ -338,13 +339,12 @@ mpcg_status mpcgi_view_pattern_samples(mpcg_context *ctx, const mpcgi_csr *A,
                                                            A->dev->col_idx, rows,
                                                            MPCGI_SAMPLE_END, (int64_t *)d,
                                                            (int32_t *)(d + kb)));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, k01, d, kb, MPCGI_D2H));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, cols, d + kb, cb, MPCGI_D2H));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, h, d, kb + cb, MPCGI_D2H));
     A->dev->d2h_bytes += kb + cb;
     for (int64_t k = 0; k < rows; k++) {
-        s[k].k0 = k01[2 * k];
-        s[k].k1 = k01[2 * k + 1];
-        memcpy(s[k].col, cols + 2 * MPCGI_SAMPLE_END * k, sizeof s[k].col);
+        s[k].k0 = h[2 * k];
+        s[k].k1 = h[2 * k + 1];
+        memcpy(s[k].col, cols + (size_t)k * sizeof s[k].col, sizeof s[k].col);
     }
 done:
     mpcgi_device_free(ctx, d);

@@ -172,10 +172,10 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Warm-up SpMVs before the timed ones on a GPU: the first after a plan's build pays for what the
- * build left (its dirty lines in L2 written back, cuSPARSE's preprocess), the second keeps the
- * device busy while the host queues the timed calls. */
-#define DEVICE_WARMUP 2
+/* Warm-up SpMVs before the timed ones: on a GPU two, the first after a plan's build paying for
+ * what the build left (its dirty lines in L2 written back, cuSPARSE's preprocess), the second
+ * keeping the device busy while the host queues the timed calls; on the host one. */
+static int warmups(int on_device) { return on_device ? 2 : 1; }
 
 /* One SpMV of plan in the solve's iteration precision: t->reps calls after the warm-up; on a GPU
  * queued back to back as a solve queues them (mpcgi_device_time_calls: CUDA events, the host's
@@ -186,9 +186,10 @@ static mpcg_status time_spmv(trial *t, mpcgi_spmv_plan *plan, double *spmv_s)
     double s[MAX_REPS];
     apply_arg a = {plan, t->req->apply, t->x, t->y};
     if (plan->on_device) {
-        MPCG_CHECK(ctx, mpcgi_device_time_calls(ctx, apply_once, &a, DEVICE_WARMUP, t->reps, s));
+        MPCG_CHECK(ctx, mpcgi_device_time_calls(ctx, apply_once, &a, warmups(1), t->reps, s));
     } else {
-        MPCG_CHECK(ctx, apply_once(ctx, &a));
+        for (int k = 0; k < warmups(0); k++)
+            MPCG_CHECK(ctx, apply_once(ctx, &a));
         for (int k = 0; k < t->reps; k++) {
             double t0 = mpcgi_wtime();
             MPCG_CHECK(ctx, apply_once(ctx, &a));
@@ -273,7 +274,7 @@ static int within_budget(trial *t, int i)
     for (int k = 0; k < i; k++)
         if (!c[k].skipped && c[k].setup_s > predicted) predicted = c[k].setup_s;
     const double spent = mpcgi_wtime() - t->t0 - best->setup_s, tb = best->spmv_s;
-    const int calls = (t->ctx->kind == MPCG_DEVICE_CUDA ? DEVICE_WARMUP : 1) + t->reps;
+    const int calls = warmups(t->ctx->kind == MPCG_DEVICE_CUDA) + t->reps;
     if (mpcgi_auto_fits(t->budget, spent, predicted, tb, calls)) return 1;
     c[i].skipped = 1;
     snprintf(c[i].reason, sizeof c[i].reason,

@@ -551,11 +551,12 @@ def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64
     and solver on every call; for several right-hand sides with one matrix, or new values of
     one pattern, build a Solver once."""
     _check_atol(atol)  # before any C object exists
-    if device == "auto" and _is_cupy_array(b) and not _device.is_device_sparse(A):
-        device = _gpu_device(A, b)
-    if _device.is_device_sparse(A) and device == "auto":
+    device = "auto" if device is None else str(device)
+    if device == "auto" and _device.is_device_sparse(A):
         device = _gpu_device(A)  # Solver's choice, made here to name the kept context
-    ctx = _context.shared("auto" if device is None else str(device), _raise)
+    elif device == "auto" and _is_cupy_array(b):
+        device = _gpu_device(A, b)
+    ctx = _context.shared(device, _raise)
     with Solver(A, rtol=rtol, atol=atol, maxiter=maxiter, M=M, precision=precision, spmv=spmv,
                 device=device, history=history, _borrowed_context=ctx) as s:
         return s.solve(b, x0)
