@@ -3,7 +3,7 @@
 # (the summary's "fortran:" line; --without-fortran turns it off). docs/embedding.md, "Fortran".
 EXTRA_DIST += fortran/mpcg.f90 fortran/mpcg_interfaces.inc fortran/example_mm.f90 \
 	fortran/example_heat.f90 test/info_layout_c.c test/info_layout_f.f90 test/history_f.f90 \
-	test/device_f.f90
+	test/device_f.f90 test/check_f.inc
 if MPCG_HAVE_FC
 # libmpcgf: the module's procedures (mpcg_f_*); programs link it and libmpcg. The compiled module
 # fortran/mpcg.mod is written to fortran/ and installed next to mpcg.h: compile with
@@ -23,6 +23,7 @@ fortran/mpcg.mod: fortran/mpcg.lo
 MPCG_F_USERS = fortran/example_mm.$(OBJEXT) fortran/example_heat.$(OBJEXT) \
 	test/info_layout_f.$(OBJEXT) test/history_f.$(OBJEXT) test/device_f.$(OBJEXT)
 $(MPCG_F_USERS): fortran/mpcg.mod
+test/history_f.$(OBJEXT) test/device_f.$(OBJEXT): $(srcdir)/test/check_f.inc
 CLEANFILES += fortran/mpcg.mod
 
 noinst_PROGRAMS += fortran/example_mm fortran/example_heat

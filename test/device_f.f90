@@ -9,6 +9,7 @@ program device_f
   use, intrinsic :: iso_c_binding
   use mpcg
   implicit none
+  character(len=*), parameter :: prog = 'device_f'
   type(c_ptr) :: ctx, a, v, s
   type(mpcg_info) :: info
   integer(c_int) :: st
@@ -58,22 +59,6 @@ program device_f
 
 contains
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (ok) then
-      write (*, '(a,a)') 'ok: ', what
-    else
-      write (*, '(a,a)') 'FAIL: ', what
-      bad = bad + 1
-    end if
-  end subroutine
-
-  subroutine fail(what)
-    character(len=*), intent(in) :: what
-    write (*, '(a,a,a,a,a,a)') 'device_f: ', what, ': ', mpcg_f_status_name(st), ': ', &
-      mpcg_f_last_error(ctx)
-    stop 2
-  end subroutine
+  include 'check_f.inc'
 
 end program device_f

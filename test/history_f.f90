@@ -8,6 +8,7 @@ program history_f
   use, intrinsic :: ieee_arithmetic, only: ieee_is_nan
   use mpcg
   implicit none
+  character(len=*), parameter :: prog = 'history_f'
   type(c_ptr) :: ctx, a, s, s0
   type(mpcg_info) :: info, info0
   integer(c_int) :: st
@@ -65,22 +66,6 @@ program history_f
 
 contains
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (ok) then
-      write (*, '(a,a)') 'ok: ', what
-    else
-      write (*, '(a,a)') 'FAIL: ', what
-      bad = bad + 1
-    end if
-  end subroutine
-
-  subroutine fail(what)
-    character(len=*), intent(in) :: what
-    write (*, '(a,a,a,a,a,a)') 'history_f: ', what, ': ', mpcg_f_status_name(st), ': ', &
-      mpcg_f_last_error(ctx)
-    stop 2
-  end subroutine
+  include 'check_f.inc'
 
 end program history_f
