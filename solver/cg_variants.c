@@ -123,6 +123,19 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
     return &mpcgi_cg_graph;
 }
 
+int mpcgi_cg_variant_needs_rows(const mpcg_solver *s)
+{
+    const long req = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]);
+    if (!s->on_device || s->need_block) return 0;
+    if (req == MPCGI_VARIANT_PERSISTENT_SINGLE || req == MPCGI_VARIANT_PERSISTENT_TWO_BARRIER)
+        return 1;
+    const long long small =
+        mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_SMALL_N]);
+    /* choose_auto's way to a persistent loop, as far as it is known before the plan */
+    return req == MPCGI_VARIANT_AUTO && s->pc_type == MPCG_PRECOND_NONE &&
+           (long long)s->A->csr.n <= small;
+}
+
 mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;

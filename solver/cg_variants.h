@@ -55,6 +55,12 @@ extern const mpcgi_cg_variant mpcgi_cg_host, mpcgi_cg_launched, mpcgi_cg_graph,
  * asked for by name that cannot run: MPCG_ERR_NOT_SUPPORTED naming it and why (no fallback). */
 mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s);
 
+/* 1 when the solve will run a persistent loop over the plan's rows: cg.variant names one, or
+ * auto on a GPU without a preconditioner and n <= cg.small_n (the rule of docs/solver.md). Known
+ * before the plan (s->pc_type resolved), so auto's trial ranks only the backends that export
+ * rows (spmv/auto.h, need_rows). */
+int mpcgi_cg_variant_needs_rows(const mpcg_solver *s);
+
 /* The launched variant's enqueue (solver/cg_fused.c): `iters` iterations of the fused kernels
  * in s->work. The graph and the persistent loops run it where s->work is not the precision
  * their own iterations were prepared in (a mixed solve's fp64 head). */

@@ -257,15 +257,23 @@ static mpcg_status precond_matrix(mpcg_solver *s, mpcg_precond type, const mpcgi
     return MPCG_SUCCESS;
 }
 
-/* M from A's values, z and the apply's workspace; fp32 and mixed solves apply M in fp64 between
- * pc_r and z (solver/pcg.c), z in V's type in zw. */
+/* The preconditioner's type (auto resolved from A's diagonal): before the plan, whose choice
+ * depends on it (mpcgi_cg_variant_needs_rows). */
+static mpcg_status precond_resolve(mpcg_solver *s)
+{
+    const mpcgi_csr *M = NULL;
+    MPCG_CHECK(s->ctx, precond_matrix(s, s->precond, &M));
+    s->pc_type = mpcgi_precond_resolve(M, s->precond, s->pc_why, sizeof s->pc_why);
+    return MPCG_SUCCESS;
+}
+
+/* M of the resolved type from A's values, z and the apply's workspace; fp32 and mixed solves
+ * apply M in fp64 between pc_r and z (solver/pcg.c), z in V's type in zw. */
 static mpcg_status precond_setup(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     const mpcgi_csr *M = NULL;
-    MPCG_CHECK(ctx, precond_matrix(s, s->precond, &M));
-    s->pc_type = mpcgi_precond_resolve(M, s->precond, s->pc_why, sizeof s->pc_why);
     if (s->pc_type == MPCG_PRECOND_NONE) return MPCG_SUCCESS;
     MPCG_CHECK(ctx, precond_matrix(s, s->pc_type, &M));
     MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->z));
@@ -294,12 +302,14 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     MPCG_ENSURE(ctx, s->V && s->V64, MPCG_ERR_NOT_SUPPORTED,
                 "precision %s: no vector kernels for this context", mpcg_precision_name(s->work));
     const int64_t n = s->A->csr.n, maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100);
+    MPCG_TRY(ctx, st, precond_resolve(s));
     const mpcgi_auto_request req = {.precision = s->precision,
                                     .precisions = plan_precisions(s->precision),
                                     .apply = s->work,
                                     .opts = &s->opts,
                                     .maxit = maxit,
-                                    .need_block = s->need_block};
+                                    .need_block = s->need_block,
+                                    .need_rows = mpcgi_cg_variant_needs_rows(s)};
     MPCG_TRY(ctx, st, mpcgi_spmv_choose(ctx, s->spmv_name, &s->A->csr, &req, &s->plan, &s->choice));
     MPCG_TRY(ctx, st, alloc_work(s));
     MPCG_TRY(ctx, st, precond_setup(s));

@@ -111,6 +111,9 @@ static const char *not_allowed(const trial *t, const struct mpcgi_spmv_ops *ops,
     }
     if (t->req->need_block && !(dev ? ops->apply_block != NULL : ops->apply_block_host != NULL))
         return "no block product (block CG needs one)";
+    if (t->req->need_rows && !ops->rows)
+        return "exports no rows: a small system (n <= cg.small_n) runs the persistent loop over "
+               "a backend's rows, faster than a CUDA graph over any SpMV (docs/solver.md)";
     return NULL;
 }
 
@@ -230,6 +233,15 @@ static int own_failure(mpcg_status st)
            st == MPCG_ERR_HOST_ALLOC || st == MPCG_ERR_INVALID_ARG;
 }
 
+/* 0 when the solve runs a persistent loop over the plan's rows (need_rows) and this device plan
+ * exports none in the iteration's precision (spmv/rows.h). */
+static int rows_if_needed(const trial *t, const mpcgi_spmv_plan *plan)
+{
+    mpcgi_rows rows;
+    return !t->req->need_rows || !plan->on_device ||
+           mpcgi_spmv_rows(plan, t->req->apply, &rows) == MPCG_SUCCESS;
+}
+
 /* Build candidate i's plan (waited for: setup_s is its wall time) and time its SpMV. *plan NULL
  * when the candidate failed on its own: then it is skipped with the library's message. */
 static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
@@ -244,6 +256,15 @@ static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
     if (st == MPCG_SUCCESS && (*plan)->on_device) st = mpcgi_device_sync(ctx);
     c->setup_s = mpcgi_wtime() - t0;
     c->setup_h2d_s = mpcgi_device_h2d_seconds(ctx) - h0;
+    if (st == MPCG_SUCCESS && !rows_if_needed(t, *plan)) {
+        snprintf(c->reason, sizeof c->reason, "exports no rows for this plan (adaptive: its "
+                 "tiles path): a small system runs the persistent loop over a backend's rows");
+        c->skipped = 1;
+        mpcgi_spmv_plan_destroy(ctx, *plan);
+        *plan = NULL;
+        error_restore(ctx, &saved);
+        return MPCG_SUCCESS;
+    }
     if (st == MPCG_SUCCESS) st = time_spmv(t, *plan, &c->spmv_s);
     if (st != MPCG_SUCCESS && !own_failure(st)) { /* the setup fails, its error recorded */
         mpcgi_spmv_plan_destroy(ctx, *plan);

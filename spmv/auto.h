@@ -42,6 +42,8 @@ typedef struct mpcgi_auto_request {
     const mpcgi_options *opts; /* the solver's options: the backends' keys and auto.* */
     int64_t maxit;             /* the solve's iteration limit */
     int need_block;            /* 1: only backends with a block product (block CG) */
+    int need_rows;             /* 1: only backends that export rows (spmv/rows.h): the solve
+                                  runs a persistent loop over them (mpcgi_cg_variant_needs_rows) */
 } mpcgi_auto_request;
 
 /*

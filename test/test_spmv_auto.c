@@ -116,6 +116,10 @@ static void test_key(mpcg_matrix *M)
     r.need_block = 1;
     CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
     CHECK(strcmp(k.file, k1.file) != 0);
+    r = request(&o, MPCG_PRECISION_FP64);
+    r.need_rows = 1;
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
+    CHECK(strcmp(k.file, k1.file) != 0 && strstr(k.text, "rows 1\n"));
     CHECK_OK(ctx, mpcgi_options_set_text(ctx, &off, "auto.cache", "off"));
     r = request(&off, MPCG_PRECISION_FP64);
     CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
@@ -159,6 +163,26 @@ static void test_trial(mpcg_matrix *M, mpcg_backend_choice *choice)
     for (int i = 1; i < b.ncandidates && timed > 1; i++)
         CHECK(b.candidates[i].skipped);
     CHECK(timed < 2 || strstr(b.candidates[1].reason, "over the budget") != NULL);
+    mpcgi_spmv_plan_destroy(ctx, plan);
+
+    /* a persistent loop ahead (need_rows): only backends that export rows are timed, the
+     * others listed with the reason */
+    mpcgi_options o2 = {0};
+    r = request(&o2, MPCG_PRECISION_FP64);
+    r.need_rows = 1;
+    memset(&b, 0, sizeof b);
+    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &b));
+    CHECK(plan && plan->ops->rows != NULL && strcmp(plan->ops->name, b.chosen) == 0);
+    int norows = 0;
+    for (int i = 0; i < b.ncandidates; i++) {
+        const struct mpcgi_spmv_ops *ops = mpcgi_spmv_find(b.candidates[i].backend);
+        CHECK(ops != NULL);
+        if (ops && !ops->rows) { /* skipped: for this, or never tried (cusparsesell, gather) */
+            CHECK(b.candidates[i].skipped);
+            norows += strstr(b.candidates[i].reason, "exports no rows") != NULL;
+        }
+    }
+    CHECK(norows > 0);
     mpcgi_spmv_plan_destroy(ctx, plan);
 }
 
