@@ -19,11 +19,21 @@ typedef struct dev_csr {
     double *val;
 } dev_csr;
 
+/* Written and synchronised, as docs/embedding.md asks of values not written on the context's
+ * stream: cudaMemcpy from pageable memory returns once the bytes are staged, before the DMA has
+ * landed, and the context's own stream does not wait for the legacy one (under memcheck a
+ * cusparsesell view once read the old values at its update). */
+static void dev_write(void *d, const void *h, size_t bytes)
+{
+    if (bytes) CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
 static void *dev_copy(const void *h, size_t bytes)
 {
     void *d = NULL;
     CHECK(cudaMalloc(&d, bytes ? bytes : 1) == cudaSuccess);
-    if (bytes) CHECK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    dev_write(d, h, bytes);
     return d;
 }
 
@@ -188,7 +198,7 @@ static void check_update(mpcg_matrix *H, mpcg_matrix *V, const dev_csr *d, const
     for (int k = 2; k <= 3; k++) { /* k = 2: a new array; k = 3: the same, rewritten */
         for (int64_t q = 0; q < nnz; q++) v[q] = k * orig[q];
         if (!d2) d2 = dev_copy(v, (size_t)nnz * 8);
-        else CHECK(cudaMemcpy(d2, v, (size_t)nnz * 8, cudaMemcpyHostToDevice) == cudaSuccess);
+        else dev_write(d2, v, (size_t)nnz * 8);
         CHECK_OK(gpu, mpcg_matrix_update_values(H, v));
         CHECK_OK(gpu, mpcg_matrix_update_values_device(V, d2));
         same_solves(Sh, Sv, b, n, what, strict);
@@ -245,15 +255,15 @@ static void check_refusals(const dev_csr *d, const mpcg_matrix *H)
     refuse("decreasing", d->n, d->nnz, bad, d->col, d->val, "not decrease");
     cudaFree(bad);
     int32_t *cols = dev_copy(col, (size_t)d->nnz * 4), c = (int32_t)d->n, c2[2];
-    CHECK(cudaMemcpy(cols + rp[r], &c, 4, cudaMemcpyHostToDevice) == cudaSuccess);
+    dev_write(cols + rp[r], &c, 4);
     refuse("column", d->n, d->nnz, d->rp32, cols, d->val, "out of range");
     c2[0] = col[rp[r] + 1], c2[1] = col[rp[r]]; /* a row's first two swapped */
-    CHECK(cudaMemcpy(cols + rp[r], c2, 8, cudaMemcpyHostToDevice) == cudaSuccess);
+    dev_write(cols + rp[r], c2, 8);
     refuse("order", d->n, d->nnz, d->rp32, cols, d->val, "strictly increasing");
     cudaFree(cols);
     const double nan = NAN;
     double *vals = dev_copy(val, (size_t)d->nnz * 8);
-    CHECK(cudaMemcpy(vals + d->nnz - 1, &nan, 8, cudaMemcpyHostToDevice) == cudaSuccess);
+    dev_write(vals + d->nnz - 1, &nan, 8);
     refuse("value", d->n, d->nnz, d->rp32, d->col, vals, "not finite");
     cudaFree(vals);
 }
@@ -278,12 +288,12 @@ static void check_view_calls(mpcg_matrix *V, const mpcg_matrix *H)
     CHECK_OK(gpu, mpcg_matrix_check(V, MPCG_CHECK_SYMMETRY));
     double *d = dev_copy(val, (size_t)nnz * 8);
     const double inf = INFINITY;
-    CHECK(cudaMemcpy(d + nnz / 2, &inf, 8, cudaMemcpyHostToDevice) == cudaSuccess);
+    dev_write(d + nnz / 2, &inf, 8);
     CHECK_OK(gpu, mpcg_matrix_update_values_device(V, d)); /* not checked here */
     CHECK_STATUS(gpu, mpcg_matrix_check(V, 0), MPCG_ERR_INVALID_ARG);
     CHECK(strstr(mpcg_last_error(gpu), "not finite") != NULL);
     mpcg_clear_error(gpu);
-    CHECK(cudaMemcpy(d, val, (size_t)nnz * 8, cudaMemcpyHostToDevice) == cudaSuccess);
+    dev_write(d, val, (size_t)nnz * 8);
     CHECK_OK(gpu, mpcg_matrix_update_values_device(V, d)); /* the copy follows */
     CHECK_OK(gpu, mpcg_matrix_check(V, MPCG_CHECK_DIAGONAL));
     cudaFree(d);
