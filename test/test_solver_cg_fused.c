@@ -454,6 +454,45 @@ static void test_loop_too_wide(void)
     mpcgi_host_free(rp), mpcgi_host_free(col), mpcgi_host_free(val);
 }
 
+/* The absolute tolerance and the history in the running variant (issue 26): atol, the looser
+ * bound, decides and the true residual meets it; the history starts at iteration 0 with the
+ * initial residual, its iterations strictly increasing to the solve's last and its times
+ * monotone, and it ends with the solve's own residuals. */
+static void test_atol_history(const char *spmv)
+{
+    mpcg_matrix *A = NULL;
+    CHECK_OK(gpu, mpcg_matrix_generate(gpu, "poisson3d:20", &A));
+    if (!A) return;
+    const int64_t n = mpcg_matrix_n(A);
+    double *b = vec(n), *x = vec(n);
+    for (int64_t i = 0; i < n; i++) b[i] = 1.0;
+    const double bnorm = sqrt((double)n), atol = 1e-3 * bnorm;
+    mpcg_solver *S = gpu_solver(A, spmv);
+    CHECK_OK(gpu, mpcg_solver_set_atol(S, atol));
+    CHECK_OK(gpu, mpcg_solver_set_history(S, 1));
+    mpcg_info info = solve_k(S, 0, b, x, n);
+    int64_t count = 0;
+    const int64_t *it = NULL;
+    const double *rel = NULL, *tru = NULL, *t = NULL;
+    CHECK_OK(gpu, mpcg_solver_get_history(S, &count, &it, &rel, &tru, &t));
+    printf("  atol: %s, %s: %s after %lld iterations, %lld history entries\n", spmv,
+           variant_of(S), mpcg_reason_name(info.reason), (long long)info.iterations,
+           (long long)count);
+    CHECK(info.reason == MPCG_CONVERGED_ATOL && info.true_relres * bnorm <= atol);
+    CHECK(count >= 2 && it && it[0] == 0 && test_close(rel[0], 1.0, 1e-12, 0) &&
+          test_close(tru[0], 1.0, 1e-12, 0)); /* ||b|| on the device against the host's */
+    int ordered = 1;
+    for (int64_t k = 1; k < count; k++) ordered &= it[k] > it[k - 1] && t[k] >= t[k - 1];
+    CHECK(ordered && count >= 2 && it[count - 1] == info.iterations);
+    /* the end's true residual joins the last read of the recurrence, or is an entry of its own
+     * (recurrence NaN) where the last window read an earlier iteration */
+    CHECK(count >= 2 && tru[count - 1] == info.true_relres &&
+          (rel[count - 1] == info.recurrence_relres || isnan(rel[count - 1])));
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+    mpcgi_host_free(b), mpcgi_host_free(x);
+}
+
 /* Everything above with one backend and one cg.variant (the global `variant`); "adaptive"
  * only where this build registers it. */
 static void test_backend(const char *spmv, const char *v)
@@ -482,6 +521,7 @@ static void test_backend(const char *spmv, const char *v)
     test_reasons(spmv);
     test_graph_and_allocation("poisson3d:20", spmv);
     test_replacement(spmv);
+    test_atol_history(spmv);
     variant = "auto";
 }
 
