@@ -467,6 +467,36 @@ static void to_cache(mpcg_context *ctx, const mpcgi_auto_key *key, mpcg_backend_
     error_restore(ctx, &saved);
 }
 
+/* The trial; where it ranked only backends with rows (a persistent loop ahead) and none of them
+ * supports the solve (MPCG_ERR_NOT_SUPPORTED; a shortage of memory is not retried), the trial
+ * again without that rule, noted: the solve then runs a CUDA graph or launched kernels over the
+ * fastest SpMV (its variant finds no rows). */
+static mpcg_status trial_or_without_rows(mpcg_context *ctx, mpcgi_csr *A,
+                                         const mpcgi_auto_request *req, mpcgi_spmv_plan **out,
+                                         mpcg_backend_choice *choice)
+{
+    if (!req->need_rows) return mpcgi_spmv_auto_trial(ctx, A, req, out, choice);
+    saved_error saved;
+    error_save(ctx, &saved);
+    mpcg_status st = mpcgi_spmv_auto_trial(ctx, A, req, out, choice);
+    if (st != MPCG_ERR_NOT_SUPPORTED) { /* a failure keeps its error, as without the wrapper */
+        if (st == MPCG_SUCCESS) error_restore(ctx, &saved);
+        return st;
+    }
+    char why[200];
+    mpcg_last_error_message(ctx, why, sizeof why);
+    error_restore(ctx, &saved);
+    mpcgi_auto_request any = *req;
+    any.need_rows = 0;
+    MPCG_CHECK(ctx, mpcgi_spmv_auto_trial(ctx, A, &any, out, choice));
+    const size_t len = strlen(choice->note);
+    snprintf(choice->note + len, sizeof choice->note - len,
+             "%sno backend with rows could run the solve (%.160s): timed again without them",
+             len ? "; " : "", why);
+    mpcgi_log(ctx, MPCG_LOG_WARN, "auto: %s", choice->note);
+    return MPCG_SUCCESS;
+}
+
 /* trial_s and its SpMV-equivalents: the wall time since t0 less the kept plan's setup. */
 static void account(mpcg_backend_choice *choice, double t0, double kept_s)
 {
@@ -501,7 +531,7 @@ mpcg_status mpcgi_spmv_choose(mpcg_context *ctx, const char *name, mpcgi_csr *A,
         snprintf(choice->source, sizeof choice->source, "cache");
     } else {
         kept_s = -1;
-        MPCG_CHECK(ctx, mpcgi_spmv_auto_trial(ctx, A, req, out, choice));
+        MPCG_CHECK(ctx, trial_or_without_rows(ctx, A, req, out, choice));
         snprintf(choice->source, sizeof choice->source, "trial");
         if (cache) to_cache(ctx, &key, choice);
     }
