@@ -164,10 +164,16 @@ static void test_trial(mpcg_matrix *M, mpcg_backend_choice *choice)
         CHECK(b.candidates[i].skipped);
     CHECK(timed < 2 || strstr(b.candidates[1].reason, "over the budget") != NULL);
     mpcgi_spmv_plan_destroy(ctx, plan);
+}
 
-    /* a persistent loop ahead (need_rows): only backends that export rows are timed, the
-     * others listed with the reason (a CPU-only build has none: the trial then fails, and says
-     * why) */
+/* A persistent loop ahead (need_rows): only backends that export rows are timed, the others
+ * listed with the reason (a CPU-only build has none: the trial then fails, and says why). */
+static void test_trial_rows(mpcg_matrix *M)
+{
+    mpcgi_spmv_plan *plan = NULL;
+    mpcg_backend_choice b;
+    mpcgi_auto_request r;
+    memset(&b, 0, sizeof b);
     int have_rows = 0;
     for (int i = 0; i < mpcgi_spmv_count(); i++) have_rows |= mpcgi_spmv_get(i)->rows != NULL;
     if (!have_rows) {
@@ -184,7 +190,6 @@ static void test_trial(mpcg_matrix *M, mpcg_backend_choice *choice)
     mpcgi_options o2 = {0};
     r = request(&o2, MPCG_PRECISION_FP64);
     r.need_rows = 1;
-    memset(&b, 0, sizeof b);
     CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &b));
     CHECK(plan && plan->ops->rows != NULL && strcmp(plan->ops->name, b.chosen) == 0);
     int norows = 0;
@@ -363,6 +368,7 @@ int main(void)
     test_budget();
     test_key(M);
     test_trial(M, &choice);
+    test_trial_rows(M);
     test_trial_oom(M);
     test_record(M, &choice);
     test_cache_dir(M, &choice);
