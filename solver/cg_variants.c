@@ -70,6 +70,12 @@ static int single_for_auto(mpcg_solver *s, char *why, size_t size)
     return mpcgi_cg_persistent_single.wanted(s, 0, why, size);
 }
 
+/* cg.small_n: the largest n of the latency-bound variants under auto. */
+static long long small_n(const mpcg_solver *s)
+{
+    return mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_SMALL_N]);
+}
+
 /*
  * The auto rule (docs/solver.md): on a CPU context the host loop; on a GPU, systems above
  * cg.small_n run launched kernels (bandwidth-bound: with PDL as fast as a graph), smaller ones
@@ -81,7 +87,7 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
 {
     const mpcg_context *ctx = s->ctx;
     long long n = (long long)s->A->csr.n;
-    long long small = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_SMALL_N]);
+    long long small = small_n(s);
     char no1[96], no2[96];
     if (!s->on_device) {
         snprintf(why, size, "auto: context %.40s runs on the CPU", ctx->device_name);
@@ -129,11 +135,9 @@ int mpcgi_cg_variant_needs_rows(const mpcg_solver *s)
     if (!s->on_device || s->need_block) return 0;
     if (req == MPCGI_VARIANT_PERSISTENT_SINGLE || req == MPCGI_VARIANT_PERSISTENT_TWO_BARRIER)
         return 1;
-    const long long small =
-        mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_SMALL_N]);
     /* choose_auto's way to a persistent loop, as far as it is known before the plan */
     return req == MPCGI_VARIANT_AUTO && s->pc_type == MPCG_PRECOND_NONE &&
-           (long long)s->A->csr.n <= small;
+           (long long)s->A->csr.n <= small_n(s);
 }
 
 mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s)

@@ -257,6 +257,13 @@ static mpcg_status precond_matrix(mpcg_solver *s, mpcg_precond type, const mpcgi
     return MPCG_SUCCESS;
 }
 
+/* The iteration limit: the one set, else the default max(100, 10 n). */
+static int64_t maxit_of(const mpcg_solver *s)
+{
+    const int64_t n = s->A->csr.n;
+    return s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100);
+}
+
 /* The preconditioner's type (auto resolved from A's diagonal): before the plan, whose choice
  * depends on it (mpcgi_cg_variant_needs_rows). */
 static mpcg_status precond_resolve(mpcg_solver *s)
@@ -301,13 +308,12 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     s->V64 = mpcgi_vec_ops_for(ctx->kind, MPCG_PRECISION_FP64);
     MPCG_ENSURE(ctx, s->V && s->V64, MPCG_ERR_NOT_SUPPORTED,
                 "precision %s: no vector kernels for this context", mpcg_precision_name(s->work));
-    const int64_t n = s->A->csr.n, maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100);
     MPCG_TRY(ctx, st, precond_resolve(s));
     const mpcgi_auto_request req = {.precision = s->precision,
                                     .precisions = plan_precisions(s->precision),
                                     .apply = s->work,
                                     .opts = &s->opts,
-                                    .maxit = maxit,
+                                    .maxit = maxit_of(s),
                                     .need_block = s->need_block,
                                     .need_rows = mpcgi_cg_variant_needs_rows(s)};
     MPCG_TRY(ctx, st, mpcgi_spmv_choose(ctx, s->spmv_name, &s->A->csr, &req, &s->plan, &s->choice));
@@ -416,7 +422,7 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
     }
     mpcgi_cg_args a = {.b = b, .x = x, .xw = s->xw ? s->xw : x, .bnorm = bnorm,
                        .x_is_zero = s->guess == MPCG_GUESS_ZERO,
-                       .maxit = s->maxit >= 0 ? s->maxit : (10 * n > 100 ? 10 * n : 100)};
+                       .maxit = maxit_of(s)};
     s->true_residuals = 0;
     s->pc_spmvs = 0; /* the applies' products in this solve (the setup's: pc->setup_spmvs) */
     if (a.x_is_zero) MPCG_CHECK(ctx, s->V64->zero(ctx, n, x));

@@ -256,16 +256,11 @@ static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
     if (st == MPCG_SUCCESS && (*plan)->on_device) st = mpcgi_device_sync(ctx);
     c->setup_s = mpcgi_wtime() - t0;
     c->setup_h2d_s = mpcgi_device_h2d_seconds(ctx) - h0;
-    if (st == MPCG_SUCCESS && !rows_if_needed(t, *plan)) {
+    if (st == MPCG_SUCCESS && !rows_if_needed(t, *plan))
         snprintf(c->reason, sizeof c->reason, "exports no rows for this plan (adaptive: its "
                  "tiles path): a small system runs the persistent loop over a backend's rows");
-        c->skipped = 1;
-        mpcgi_spmv_plan_destroy(ctx, *plan);
-        *plan = NULL;
-        error_restore(ctx, &saved);
-        return MPCG_SUCCESS;
-    }
-    if (st == MPCG_SUCCESS) st = time_spmv(t, *plan, &c->spmv_s);
+    else if (st == MPCG_SUCCESS)
+        st = time_spmv(t, *plan, &c->spmv_s);
     if (st != MPCG_SUCCESS && !own_failure(st)) { /* the setup fails, its error recorded */
         mpcgi_spmv_plan_destroy(ctx, *plan);
         *plan = NULL;
@@ -275,9 +270,11 @@ static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
         char msg[160];
         mpcg_last_error_message(ctx, msg, sizeof msg);
         snprintf(c->reason, sizeof c->reason, "failed: %s", msg);
+        if (t->failed < 0) t->failed = i, t->failure = st;
+    }
+    if (c->reason[0]) { /* skipped: failed on its own, or no rows where they are needed */
         c->skipped = 1;
         c->spmv_s = 0;
-        if (t->failed < 0) t->failed = i, t->failure = st;
         mpcgi_spmv_plan_destroy(ctx, *plan);
         *plan = NULL;
     }
