@@ -35,6 +35,10 @@ void *mpcgi_device_stream(const mpcg_context *ctx);
 mpcg_status mpcgi_device_alloc(mpcg_context *ctx, size_t bytes, void *pptr);
 /* Accepts NULL. */
 void mpcgi_device_free(mpcg_context *ctx, void *p);
+/* Bytes ctx may still allocate on its GPU: where a limit is set
+ * (mpcg_context_set_device_memory_limit) the limit less what is in use, else the free memory the
+ * driver reports; 0 on a CPU context or when the driver cannot say. Records no error. */
+size_t mpcgi_device_bytes_left(const mpcg_context *ctx);
 
 typedef enum mpcgi_copy_kind { MPCGI_H2D, MPCGI_D2H, MPCGI_D2D } mpcgi_copy_kind;
 

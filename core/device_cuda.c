@@ -260,6 +260,19 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
     return MPCG_SUCCESS;
 }
 
+size_t mpcgi_device_bytes_left(const mpcg_context *ctx)
+{
+    const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
+    size_t free_b = 0, total = 0;
+    if (!g) return 0;
+    if (g->mem_limit) return g->mem_in_use < g->mem_limit ? g->mem_limit - g->mem_in_use : 0;
+    if (cudaSetDevice(g->id) != cudaSuccess || cudaMemGetInfo(&free_b, &total) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return free_b;
+}
+
 double mpcgi_device_h2d_seconds(const mpcg_context *ctx)
 {
     const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);

@@ -58,6 +58,12 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
               "CPU-only build", bytes);
 }
 
+size_t mpcgi_device_bytes_left(const mpcg_context *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
 double mpcgi_device_h2d_seconds(const mpcg_context *ctx)
 {
     (void)ctx;

@@ -93,6 +93,8 @@ typedef struct trial {
     int reps;              /* auto.spmvs */
     mpcg_status failure;   /* the status of the first candidate that failed on its own */
     int failed;            /* its index; -1: none */
+    mpcgi_auto_copy copy;  /* the device copy of a host A the candidates are built from */
+    int copied;            /* 1: it was made (spmv/auto_copy.c) */
 } trial;
 
 /* Why the solve cannot use ops on this context, or NULL. */
@@ -323,6 +325,28 @@ static mpcg_status run_candidates(trial *t)
     return MPCG_SUCCESS;
 }
 
+/* The device copy of A the candidates are built from, where it pays (mpcgi_auto_copy_wanted).
+ * One that cannot be had for want of memory is logged and the trial goes on without it: each
+ * candidate then uploads its own, as before. */
+static mpcg_status copy_if_wanted(trial *t)
+{
+    mpcg_context *ctx = t->ctx;
+    if (!mpcgi_auto_copy_wanted(ctx, t->A, t->ranked)) return MPCG_SUCCESS;
+    saved_error saved;
+    error_save(ctx, &saved);
+    mpcg_status st = mpcgi_auto_copy_attach(ctx, t->A, &t->copy);
+    if (st != MPCG_SUCCESS && !own_failure(st)) return st; /* its error recorded */
+    if (st != MPCG_SUCCESS) {
+        char msg[200];
+        mpcg_last_error_message(ctx, msg, sizeof msg);
+        mpcgi_log(ctx, MPCG_LOG_INFO, "auto: no device copy of the matrix for the trial (%s): "
+                  "each candidate uploads its own", msg);
+    }
+    t->copied = st == MPCG_SUCCESS;
+    error_restore(ctx, &saved);
+    return MPCG_SUCCESS;
+}
+
 static mpcg_status alloc_vectors(trial *t)
 {
     mpcg_context *ctx = t->ctx;
@@ -367,7 +391,9 @@ mpcg_status mpcgi_spmv_auto_trial(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_a
     choice->expected_spmvs = mpcgi_auto_expected_spmvs(req->opts, A->n, req->maxit);
     MPCG_TRY(ctx, st, list_candidates(&t));
     MPCG_TRY(ctx, st, alloc_vectors(&t));
+    MPCG_TRY(ctx, st, copy_if_wanted(&t));
     MPCG_TRY(ctx, st, run_candidates(&t));
+    mpcgi_auto_copy_detach(ctx, A, &t.copy);
     if (t.best < 0) { /* every candidate failed (its status), or none was allowed */
         const int k = t.failed >= 0 ? t.failed : 0;
         MPCG_FAIL_GOTO(ctx, st, t.failed >= 0 ? t.failure : MPCG_ERR_NOT_SUPPORTED,
@@ -379,9 +405,17 @@ mpcg_status mpcgi_spmv_auto_trial(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_a
     choice->trial_h2d_s = 0;
     for (int i = 0; i < choice->ncandidates; i++)
         if (i != t.best) choice->trial_h2d_s += choice->candidates[i].setup_h2d_s;
+    if (t.copied) {
+        choice->copy_s = t.copy.seconds;
+        MPCG_TRY(ctx, st, mpcgi_auto_copy_keep(ctx, A, &t.copy, req, &t.plan,
+                                               &choice->candidates[t.best]));
+        if (t.plan->ops->view != MPCGI_VIEW_DEVICE) /* built again: the copy was the trial's */
+            choice->trial_h2d_s += t.copy.h2d_s;
+    }
     *out = t.plan;
     t.plan = NULL;
 done:
+    mpcgi_auto_copy_detach(ctx, A, &t.copy);
     mpcgi_spmv_plan_destroy(ctx, t.plan);
     free_vectors(&t);
     return st;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "core/csr.h"
+#include "core/csr_view.h"
 #include "core/options.h"
 #include "mpcg.h"
 #include "spmv/spmv.h"
@@ -81,6 +82,40 @@ double mpcgi_auto_expected_spmvs(const mpcgi_options *opts, int64_t n, int64_t m
  * t_best seconds and each candidate runs `calls` SpMVs (warm-up and timed): spent_s +
  * predicted_s + calls t_best <= budget x t_best. budget < 0: no cap. */
 int mpcgi_auto_fits(double budget, double spent_s, double predicted_s, double t_best, int calls);
+
+/* ------------------------------------------------- the trial's device copy (auto_copy.c) */
+
+/* One device copy of a host matrix that the trial's candidates are built from, instead of an
+ * upload per candidate. While attached, A->dev is the copy's view and A->mirror is FULL (A's
+ * host arrays are all there, nothing is copied back): backends that build on the device
+ * (MPCGI_VIEW_DEVICE) copy or convert what they need from it, DIRECT ones read it in place. */
+typedef struct mpcgi_auto_copy {
+    mpcgi_csr_view view;
+    int64_t *row_ptr; /* device: n + 1 */
+    int32_t *col_idx; /* device: nnz */
+    double *val;      /* device: nnz */
+    double seconds;   /* the copy's wall time (waited for) */
+    double h2d_s;     /* of it, the host-to-device copies */
+    int saved_mirror; /* A->mirror before the attach */
+    int attached;
+} mpcgi_auto_copy;
+
+/* 1 if the trial builds its candidates from one device copy of A: ctx on a GPU, A host CSR with
+ * nnz > 0, two or more candidates, and the copy (8 (n + 1) + 12 nnz bytes) at most a quarter of
+ * the device memory left (mpcgi_device_bytes_left), so that the plans still fit beside it. */
+int mpcgi_auto_copy_wanted(const mpcg_context *ctx, const mpcgi_csr *A, int candidates);
+/* Make the copy (waited for) and attach it to A. On failure nothing is left allocated, A is as
+ * it was, and the context's error says why (the trial then goes on without a copy). */
+mpcg_status mpcgi_auto_copy_attach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_copy *c);
+/* A as before the attach, and the copy freed (what its view derived too). Accepts a copy that
+ * was never attached, and one already detached. */
+void mpcgi_auto_copy_detach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_copy *c);
+/* The winner *plan, built on the copy, made a plan of A (the copy detached): a DEVICE plan stays
+ * (mpcgi_spmv_plan_rehome) and its setup (kept) counts the copy, which its own upload would
+ * have been; any other is built again on A, and kept's setup is that build. */
+mpcg_status mpcgi_auto_copy_keep(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_copy *c,
+                                 const mpcgi_auto_request *req, mpcgi_spmv_plan **plan,
+                                 mpcg_backend_candidate *kept);
 
 /* ---------------------------------------------------------------- the cache (auto_cache.c) */
 

@@ -134,6 +134,19 @@ done:
     return st;
 }
 
+mpcg_status mpcgi_spmv_plan_rehome(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcgi_csr *A)
+{
+    MPCG_ENSURE(ctx, !A->dev && plan->on_device && plan->ops->view == MPCGI_VIEW_DEVICE,
+                MPCG_ERR_INTERNAL, "backend %s: only a device-built plan moves to a host matrix",
+                plan->ops->name);
+    if ((plan->precisions & MPCGI_PREC_MIXED_STORE) && !A->lo32)
+        MPCG_CHECK(ctx, mpcgi_csr_fill_lo32(ctx, A));
+    if ((plan->precisions & MPCG_CAP_FP32) && !A->val32)
+        MPCG_CHECK(ctx, mpcgi_csr_fill_val32(ctx, A));
+    plan->view_note[0] = '\0';
+    return MPCG_SUCCESS;
+}
+
 /* A new layout for A's values (backends without update_values, and mixed storage whose split
  * stopped being exact); the workspace grows where the new layout needs more. */
 static mpcg_status reanalyze(mpcg_context *ctx, mpcgi_spmv_plan *plan, const mpcgi_csr *A)

@@ -168,6 +168,12 @@ mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_op
                                    const mpcgi_options *opts, mpcgi_spmv_plan **out);
 mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *plan,
                                           const mpcgi_csr *A);
+/* A device plan built while A had a device view attached for a while (auto's copy of a host
+ * matrix, spmv/auto_copy.c; the view now detached) goes on as a plan of A's host arrays: A gets
+ * the host fp32 copies a plan built on it would have made (its value updates refresh from them),
+ * and the plan's view note is cleared. Only for MPCGI_VIEW_DEVICE plans, whose layout is their
+ * own. */
+mpcg_status mpcgi_spmv_plan_rehome(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcgi_csr *A);
 mpcg_status mpcgi_spmv_apply(mpcg_context *ctx, mpcgi_spmv_plan *plan, mpcg_precision prec,
                              const void *x, void *y);
 void mpcgi_spmv_plan_destroy(mpcg_context *ctx, mpcgi_spmv_plan *plan);

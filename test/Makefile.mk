@@ -130,13 +130,15 @@ MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_spmv_segscan test/test_spmv_f
 	test/test_solver_cg_gpu test/test_device \
 	test/test_spmv_adaptive test/test_spmv_mixed \
 	test/test_solver_cg_fused test/test_cg_kernels test/test_block_cuda test/test_device_csr \
-	test/test_spmv_auto_gpu
+	test/test_spmv_auto_gpu test/test_spmv_auto_copy
 check_PROGRAMS += $(MPCG_GPU_TESTS)
 test_test_device_csr_SOURCES = test/test_device_csr.c
 test_test_device_csr_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_device_csr_LDADD = $(TEST_LDADD)
 test_test_spmv_auto_gpu_SOURCES = test/test_spmv_auto_gpu.c
 test_test_spmv_auto_gpu_LDADD = $(TEST_LDADD)
+test_test_spmv_auto_copy_SOURCES = test/test_spmv_auto_copy.c
+test_test_spmv_auto_copy_LDADD = $(TEST_LDADD)
 test_test_block_cuda_SOURCES = test/test_block_cuda.c test/block_pass_shapes.h
 test_test_block_cuda_LDADD = $(TEST_LDADD)
 MPCG_TESTS += $(MPCG_GPU_TESTS)

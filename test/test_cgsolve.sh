@@ -487,6 +487,8 @@ if [ "${gpus:-0}" != 0 ] && command -v python3 >/dev/null; then
         --cache-dir="$tmp/c" \
         "$data/gr_30_30.mtx"
     expect 0 '^ +cache: read ' -- --device=cuda -v --cache-dir="$tmp/c" "$data/gr_30_30.mtx"
+    expect 0 '^ +candidates built from one device copy of the matrix \([0-9.e+-]+ ms\)$' -- \
+        --device=cuda -v -O auto.cache=off "$data/gr_30_30.mtx"
     "$cg" --device=cuda --quiet --json "$tmp/g.json" -O auto.cache=off "$data/gr_30_30.mtx"
     python3 - "$tmp/g.json" <<'PYEOF' || fail=1
 import json, sys
@@ -497,6 +499,7 @@ assert len(timed) >= 2 and all(k["setup_s"] > 0 and k["spmv_s"] > 0 for k in tim
 best = min(timed, key=lambda k: k["score_s"])
 assert best["backend"] == c["chosen"] and best["chosen"] is True, c
 assert c["trial_cost_spmv_equivalents"] > 0 and c["trial_s"] > 0, c
+assert c["copy_s"] > 0, c   # a host matrix, two candidates or more: one device copy
 print("ok: JSON backend_choice of a GPU trial")
 PYEOF
 fi

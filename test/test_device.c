@@ -98,6 +98,7 @@ static void test_cpu_context(void)
     CHECK_STATUS(ctx, mpcgi_device_copy(ctx, x, b, 8, MPCGI_H2D), MPCG_ERR_INVALID_STATE);
     CHECK_STATUS(ctx, mpcgi_device_sync(ctx), MPCG_ERR_INVALID_STATE);
     mpcg_clear_error(ctx);
+    CHECK(mpcgi_device_bytes_left(ctx) == 0 && mpcg_last_error(ctx)[0] == '\0');
 
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
@@ -125,6 +126,17 @@ static void test_gpu_context(mpcg_context *ctx)
     CHECK_OK(ctx, mpcgi_device_copy(ctx, out, p + 100, 100, MPCGI_D2H));
     CHECK(memcmp(in, out, 100) == 0);
     CHECK_OK(ctx, mpcgi_device_sync(ctx));
+    /* what is left: the driver's free memory, or the limit less what is in use */
+    const size_t left = mpcgi_device_bytes_left(ctx);
+    CHECK(left > 200);
+    CHECK_OK(ctx, mpcg_context_set_device_memory_limit(ctx, (size_t)1 << 40));
+    const size_t in_use = ((size_t)1 << 40) - mpcgi_device_bytes_left(ctx);
+    CHECK(in_use >= 200);
+    CHECK_OK(ctx, mpcg_context_set_device_memory_limit(ctx, in_use + 1000));
+    CHECK(mpcgi_device_bytes_left(ctx) == 1000);
+    CHECK_OK(ctx, mpcg_context_set_device_memory_limit(ctx, in_use - 1)); /* over it: none */
+    CHECK(mpcgi_device_bytes_left(ctx) == 0);
+    CHECK_OK(ctx, mpcg_context_set_device_memory_limit(ctx, 0));
     mpcgi_device_free(ctx, p);
     mpcgi_device_free(ctx, NULL);
     CHECK(mpcgi_alloc_live() == live);

@@ -96,6 +96,9 @@ static void check_trial(const char *name, const mpcg_backend_choice *c)
         CHECK(c->candidates[i].skipped ||
               c->candidates[i].score_s >= c->candidates[chosen].score_s);
     CHECK(c->trial_s > 0 && c->trial_h2d_s >= 0 && c->trial_h2d_s <= c->trial_s);
+    /* a host matrix, two candidates or more: built from one device copy (spmv/auto_copy.c) */
+    printf("    one device copy for the candidates: %.3g s\n", c->copy_s);
+    CHECK(c->copy_s > 0);
     CHECK(chosen < 0 || test_close(c->trial_cost_spmv_equivalents,
                                    c->trial_s / c->candidates[chosen].spmv_s, 1e-12, 0));
     for (int i = 0; i < c->ncandidates; i++) /* refused by its caps or by auto's list */

@@ -1,0 +1,102 @@
+/* spmv/auto_copy.c: the one device copy of a host matrix that auto's candidates are built from */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "core/context.h"
+#include "core/csr_view.h"
+#include "core/device.h"
+#include "core/error.h"
+#include "core/timer.h"
+#include "spmv/auto.h"
+
+/*
+ * Without it every candidate uploads the matrix on its own: on the H200 machine the pageable
+ * host-to-device copies ran at about 8 GB/s, so four candidates of poisson3d:128 spent 80 ms
+ * (1500 SpMVs) on uploads alone (bench/results/nvidia-h200-2026-11-25-session10.md). With it
+ * the matrix crosses the bus once, as a device view attached to A for the trial, and each
+ * candidate that builds on the device (MPCGI_VIEW_DEVICE, _DIRECT) copies or converts what it
+ * needs there, at device bandwidth.
+ */
+
+static size_t copy_bytes(const mpcgi_csr *A)
+{
+    return ((size_t)A->n + 1) * sizeof(int64_t) + (size_t)A->nnz * (sizeof(int32_t) + sizeof(double));
+}
+
+int mpcgi_auto_copy_wanted(const mpcg_context *ctx, const mpcgi_csr *A, int candidates)
+{
+    return ctx->kind == MPCG_DEVICE_CUDA && !A->dev && A->nnz > 0 && candidates >= 2 &&
+           copy_bytes(A) <= mpcgi_device_bytes_left(ctx) / 4;
+}
+
+static void free_arrays(mpcg_context *ctx, mpcgi_auto_copy *c)
+{
+    mpcgi_view_release(ctx, &c->view);
+    mpcgi_device_free(ctx, c->row_ptr);
+    mpcgi_device_free(ctx, c->col_idx);
+    mpcgi_device_free(ctx, c->val);
+    c->row_ptr = NULL;
+    c->col_idx = NULL;
+    c->val = NULL;
+}
+
+mpcg_status mpcgi_auto_copy_attach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_copy *c)
+{
+    mpcg_status st = MPCG_SUCCESS;
+    const size_t n1 = (size_t)A->n + 1, nnz = (size_t)A->nnz;
+    const double t0 = mpcgi_wtime(), h0 = mpcgi_device_h2d_seconds(ctx);
+    *c = (mpcgi_auto_copy){0};
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, n1 * sizeof *c->row_ptr, &c->row_ptr));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, nnz * sizeof *c->col_idx, &c->col_idx));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, nnz * sizeof *c->val, &c->val));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->row_ptr, A->row_ptr, n1 * 8, MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->col_idx, A->col_idx, nnz * 4, MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->val, A->val, nnz * 8, MPCGI_H2D));
+    c->view.row_ptr = c->row_ptr;
+    c->view.rp64 = 1;
+    c->view.col_idx = c->col_idx;
+    c->view.val = c->val;
+    /* the longest row (view.max_len), which DIRECT plans read; the structure is A's, checked */
+    MPCG_TRY(ctx, st, mpcgi_view_open(ctx, A->n, A->nnz, &c->view));
+    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx));
+    c->seconds = mpcgi_wtime() - t0;
+    c->h2d_s = mpcgi_device_h2d_seconds(ctx) - h0;
+    c->saved_mirror = A->mirror;
+    A->dev = &c->view;
+    A->mirror = MPCGI_MIRROR_FULL; /* A's host arrays are all there: nothing is copied back */
+    c->attached = 1;
+done:
+    if (st != MPCG_SUCCESS) free_arrays(ctx, c);
+    return st;
+}
+
+void mpcgi_auto_copy_detach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_copy *c)
+{
+    if (c->attached) {
+        A->dev = NULL;
+        A->mirror = c->saved_mirror;
+        c->attached = 0;
+    }
+    free_arrays(ctx, c);
+}
+
+mpcg_status mpcgi_auto_copy_keep(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_copy *c,
+                                 const mpcgi_auto_request *req, mpcgi_spmv_plan **plan,
+                                 mpcg_backend_candidate *kept)
+{
+    if ((*plan)->ops->view == MPCGI_VIEW_DEVICE) { /* its layout is its own: it stays */
+        MPCG_CHECK(ctx, mpcgi_spmv_plan_rehome(ctx, *plan, A));
+        kept->setup_s += c->seconds;
+        kept->setup_h2d_s += c->h2d_s;
+        return MPCG_SUCCESS;
+    }
+    /* it read the copy in place (DIRECT) or was built from A's host arrays (HOST): built again
+     * on A, as a named backend would be */
+    const struct mpcgi_spmv_ops *ops = (*plan)->ops;
+    mpcgi_spmv_plan_destroy(ctx, *plan);
+    *plan = NULL;
+    const double t0 = mpcgi_wtime(), h0 = mpcgi_device_h2d_seconds(ctx);
+    MPCG_CHECK(ctx, mpcgi_spmv_plan_create(ctx, ops, A, req->precisions, req->opts, plan));
+    MPCG_CHECK(ctx, mpcgi_device_sync(ctx));
+    kept->setup_s = mpcgi_wtime() - t0;
+    kept->setup_h2d_s = mpcgi_device_h2d_seconds(ctx) - h0;
+    return MPCG_SUCCESS;
+}
