@@ -18,10 +18,10 @@
  * pageable copy it replaces.
  */
 
-/* dst[0, len) = src[0, len), with the host's threads, in pieces of a MiB. */
+/* dst[0, len) = src[0, len), with the host's threads, in pieces of 256 KiB (32 to a buffer). */
 static void copy_threads(char *dst, const char *src, size_t len)
 {
-    const size_t piece = (size_t)1 << 20;
+    const size_t piece = (size_t)256 << 10;
     const long pieces = (long)((len + piece - 1) / piece);
 #pragma omp parallel for schedule(static) if (pieces > 1)
     for (long p = 0; p < pieces; p++) {
