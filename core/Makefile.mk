@@ -13,7 +13,7 @@ libmpcgi_la_SOURCES += core/batch.c core/batch.h
 libmpcgi_la_SOURCES += core/describe.c
 # the device layer: CUDA (context, memory, vector kernels) or the CPU-only stub
 if MPCG_HAVE_CUDA
-libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/cuda_check.h \
+libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/device_stage.c core/cuda_check.h \
 	core/vec_cuda.cu core/vec_cuda.h core/cg_kernels.cu core/cg_kernels.h core/cg_device.cuh \
 	core/cuda_reduce.cuh core/launch.cuh
 MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu

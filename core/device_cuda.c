@@ -71,6 +71,7 @@ static void gpu_release(struct mpcgi_gpu *g)
     if (g->cusparse) (void)cusparseDestroy(g->cusparse);
     if (g->cublas) (void)cublasDestroy(g->cublas);
     if (g->scalar_host) (void)cudaFreeHost(g->scalar_host);
+    mpcgi_device_stage_free(g);
     if (g->own_stream) (void)cudaStreamDestroy(g->own_stream);
     free(g->blocks);
     mpcgi_host_free(g);
@@ -254,6 +255,11 @@ mpcg_status mpcgi_device_copy(mpcg_context *ctx, void *dst, const void *src, siz
         return MPCG_SUCCESS;
     }
     const double t0 = kind == MPCGI_H2D ? mpcgi_wtime() : 0;
+    if (kind == MPCGI_H2D && mpcgi_device_stage_wanted(ctx, mpcgi_gpu_of(ctx), bytes)) {
+        MPCG_CHECK(ctx, mpcgi_device_stage_h2d(ctx, mpcgi_gpu_of(ctx), dst, src, bytes));
+        mpcgi_gpu_of(ctx)->h2d_seconds += mpcgi_wtime() - t0;
+        return MPCG_SUCCESS;
+    }
     MPCG_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, memcpy_kind(kind), g->stream));
     if (kind == MPCGI_D2H) MPCG_CUDA(ctx, cudaStreamSynchronize(g->stream));
     if (kind == MPCGI_H2D) mpcgi_gpu_of(ctx)->h2d_seconds += mpcgi_wtime() - t0;

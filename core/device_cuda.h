@@ -37,7 +37,23 @@ struct mpcgi_gpu {
     } *blocks;
     size_t nblocks, cap_blocks;
     double h2d_seconds; /* mpcgi_device_h2d_seconds */
+    /* host-to-device copies of MPCGI_STAGE_MIN bytes or more: two pinned buffers of
+     * MPCGI_STAGE_CHUNK bytes and an event each (core/device_stage.c), made at the first one;
+     * stage_refused: they could not be had, the driver's staging is used */
+    void *stage[2];
+    cudaEvent_t stage_done[2];
+    int stage_refused;
 };
+
+#define MPCGI_STAGE_CHUNK ((size_t)8 << 20) /* bytes of each staging buffer */
+#define MPCGI_STAGE_MIN ((size_t)32 << 20)  /* smaller copies go through the driver */
+
+/* core/device_stage.c: 1 when a host-to-device copy of `bytes` goes through the staging buffers
+ * (made here at the first one); the copy; the buffers' release (with the context). */
+int mpcgi_device_stage_wanted(mpcg_context *ctx, struct mpcgi_gpu *g, size_t bytes);
+mpcg_status mpcgi_device_stage_h2d(mpcg_context *ctx, struct mpcgi_gpu *g, void *dst,
+                                   const void *src, size_t bytes);
+void mpcgi_device_stage_free(struct mpcgi_gpu *g);
 
 /* The GPU state of a CUDA context (NULL on a CPU context). */
 static inline struct mpcgi_gpu *mpcgi_gpu_of(const mpcg_context *ctx)
