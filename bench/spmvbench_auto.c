@@ -23,7 +23,7 @@ mpcg_status bench_auto_trial(mpcg_context *ctx, mpcgi_csr *A, mpcg_precision pre
     memset(a, 0, sizeof *a);
     a->precision = prec == MPCG_PRECISION_FP32 ? "fp32" : "fp64";
     const double t0 = mpcgi_wtime();
-    MPCG_CHECK(ctx, mpcgi_spmv_auto_trial(ctx, A, &req, &plan, &a->choice));
+    MPCG_CHECK(ctx, mpcgi_spmv_auto_trial(ctx, A, &req, &plan, &a->choice, NULL));
     a->setup_ms = (mpcgi_wtime() - t0) * 1e3;
     a->chosen = plan->ops;
     mpcgi_spmv_plan_destroy(ctx, plan);

@@ -266,9 +266,8 @@ typedef struct mpcg_backend_candidate {
     char reason[200];    /**< why it was skipped; "" when it was timed */
     double setup_s;      /**< wall time of its plan's setup (analysis, upload, waited for);
                               0 when skipped before a plan was built. Where the trial built
-                              the candidates from one device copy (copy_s > 0): the build from
-                              it, and for the kept backend its setup as a named one (the copy
-                              and its build, or its build again from the host matrix) */
+                              the candidates from one device copy of the matrix (copy_s > 0):
+                              the build from that copy (the copy itself is copy_s) */
     double setup_h2d_s;  /**< of setup_s, the host-to-device copies of the matrix */
     double spmv_s;       /**< one SpMV in the precision the solve iterates in: the median of
                               the timed calls (CUDA events, after a warm-up); 0 when skipped */
@@ -301,10 +300,11 @@ typedef struct mpcg_backend_choice {
     char note[512]; /**< the cache: the file read or written, or why one was ignored
                          ("" without a cache) */
     double copy_s;  /**< trial: the one device copy of a host matrix every candidate was built
-                         from (the upload, waited for; counted in the kept plan's setup_s where
-                         that plan is kept, else in trial_s); 0 where each candidate uploaded
-                         its own (a device view, a single candidate, too little device memory)
-                         and on a cache hit */
+                         from (the upload, waited for). It counts as the kept plan's own upload
+                         where that plan is kept (a backend that builds its layout on the
+                         device), else (built again on the host matrix: cusparse) in trial_s.
+                         0 where each candidate uploaded its own (a device view, a single
+                         candidate, too little device memory) and on a cache hit */
 } mpcg_backend_choice;
 
 /* ---------------------------------------------------------------- context */

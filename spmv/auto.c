@@ -374,7 +374,8 @@ static void free_vectors(trial *t)
 }
 
 mpcg_status mpcgi_spmv_auto_trial(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request *req,
-                                  mpcgi_spmv_plan **out, mpcg_backend_choice *choice)
+                                  mpcgi_spmv_plan **out, mpcg_backend_choice *choice,
+                                  double *own_s)
 {
     mpcg_status st = MPCG_SUCCESS;
     const long budget = mpcgi_options_get(req->opts, &auto_keys[MPCGI_OPT_AUTO_BUDGET]);
@@ -405,13 +406,14 @@ mpcg_status mpcgi_spmv_auto_trial(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_a
     choice->trial_h2d_s = 0;
     for (int i = 0; i < choice->ncandidates; i++)
         if (i != t.best) choice->trial_h2d_s += choice->candidates[i].setup_h2d_s;
+    double own = choice->candidates[t.best].setup_s;
     if (t.copied) {
         choice->copy_s = t.copy.seconds;
-        MPCG_TRY(ctx, st, mpcgi_auto_copy_keep(ctx, A, &t.copy, req, &t.plan,
-                                               &choice->candidates[t.best]));
+        MPCG_TRY(ctx, st, mpcgi_auto_copy_keep(ctx, A, &t.copy, req, &t.plan, own, &own));
         if (t.plan->ops->view != MPCGI_VIEW_DEVICE) /* built again: the copy was the trial's */
             choice->trial_h2d_s += t.copy.h2d_s;
     }
+    if (own_s) *own_s = own;
     *out = t.plan;
     t.plan = NULL;
 done:
@@ -504,12 +506,12 @@ static void to_cache(mpcg_context *ctx, const mpcgi_auto_key *key, mpcg_backend_
  * fastest SpMV (its variant finds no rows). */
 static mpcg_status trial_or_without_rows(mpcg_context *ctx, mpcgi_csr *A,
                                          const mpcgi_auto_request *req, mpcgi_spmv_plan **out,
-                                         mpcg_backend_choice *choice)
+                                         mpcg_backend_choice *choice, double *own_s)
 {
-    if (!req->need_rows) return mpcgi_spmv_auto_trial(ctx, A, req, out, choice);
+    if (!req->need_rows) return mpcgi_spmv_auto_trial(ctx, A, req, out, choice, own_s);
     saved_error saved;
     error_save(ctx, &saved);
-    mpcg_status st = mpcgi_spmv_auto_trial(ctx, A, req, out, choice);
+    mpcg_status st = mpcgi_spmv_auto_trial(ctx, A, req, out, choice, own_s);
     if (st != MPCG_ERR_NOT_SUPPORTED) { /* a failure keeps its error, as without the wrapper */
         if (st == MPCG_SUCCESS) error_restore(ctx, &saved);
         return st;
@@ -519,7 +521,7 @@ static mpcg_status trial_or_without_rows(mpcg_context *ctx, mpcgi_csr *A,
     error_restore(ctx, &saved);
     mpcgi_auto_request any = *req;
     any.need_rows = 0;
-    MPCG_CHECK(ctx, mpcgi_spmv_auto_trial(ctx, A, &any, out, choice));
+    MPCG_CHECK(ctx, mpcgi_spmv_auto_trial(ctx, A, &any, out, choice, own_s));
     const size_t len = strlen(choice->note);
     snprintf(choice->note + len, sizeof choice->note - len,
              "%sno backend with rows could run the solve (%.160s): timed again without them",
@@ -561,8 +563,7 @@ mpcg_status mpcgi_spmv_choose(mpcg_context *ctx, const char *name, mpcgi_csr *A,
     if (cache && from_cache(ctx, A, req, &key, out, choice, &kept_s)) {
         snprintf(choice->source, sizeof choice->source, "cache");
     } else {
-        kept_s = -1;
-        MPCG_CHECK(ctx, trial_or_without_rows(ctx, A, req, out, choice));
+        MPCG_CHECK(ctx, trial_or_without_rows(ctx, A, req, out, choice, &kept_s));
         snprintf(choice->source, sizeof choice->source, "trial");
         if (cache) to_cache(ctx, &key, choice);
     }

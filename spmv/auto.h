@@ -61,11 +61,14 @@ mpcg_status mpcgi_spmv_choose(mpcg_context *ctx, const char *name, mpcgi_csr *A,
 /*
  * The trial alone, on any context: on a GPU the SpMVs are timed with CUDA events, on a CPU
  * context (the tests) the CPU plans and emulations with the wall clock. Fills choice->chosen,
- * candidates, expected_spmvs, trial_h2d_s (the cost fields are the caller's, who knows what else
- * it spent). MPCG_ERR_NOT_SUPPORTED when no candidate could be built and timed.
+ * candidates, expected_spmvs, trial_h2d_s, copy_s (the other cost fields are the caller's, who
+ * knows what else it spent) and, where own_s is not NULL, the kept plan's own setup: what the
+ * backend named would have spent (its candidate's setup_s; with the device copy, see
+ * mpcgi_auto_copy_keep). MPCG_ERR_NOT_SUPPORTED when no candidate could be built and timed.
  */
 mpcg_status mpcgi_spmv_auto_trial(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request *req,
-                                  mpcgi_spmv_plan **out, mpcg_backend_choice *choice);
+                                  mpcgi_spmv_plan **out, mpcg_backend_choice *choice,
+                                  double *own_s);
 
 /* The rule (pure): the candidate with the smallest setup_s + expected_spmvs x spmv_s among those
  * not skipped, the earlier one on a tie; -1 if every one was skipped. Writes each score_s. */
@@ -110,12 +113,13 @@ mpcg_status mpcgi_auto_copy_attach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_c
 /* A as before the attach, and the copy freed (what its view derived too). Accepts a copy that
  * was never attached, and one already detached. */
 void mpcgi_auto_copy_detach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_copy *c);
-/* The winner *plan, built on the copy, made a plan of A (the copy detached): a DEVICE plan stays
- * (mpcgi_spmv_plan_rehome) and its setup (kept) counts the copy, which its own upload would
- * have been; any other is built again on A, and kept's setup is that build. */
+/* The winner *plan, built on the copy in build_s seconds, made a plan of A (the copy detached):
+ * a DEVICE plan stays (mpcgi_spmv_plan_rehome), and its own setup (*own_s, what a named
+ * backend would have spent) is the copy, the build and A's host fp32 copies; any other is built
+ * again on A, and *own_s is that build. */
 mpcg_status mpcgi_auto_copy_keep(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_copy *c,
                                  const mpcgi_auto_request *req, mpcgi_spmv_plan **plan,
-                                 mpcg_backend_candidate *kept);
+                                 double build_s, double *own_s);
 
 /* ---------------------------------------------------------------- the cache (auto_cache.c) */
 

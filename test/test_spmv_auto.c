@@ -138,7 +138,7 @@ static void test_trial(mpcg_matrix *M, mpcg_backend_choice *choice)
     mpcgi_auto_request r = request(&o, MPCG_PRECISION_FP64);
     mpcgi_spmv_plan *plan = NULL;
 
-    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, choice));
+    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, choice, NULL));
 
     CHECK(plan && strcmp(plan->ops->name, choice->chosen) == 0);
     CHECK(choice->ncandidates == mpcgi_spmv_count());
@@ -158,7 +158,7 @@ static void test_trial(mpcg_matrix *M, mpcg_backend_choice *choice)
     mpcg_backend_choice b;
     memset(&b, 0, sizeof b);
     CHECK_OK(ctx, mpcgi_options_set_text(ctx, &o, "auto.budget", "0"));
-    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &b));
+    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &b, NULL));
     CHECK(plan && strcmp(b.chosen, b.candidates[0].backend) == 0);
     for (int i = 1; i < b.ncandidates && timed > 1; i++)
         CHECK(b.candidates[i].skipped);
@@ -180,7 +180,7 @@ static void test_trial_rows(mpcg_matrix *M)
         mpcgi_options o3 = {0};
         r = request(&o3, MPCG_PRECISION_FP64);
         r.need_rows = 1;
-        CHECK_STATUS(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &b),
+        CHECK_STATUS(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &b, NULL),
                      MPCG_ERR_NOT_SUPPORTED);
         CHECK(plan == NULL && strstr(mpcg_last_error(ctx), "exports no rows") != NULL);
         mpcg_clear_error(ctx);
@@ -190,7 +190,7 @@ static void test_trial_rows(mpcg_matrix *M)
     mpcgi_options o2 = {0};
     r = request(&o2, MPCG_PRECISION_FP64);
     r.need_rows = 1;
-    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &b));
+    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &b, NULL));
     CHECK(plan && plan->ops->rows != NULL && strcmp(plan->ops->name, b.chosen) == 0);
     int norows = 0;
     for (int i = 0; i < b.ncandidates; i++) {
@@ -217,14 +217,14 @@ static void test_trial_oom(mpcg_matrix *M)
     const int64_t live = mpcgi_alloc_live();
     int skipped = 0, failed = 0;
     mpcgi_alloc_fail_at(-1);
-    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &c));
+    CHECK_OK(ctx, mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &c, NULL));
     mpcgi_spmv_plan_destroy(ctx, plan);
     const int64_t attempts = mpcgi_alloc_attempts();
     for (int64_t k = 0; k < attempts; k++) {
         memset(&c, 0, sizeof c);
         mpcgi_alloc_fail_at(k);
 
-        mpcg_status st = mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &c);
+        mpcg_status st = mpcgi_spmv_auto_trial(ctx, &M->csr, &r, &plan, &c, NULL);
 
         mpcgi_alloc_fail_at(-1);
         if (st == MPCG_SUCCESS) {
