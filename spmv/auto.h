@@ -99,8 +99,7 @@ typedef struct mpcgi_auto_copy {
     double *val;      /* device: nnz */
     double seconds;   /* the copy's wall time (waited for) */
     double h2d_s;     /* of it, the host-to-device copies */
-    int saved_mirror; /* A->mirror before the attach */
-    int attached;
+    int saved_mirror; /* A->mirror before the attach (attached: A->dev is &view) */
 } mpcgi_auto_copy;
 
 /* 1 if the trial builds its candidates from one device copy of A: ctx on a GPU, A host CSR with

@@ -16,15 +16,22 @@
  * needs there, at device bandwidth.
  */
 
-static size_t copy_bytes(const mpcgi_csr *A)
+/* Bytes of the copy's three arrays: row pointers (int64), columns, values. */
+typedef struct copy_sizes {
+    size_t rows, cols, vals;
+} copy_sizes;
+
+static copy_sizes sizes_of(const mpcgi_csr *A)
 {
-    return ((size_t)A->n + 1) * sizeof(int64_t) + (size_t)A->nnz * (sizeof(int32_t) + sizeof(double));
+    return (copy_sizes){((size_t)A->n + 1) * sizeof(int64_t), (size_t)A->nnz * sizeof(int32_t),
+                        (size_t)A->nnz * sizeof(double)};
 }
 
 int mpcgi_auto_copy_wanted(const mpcg_context *ctx, const mpcgi_csr *A, int candidates)
 {
+    const copy_sizes b = sizes_of(A);
     return ctx->kind == MPCG_DEVICE_CUDA && !A->dev && A->nnz > 0 && candidates >= 2 &&
-           copy_bytes(A) <= mpcgi_device_bytes_left(ctx) / 4;
+           b.rows + b.cols + b.vals <= mpcgi_device_bytes_left(ctx) / 4;
 }
 
 static void free_arrays(mpcg_context *ctx, mpcgi_auto_copy *c)
@@ -41,15 +48,15 @@ static void free_arrays(mpcg_context *ctx, mpcgi_auto_copy *c)
 mpcg_status mpcgi_auto_copy_attach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_copy *c)
 {
     mpcg_status st = MPCG_SUCCESS;
-    const size_t n1 = (size_t)A->n + 1, nnz = (size_t)A->nnz;
+    const copy_sizes b = sizes_of(A);
     const double t0 = mpcgi_wtime(), h0 = mpcgi_device_h2d_seconds(ctx);
     *c = (mpcgi_auto_copy){0};
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, n1 * sizeof *c->row_ptr, &c->row_ptr));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, nnz * sizeof *c->col_idx, &c->col_idx));
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, nnz * sizeof *c->val, &c->val));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->row_ptr, A->row_ptr, n1 * 8, MPCGI_H2D));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->col_idx, A->col_idx, nnz * 4, MPCGI_H2D));
-    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->val, A->val, nnz * 8, MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, b.rows, &c->row_ptr));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, b.cols, &c->col_idx));
+    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, b.vals, &c->val));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->row_ptr, A->row_ptr, b.rows, MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->col_idx, A->col_idx, b.cols, MPCGI_H2D));
+    MPCG_TRY(ctx, st, mpcgi_device_copy(ctx, c->val, A->val, b.vals, MPCGI_H2D));
     c->view.row_ptr = c->row_ptr;
     c->view.rp64 = 1;
     c->view.col_idx = c->col_idx;
@@ -62,7 +69,6 @@ mpcg_status mpcgi_auto_copy_attach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_c
     c->saved_mirror = A->mirror;
     A->dev = &c->view;
     A->mirror = MPCGI_MIRROR_FULL; /* A's host arrays are all there: nothing is copied back */
-    c->attached = 1;
 done:
     if (st != MPCG_SUCCESS) free_arrays(ctx, c);
     return st;
@@ -70,10 +76,9 @@ done:
 
 void mpcgi_auto_copy_detach(mpcg_context *ctx, mpcgi_csr *A, mpcgi_auto_copy *c)
 {
-    if (c->attached) {
+    if (A->dev == &c->view) { /* attached (not yet detached) */
         A->dev = NULL;
         A->mirror = c->saved_mirror;
-        c->attached = 0;
     }
     free_arrays(ctx, c);
 }
