@@ -270,7 +270,9 @@ typedef struct mpcg_backend_candidate {
                               the build from that copy (the copy itself is copy_s) */
     double setup_h2d_s;  /**< of setup_s, the host-to-device copies of the matrix */
     double spmv_s;       /**< one SpMV in the precision the solve iterates in: the median of
-                              the timed calls (CUDA events, after a warm-up); 0 when skipped */
+                              the timed calls (CUDA events, after a warm-up); 0 when skipped.
+                              With mpcg_backend_choice.timed_dot, on a backend with a fused
+                              product, that product (the SpMV and x.y in one pass) */
     double score_s;      /**< setup_s + expected_spmvs * spmv_s: what the choice minimises */
 } mpcg_backend_candidate;
 
@@ -305,6 +307,9 @@ typedef struct mpcg_backend_choice {
                          device), else (built again on the host matrix: cusparse) in trial_s.
                          0 where each candidate uploaded its own (a device view, a single
                          candidate, too little device memory) and on a cache hit */
+    int timed_dot;  /**< trial: 1 where spmv_s timed the product with its dot fused (y = A x and
+                         x.y in one pass), as the fp64 CG iteration on a GPU runs it, on the
+                         candidates that have one; 0: the plain SpMV everywhere */
 } mpcg_backend_choice;
 
 /* ---------------------------------------------------------------- context */

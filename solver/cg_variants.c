@@ -140,6 +140,16 @@ int mpcgi_cg_variant_needs_rows(const mpcg_solver *s)
            (long long)s->A->csr.n <= small_n(s);
 }
 
+int mpcgi_cg_variant_fuses_dot(const mpcg_solver *s)
+{
+    const long req = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]);
+    if (!s->on_device || s->need_block || s->precision != MPCG_PRECISION_FP64) return 0;
+    if (s->pc_type != MPCG_PRECOND_NONE && s->pc_type != MPCG_PRECOND_JACOBI) return 0;
+    if (req != MPCGI_VARIANT_AUTO && req != MPCGI_VARIANT_LAUNCHED && req != MPCGI_VARIANT_GRAPH)
+        return 0;
+    return !mpcgi_cg_variant_needs_rows(s);
+}
+
 mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;

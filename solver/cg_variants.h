@@ -61,6 +61,12 @@ mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s);
  * rows (spmv/auto.h, need_rows). */
 int mpcgi_cg_variant_needs_rows(const mpcg_solver *s);
 
+/* 1 when the solve's iteration will form q = A p and p.q in one pass where the plan can
+ * (solver/cg_fused.c: apply_dot): fp64 on a GPU, no block solve, no preconditioner or Jacobi,
+ * cg.variant auto, launched or graph, and no persistent loop ahead. Known before the plan, so
+ * auto's trial times that product (spmv/auto.h, fused_dot). */
+int mpcgi_cg_variant_fuses_dot(const mpcg_solver *s);
+
 /* The launched variant's enqueue (solver/cg_fused.c): `iters` iterations of the fused kernels
  * in s->work. The graph and the persistent loops run it where s->work is not the precision
  * their own iterations were prepared in (a mixed solve's fp64 head). */

@@ -45,6 +45,9 @@ void cgsolve_print_choice(FILE *f, const mpcg_backend_choice *c)
             c->chosen, strcmp(c->source, "trial") == 0 ? "trial" : "cached trial", timed,
             c->ncandidates, c->expected_spmvs, c->trial_s, c->trial_cost_spmv_equivalents,
             c->chosen, c->trial_h2d_s);
+    if (c->timed_dot)
+        fprintf(f, "            SpMV: with the dot fused (y = A x and x.y), as the iteration "
+                "runs it, where a backend has it\n");
     if (c->copy_s > 0)
         fprintf(f, "            candidates built from one device copy of the matrix (%.4g ms)\n",
                 1e3 * c->copy_s);
@@ -83,6 +86,7 @@ void cgsolve_json_choice(FILE *f, const mpcg_backend_choice *c)
     trial_num(f, "trial_h2d_s", c->trial_h2d_s, automatic);
     trial_num(f, "hash_s", c->hash_s, automatic);
     trial_num(f, "copy_s", c->copy_s, automatic);
+    fprintf(f, ", \"timed_dot\": %s", c->timed_dot ? "true" : "false");
     trial_num(f, "trial_cost_spmv_equivalents", c->trial_cost_spmv_equivalents, automatic);
     fprintf(f, ", \"cache\": ");
     if (c->note[0])

@@ -315,7 +315,8 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
                                     .opts = &s->opts,
                                     .maxit = maxit_of(s),
                                     .need_block = s->need_block,
-                                    .need_rows = mpcgi_cg_variant_needs_rows(s)};
+                                    .need_rows = mpcgi_cg_variant_needs_rows(s),
+                                    .fused_dot = mpcgi_cg_variant_fuses_dot(s)};
     MPCG_TRY(ctx, st, mpcgi_spmv_choose(ctx, s->spmv_name, &s->A->csr, &req, &s->plan, &s->choice));
     MPCG_TRY(ctx, st, alloc_work(s));
     MPCG_TRY(ctx, st, precond_setup(s));

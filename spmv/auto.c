@@ -88,6 +88,7 @@ typedef struct trial {
     int best;              /* index of the kept plan; -1 before the first */
     mpcgi_spmv_plan *plan; /* the kept plan */
     void *x, *y;           /* n doubles each, where the plans compute; x = 0 */
+    double *dot;           /* device: x.y of the fused product (req->fused_dot), or NULL */
     double t0;             /* when the trial began */
     double budget;         /* auto.budget; -1: no cap */
     int reps;              /* auto.spmvs */
@@ -158,12 +159,21 @@ typedef struct apply_arg {
     mpcg_precision prec;
     const void *x;
     void *y;
+    double *dot; /* device: y = A x with x.y fused (apply_dot, fp64), or NULL: y = A x */
 } apply_arg;
 
 static mpcg_status apply_once(mpcg_context *ctx, void *arg)
 {
     apply_arg *a = arg;
+    if (a->dot) return mpcgi_spmv_apply_dot(ctx, a->plan, a->x, a->y, a->dot, NULL);
     return mpcgi_spmv_apply(ctx, a->plan, a->prec, a->x, a->y);
+}
+
+/* The device double of the fused product where the iteration fuses the dot and plan can; NULL
+ * (the plain product) otherwise. */
+static double *fused_dot_of(const trial *t, const mpcgi_spmv_plan *plan)
+{
+    return t->req->fused_dot && mpcgi_spmv_has_apply_dot(plan) ? t->dot : NULL;
 }
 
 static double median(double *v, int n)
@@ -189,7 +199,8 @@ static mpcg_status time_spmv(trial *t, mpcgi_spmv_plan *plan, double *spmv_s)
 {
     mpcg_context *ctx = t->ctx;
     double s[MAX_REPS];
-    apply_arg a = {plan, t->req->apply, t->x, t->y};
+    apply_arg a = {plan, t->req->apply, t->x, t->y, fused_dot_of(t, plan)};
+    if (a.dot) t->c->timed_dot = 1;
     if (plan->on_device) {
         MPCG_CHECK(ctx, mpcgi_device_time_calls(ctx, apply_once, &a, warmups(1), t->reps, s));
     } else {
@@ -360,6 +371,7 @@ static mpcg_status alloc_vectors(trial *t)
     }
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &t->x));
     MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, bytes, &t->y));
+    if (t->req->fused_dot) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, sizeof(double), &t->dot));
     MPCG_CHECK(ctx, mpcgi_device_vec_ops()->zero(ctx, t->A->n, t->x));
     return MPCG_SUCCESS;
 }
@@ -369,6 +381,7 @@ static void free_vectors(trial *t)
     if (t->ctx->kind == MPCG_DEVICE_CUDA) {
         mpcgi_device_free(t->ctx, t->x);
         mpcgi_device_free(t->ctx, t->y);
+        mpcgi_device_free(t->ctx, t->dot);
     } else {
         mpcgi_host_free(t->x);
         mpcgi_host_free(t->y);

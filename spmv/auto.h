@@ -45,6 +45,9 @@ typedef struct mpcgi_auto_request {
     int need_block;            /* 1: only backends with a block product (block CG) */
     int need_rows;             /* 1: only backends that export rows (spmv/rows.h): the solve
                                   runs a persistent loop over them (mpcgi_cg_variant_needs_rows) */
+    int fused_dot;             /* 1: the iteration forms y = A x and x.y in one pass where the
+                                  plan can (apply_dot; fp64 on a GPU, mpcgi_cg_variant_fuses_dot):
+                                  that product is what is timed, on plans that have it */
 } mpcgi_auto_request;
 
 /*

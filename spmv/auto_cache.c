@@ -51,12 +51,12 @@ mpcg_status mpcgi_auto_key_make(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_aut
     MPCG_CHECK(ctx, pattern_hash(ctx, A, full, &hash));
     snprintf(key->text, sizeof key->text,
              MAGIC "mpcg %d.%d.%d\ndevice %s\nn %lld\nnnz %lld\npattern %s %016llx\n"
-                   "precision %s\nblock %d\nrows %d\noptions %016llx\n",
+                   "precision %s\nblock %d\nrows %d\ndot %d\noptions %016llx\n",
              MPCG_VERSION_MAJOR, MPCG_VERSION_MINOR, MPCG_VERSION_PATCH,
              ctx->device_model[0] ? ctx->device_model : "cpu", (long long)A->n, (long long)A->nnz,
              full ? "full" : "sampled", (unsigned long long)hash,
              mpcg_precision_name(req->precision), req->need_block ? 1 : 0, req->need_rows ? 1 : 0,
-             (unsigned long long)options_hash(req->opts));
+             req->fused_dot ? 1 : 0, (unsigned long long)options_hash(req->opts));
     snprintf(key->file, sizeof key->file, "auto-%016llx.txt",
              (unsigned long long)mpcgi_hash_str(MPCGI_HASH_SEED, key->text));
     return MPCG_SUCCESS;

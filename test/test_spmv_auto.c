@@ -120,6 +120,10 @@ static void test_key(mpcg_matrix *M)
     r.need_rows = 1;
     CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
     CHECK(strcmp(k.file, k1.file) != 0 && strstr(k.text, "rows 1\n"));
+    r = request(&o, MPCG_PRECISION_FP64);
+    r.fused_dot = 1; /* the trial timed another product: another decision */
+    CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));
+    CHECK(strcmp(k.file, k1.file) != 0 && strstr(k.text, "dot 1\n"));
     CHECK_OK(ctx, mpcgi_options_set_text(ctx, &off, "auto.cache", "off"));
     r = request(&off, MPCG_PRECISION_FP64);
     CHECK_OK(ctx, mpcgi_auto_key_make(ctx, &M->csr, &r, &k));

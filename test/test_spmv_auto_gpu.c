@@ -236,6 +236,27 @@ static void check_block(mpcg_matrix *A)
     free(B), free(X);
 }
 
+/* An fp64 solve that fuses the dot into its product (launched kernels) has that product timed;
+ * an fp32 one, or one with a persistent loop ahead, the plain SpMV. Each is its own fingerprint
+ * (a trial, not the cache of check_twice). */
+static void check_timed_dot(mpcg_matrix *A)
+{
+    const int64_t n = mpcg_matrix_n(A);
+    double *b = calloc((size_t)n, sizeof *b), *x = calloc((size_t)n, sizeof *x);
+    mpcg_backend_choice c;
+    mpcg_info info;
+    for (int64_t i = 0; i < n; i++)
+        b[i] = 1.0;
+    run(A, "auto", MPCG_PRECISION_FP64, "cg.variant=launched", b, x, &c, &info);
+    printf("  launched, fp64: %s (%s), timed_dot %d\n", c.chosen, c.source, c.timed_dot);
+    CHECK(strcmp(c.source, "trial") == 0 && c.timed_dot == 1);
+    run(A, "auto", MPCG_PRECISION_FP32, "cg.variant=launched", b, x, &c, &info);
+    CHECK(strcmp(c.source, "trial") == 0 && c.timed_dot == 0);
+    run(A, "auto", MPCG_PRECISION_FP64, "cg.variant=persistent-single", b, x, &c, &info);
+    CHECK(c.timed_dot == 0);
+    free(b), free(x);
+}
+
 /* An allocation failure at every step of auto's setup: a candidate that fails is skipped and the
  * trial goes on, or the setup fails with an allocation status; nothing leaks either way. */
 static void check_oom_sweep(mpcg_matrix *A)
@@ -342,6 +363,7 @@ int main(void)
         check_twice(files[f], A, MPCG_PRECISION_FP64);
         check_twice(files[f], A, MPCG_PRECISION_FP32);
         if (f == 1) check_cache_paths(A), check_view(A), check_block(A), check_oom_sweep(A);
+        if (f == 1) check_timed_dot(A);
         mpcg_matrix_destroy(A);
     }
     mpcg_context_destroy(gpu);
