@@ -119,10 +119,12 @@ static void test_width(mpcgi_rng *g)
 }
 
 /* The widths checked on every matrix: the default, one entry a thread (all folded), 3, the
- * mean + 2 sigma rule, half the mean. */
+ * mean + 2 sigma rule, half the mean, the longest row (nothing folded: apply_dot's sum is the
+ * SpMV's last block's, no fixup). */
 static const char *const widths[][3] = {
     {NULL}, {"fold.width=1", NULL}, {"fold.width=3", NULL},
     {"fold.q_pct=100", "fold.r_pct=200", NULL}, {"fold.q_pct=50", NULL},
+    {"fold.q_pct=100000", NULL},
 };
 
 static void check_matrix(const char *what, mpcgi_csr *A, mpcgi_rng *g)
@@ -399,6 +401,12 @@ static void test_ooc(mpcgi_rng *g)
     CHECK(plan == NULL && strstr(mpcg_last_error(gpu), "leaves no room for one out-of-core chunk"));
     mpcg_clear_error(gpu);
     CHECK_OK(gpu, mpcg_context_set_device_memory_limit(gpu, 0));
+    mpcgi_csr_free(&A);
+    /* rows of one length: nothing folded, so the in-core dot is summed by the SpMV's last block
+     * and the out-of-core one by the fixup after the chunks: the same sum, the same bits */
+    for (int i = 0; i < 2000; i++) len[i] = 5;
+    if (spmv_check_skew_csr(g, 2000, len, &A) != 0) return;
+    ooc_case(&A, kv, 0, g);
     mpcgi_csr_free(&A);
 }
 
