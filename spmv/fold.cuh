@@ -24,9 +24,7 @@
  *
  * apply_dot: each block of the SpMV sums x_p y_p of its rows that are not folded (fixed order:
  * butterflies, then warp 0) into part[block]; the fixup adds x_i y_i of each folded row to
- * fpart[j], and its last block sums part and fpart (mpcgi_last_block_sum). Where no row is
- * folded (the stencils) there is no fixup: the SpMV's own last block sums part (LAST), the same
- * sum in the same order, one kernel launch and its one-block tail fewer an iteration.
+ * fpart[j], and its last block sums part and fpart (mpcgi_last_block_sum).
  */
 
 namespace fold {
@@ -73,17 +71,13 @@ static __device__ __forceinline__ void block_part(const mpcgi_fold_args &a, int6
     }
 }
 
-static_assert(MPCGI_FOLD_THREADS == MPCGI_THREADS, "mpcgi_last_block_sum: MPCGI_THREADS a block");
-
-/* XG (the gather backend's direct kernel): x[col] comes pre-gathered in slot order, xg. LAST
- * (with DOT, no folded rows, the whole grid in one launch): the block that counts last sums the
- * blocks' parts into *dot. */
-template <typename T, typename S, bool LO, bool DOT, bool XG, bool LAST = false>
+/* XG (the gather backend's direct kernel): x[col] comes pre-gathered in slot order, xg. */
+template <typename T, typename S, bool LO, bool DOT, bool XG>
 static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
     fold_kernel(const __grid_constant__ mpcgi_fold_args a, const S *__restrict__ val,
                 const float *__restrict__ lo, const T *__restrict__ x,
                 const T *__restrict__ xg, T *__restrict__ y, T *__restrict__ piece,
-                double *__restrict__ part, const int *skip, double *dot)
+                double *__restrict__ part, const int *skip)
 {
     mpcgi_pdl_start();
     if (DOT && skip && *skip) return;
@@ -100,11 +94,6 @@ static __global__ void __launch_bounds__(MPCGI_FOLD_THREADS)
         else if (p < a.n + a.pieces) piece[p - a.n] = acc;
     }
     if constexpr (DOT) block_part(a, p, x, acc, part, blockIdx.x);
-    if constexpr (LAST) {
-        __shared__ double sums[MPCGI_THREADS];
-        if (threadIdx.x == 0) __threadfence(); /* part[block] visible before it is counted */
-        mpcgi_last_block_sum(part, (int64_t)gridDim.x, a.arrived, dot, sums);
-    }
 }
 
 /* Folded row j (one warp): y[i] += its pieces' sums; with DOT x_i y_i to fpart[j], and the last
@@ -187,14 +176,9 @@ static int launch(const mpcgi_fold_args *a, const S *val, const float *lo, const
 {
     T *piece = (T *)ws;
     double *part = parts_of<T>(a, ws);
-    const unsigned blocks = (unsigned)mpcgi_fold_blocks(a->np);
-    if constexpr (DOT)
-        if (a->folded == 0) /* no fixup: the SpMV's last block sums the dot */
-            return (int)mpcgi_launch(fold_kernel<T, S, LO, true, XG, true>, blocks,
-                                     MPCGI_FOLD_THREADS, a->stream, *a, val, lo, x, xg, y,
-                                     piece, part, skip, dot);
-    cudaError_t e = mpcgi_launch(fold_kernel<T, S, LO, DOT, XG>, blocks, MPCGI_FOLD_THREADS,
-                                 a->stream, *a, val, lo, x, xg, y, piece, part, skip, dot);
+    cudaError_t e = mpcgi_launch(fold_kernel<T, S, LO, DOT, XG>,
+                                 (unsigned)mpcgi_fold_blocks(a->np), MPCGI_FOLD_THREADS,
+                                 a->stream, *a, val, lo, x, xg, y, piece, part, skip);
     if (e != cudaSuccess) return (int)e;
     return fixup<T, DOT>(a, piece, x, y, part, dot, skip);
 }

@@ -119,8 +119,8 @@ static void test_width(mpcgi_rng *g)
 }
 
 /* The widths checked on every matrix: the default, one entry a thread (all folded), 3, the
- * mean + 2 sigma rule, half the mean, the longest row (nothing folded: apply_dot's sum is the
- * SpMV's last block's, no fixup). */
+ * mean + 2 sigma rule, half the mean, the longest row (nothing folded: the fixup only sums the
+ * dot). */
 static const char *const widths[][3] = {
     {NULL}, {"fold.width=1", NULL}, {"fold.width=3", NULL},
     {"fold.q_pct=100", "fold.r_pct=200", NULL}, {"fold.q_pct=50", NULL},
@@ -402,8 +402,8 @@ static void test_ooc(mpcgi_rng *g)
     mpcg_clear_error(gpu);
     CHECK_OK(gpu, mpcg_context_set_device_memory_limit(gpu, 0));
     mpcgi_csr_free(&A);
-    /* rows of one length: nothing folded, so the in-core dot is summed by the SpMV's last block
-     * and the out-of-core one by the fixup after the chunks: the same sum, the same bits */
+    /* rows of one length: nothing folded, the fixups only sum the blocks' parts (in-core after
+     * the SpMV, out-of-core after the last chunk): the same bits */
     for (int i = 0; i < 2000; i++) len[i] = 5;
     if (spmv_check_skew_csr(g, 2000, len, &A) != 0) return;
     ooc_case(&A, kv, 0, g);
