@@ -824,8 +824,10 @@ MPCG_API mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *solver,
  * time does: up to K - 1 queued iterations run as empty kernels after the stop).
  * @param[in] K  >= 1: a fixed interval; 0 (default): adaptive (4 at first, doubling up to 64
  *               while tol is far, then half the iterations the residual's decay rate still
- *               predicts). With a monitor (mpcg_solver_set_monitor), windows end at the
- *               monitor's iterations instead. docs/solver.md, "The GPU iteration".
+ *               predicts; 1024 in the persistent loops of small systems, which stop
+ *               themselves, unless a history or progress callback is on). With a monitor
+ *               (mpcg_solver_set_monitor), windows end at the monitor's iterations instead.
+ *               docs/solver.md, "The GPU iteration".
  * Takes effect at the next setup (the next solve runs it). Ignored on the CPU.
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver, K < 0).
  * Thread safety: not while another call uses the solver.

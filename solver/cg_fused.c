@@ -28,6 +28,9 @@
 /* The adaptive K: first window, and the largest. */
 #define K_FIRST 4
 #define K_MAX 64
+/* The adaptive K of a variant that stops itself (the persistent loops), every window: it
+ * bounds one launch's length, and the host's reads of the state to one per K_LOOP iterations. */
+#define K_LOOP 1024
 
 /* The adaptive window: K, and the residual at the previous check for the decay rate. */
 typedef struct window {
@@ -173,6 +176,16 @@ static mpcg_reason stop_reason(int stop)
 
 /* ---------------------------------------------------------------- the check interval */
 
+/* The adaptive K of a variant that stops itself is K_LOOP, unless the host is to read the
+ * residual as the solve goes (history, progress): then the windows grow as for the launched
+ * kernels, and the history keeps their entries. Each window of a persistent loop is a launch,
+ * its matrix loaded again into shared memory, and a round trip (what that costs a small
+ * system: docs/solver.md, "K"). */
+static int loop_windows(const mpcg_solver *s)
+{
+    return s->variant->stops_itself && !s->hist.on && !s->progress;
+}
+
 /* Iterations of the next window: up to the next multiple of the monitor interval when there is
  * a monitor, else the fixed K or the adaptive one; never past maxit, except that the adaptive K
  * is rounded up to whole graph launches (the device stops at the limit itself). */
@@ -180,7 +193,10 @@ static int64_t window_size(const mpcg_solver *s, const window *w, int64_t k, int
 {
     int64_t G = s->fused->graph_iters;
     int64_t fixed = mpcgi_solver_check_interval(s);
-    int64_t K = s->monitor ? s->monitor_every - k % s->monitor_every : fixed > 0 ? fixed : w->K;
+    int64_t K = s->monitor        ? s->monitor_every - k % s->monitor_every
+                : fixed > 0       ? fixed
+                : loop_windows(s) ? K_LOOP
+                                  : w->K;
     if (G > 0 && !s->monitor && fixed == 0) return (K + G - 1) / G * G;
     return K < maxit - k ? K : maxit - k;
 }
@@ -236,7 +252,10 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     if (reason == MPCG_REASON_NONE) MPCG_CHECK(ctx, pcg_restart(s)); /* PCG: z, p = z, r.z */
     window_note(&w, 0, rr);
     while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
-        MPCG_CHECK(ctx, s->variant->enqueue(s, window_size(s, &w, k, a->maxit))); /* no wait */
+        const int64_t K = window_size(s, &w, k, a->maxit);
+        mpcgi_log(ctx, MPCG_LOG_DEBUG, "CG (%s): a window of %lld iterations from %lld",
+                  s->variant->name, (long long)K, (long long)k);
+        MPCG_CHECK(ctx, s->variant->enqueue(s, K)); /* no wait */
         MPCG_CHECK(ctx, state_get(s));                                /* wait; read k, rr, stop */
         if (h->k > k) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm));
         k = h->k;

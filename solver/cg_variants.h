@@ -35,6 +35,9 @@ typedef struct mpcgi_cg_variant {
     mpcg_status (*run)(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
     /* GPU variants: queue `iters` iterations on the context's stream (no wait) */
     mpcg_status (*enqueue)(mpcg_solver *s, int64_t iters);
+    /* 1 where a window's iterations past the stop cost nothing (a persistent loop leaves at
+     * the stop; queued kernels run empty): its adaptive windows need not close in on the stop */
+    int stops_itself;
     /* GPU variants: go on after the host replaced the residual at a stop (r = b - A x, rr = r.r):
      * the next direction is r + beta p_k, p_k the direction of the last iteration (beta = 0:
      * p = r, a restart), the stop threshold `threshold`; the state running again */

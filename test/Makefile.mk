@@ -130,7 +130,7 @@ MPCG_GPU_TESTS = test/test_spmv_cusparse test/test_spmv_segscan test/test_spmv_f
 	test/test_solver_cg_gpu test/test_device \
 	test/test_spmv_adaptive test/test_spmv_mixed \
 	test/test_solver_cg_fused test/test_cg_kernels test/test_block_cuda test/test_device_csr \
-	test/test_spmv_auto_gpu test/test_spmv_auto_copy
+	test/test_spmv_auto_gpu test/test_spmv_auto_copy test/test_solver_cg_windows
 check_PROGRAMS += $(MPCG_GPU_TESTS)
 test_test_device_csr_SOURCES = test/test_device_csr.c
 test_test_device_csr_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
@@ -163,6 +163,8 @@ test_test_spmv_mixed_LDADD = $(TEST_LDADD)
 test_test_device_SOURCES = test/test_device.c
 test_test_device_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_device_LDADD = $(TEST_LDADD)
+test_test_solver_cg_windows_SOURCES = test/test_solver_cg_windows.c
+test_test_solver_cg_windows_LDADD = $(TEST_LDADD)
 test_test_solver_cg_fused_SOURCES = test/test_solver_cg_fused.c
 test_test_solver_cg_fused_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 test_test_solver_cg_fused_LDADD = $(TEST_LDADD)
