@@ -3,6 +3,8 @@
 #ifndef MPCG_CORE_CONTEXT_H
 #define MPCG_CORE_CONTEXT_H
 
+#include <string.h>
+
 #include "mpcg.h"
 
 #define MPCGI_ERR_LEN 2048
@@ -26,5 +28,27 @@ struct mpcg_context {
 
 /* 1 if ctx points at a live context. */
 int mpcgi_context_valid(const mpcg_context *ctx);
+
+/* The context's recorded error, put aside while a step that may fail on its own runs
+ * (mpcgi_error_save clears it) and put back after it (mpcgi_error_restore). */
+typedef struct mpcgi_saved_error {
+    char err[MPCGI_ERR_LEN];
+    int set, frames;
+} mpcgi_saved_error;
+
+static inline void mpcgi_error_save(mpcg_context *ctx, mpcgi_saved_error *e)
+{
+    memcpy(e->err, ctx->err, sizeof e->err);
+    e->set = ctx->err_set;
+    e->frames = ctx->err_frames;
+    mpcg_clear_error(ctx);
+}
+
+static inline void mpcgi_error_restore(mpcg_context *ctx, const mpcgi_saved_error *e)
+{
+    memcpy(ctx->err, e->err, sizeof ctx->err);
+    ctx->err_set = e->set;
+    ctx->err_frames = e->frames;
+}
 
 #endif /* MPCG_CORE_CONTEXT_H */

@@ -4,7 +4,7 @@ libmpcgi_la_SOURCES += spmv/describe.c
 # many small systems: the batched SpMM (docs/batched.md); its kernel below
 libmpcgi_la_SOURCES += spmv/batch_spmm.c spmv/batch_spmm.h
 # auto: the candidates timed at setup, the rule, the budget and the cache; docs/backends.md
-libmpcgi_la_SOURCES += spmv/auto.c spmv/auto.h spmv/auto_cache.c spmv/auto_copy.c
+libmpcgi_la_SOURCES += spmv/auto.c spmv/auto.h spmv/auto_choose.c spmv/auto_cache.c spmv/auto_copy.c
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += spmv/batch_spmm.cu
 MPCG_CU_FILES += spmv/batch_spmm.cu

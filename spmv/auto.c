@@ -1,5 +1,5 @@
-/* spmv/auto.c: "auto": time the candidate plans, keep the best (the rule and the budget), and the
- * choice of a named backend, of the cpu backend or of the cache */
+/* spmv/auto.c: "auto": its options, the rules (pure), and the trial that times the candidate plans
+ * and keeps the best (the choice around it: spmv/auto_choose.c) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <stdio.h>
@@ -38,7 +38,8 @@ static const mpcgi_option_key auto_keys[MPCGI_OPT_AUTO_COUNT] = {
     [MPCGI_OPT_AUTO_SPMVS] = {"auto.spmvs", MPCGI_OPTION_INT, 3, 1, MAX_REPS, 0, 0, NULL,
                               "spmv auto: SpMVs timed per candidate after the warm-up (on a "
                               "GPU two, then queued back to back between CUDA events; on the "
-                              "host one, the wall clock); their median counts"},
+                              "host one, the wall clock); their median counts (a close call on "
+                              "a GPU: 30, docs/backends.md)"},
     [MPCGI_OPT_AUTO_FINGERPRINT] = {"auto.fingerprint", MPCGI_OPTION_WORD, MPCGI_AUTO_SAMPLED, 0, 0,
                                     0, 0, fingerprint_words,
                                     "spmv auto's cache: hash a sample of the pattern (256 rows) "
@@ -192,50 +193,29 @@ static double median(double *v, int n)
  * keeping the device busy while the host queues the timed calls; on the host one. */
 static int warmups(int on_device) { return on_device ? 2 : 1; }
 
-/* One SpMV of plan in the solve's iteration precision: t->reps calls after the warm-up; on a GPU
+/* One SpMV of plan in the solve's iteration precision: reps calls after the warm-up; on a GPU
  * queued back to back as a solve queues them (mpcgi_device_time_calls: CUDA events, the host's
  * launch time hidden), on the host each timed alone by the wall clock; their median. */
-static mpcg_status time_spmv(trial *t, mpcgi_spmv_plan *plan, double *spmv_s)
+static mpcg_status time_spmv(trial *t, mpcgi_spmv_plan *plan, int reps, double *spmv_s)
 {
     mpcg_context *ctx = t->ctx;
     double s[MAX_REPS];
     apply_arg a = {plan, t->req->apply, t->x, t->y, fused_dot_of(t, plan)};
     if (a.dot) t->c->timed_dot = 1;
     if (plan->on_device) {
-        MPCG_CHECK(ctx, mpcgi_device_time_calls(ctx, apply_once, &a, warmups(1), t->reps, s));
+        MPCG_CHECK(ctx, mpcgi_device_time_calls(ctx, apply_once, &a, warmups(1), reps, s));
     } else {
         for (int k = 0; k < warmups(0); k++)
             MPCG_CHECK(ctx, apply_once(ctx, &a));
-        for (int k = 0; k < t->reps; k++) {
+        for (int k = 0; k < reps; k++) {
             double t0 = mpcgi_wtime();
             MPCG_CHECK(ctx, apply_once(ctx, &a));
             s[k] = mpcgi_wtime() - t0;
         }
     }
     /* at least a nanosecond: an empty matrix launches nothing, and the budget divides by it */
-    *spmv_s = fmax(median(s, t->reps), 1e-9);
+    *spmv_s = fmax(median(s, reps), 1e-9);
     return MPCG_SUCCESS;
-}
-
-/* The context's recorded error, put aside while a candidate may fail on its own. */
-typedef struct saved_error {
-    char err[MPCGI_ERR_LEN];
-    int set, frames;
-} saved_error;
-
-static void error_save(mpcg_context *ctx, saved_error *e)
-{
-    memcpy(e->err, ctx->err, sizeof e->err);
-    e->set = ctx->err_set;
-    e->frames = ctx->err_frames;
-    mpcg_clear_error(ctx);
-}
-
-static void error_restore(mpcg_context *ctx, const saved_error *e)
-{
-    memcpy(ctx->err, e->err, sizeof ctx->err);
-    ctx->err_set = e->set;
-    ctx->err_frames = e->frames;
 }
 
 /* A failure that is the candidate's own (it cannot hold A, the memory is short, an option of it
@@ -261,8 +241,8 @@ static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
 {
     mpcg_context *ctx = t->ctx;
     mpcg_backend_candidate *c = &t->c->candidates[i];
-    saved_error saved;
-    error_save(ctx, &saved);
+    mpcgi_saved_error saved;
+    mpcgi_error_save(ctx, &saved);
     const double t0 = mpcgi_wtime(), h0 = mpcgi_device_h2d_seconds(ctx);
     mpcg_status st =
         mpcgi_spmv_plan_create(ctx, t->ops[i], t->A, t->req->precisions, t->req->opts, plan);
@@ -273,7 +253,7 @@ static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
         snprintf(c->reason, sizeof c->reason, "exports no rows for this plan (adaptive: its "
                  "tiles path): a small system runs the persistent loop over a backend's rows");
     else if (st == MPCG_SUCCESS)
-        st = time_spmv(t, *plan, &c->spmv_s);
+        st = time_spmv(t, *plan, t->reps, &c->spmv_s);
     if (st != MPCG_SUCCESS && !own_failure(st)) { /* the setup fails, its error recorded */
         mpcgi_spmv_plan_destroy(ctx, *plan);
         *plan = NULL;
@@ -291,7 +271,7 @@ static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
         mpcgi_spmv_plan_destroy(ctx, *plan);
         *plan = NULL;
     }
-    error_restore(ctx, &saved);
+    mpcgi_error_restore(ctx, &saved);
     return MPCG_SUCCESS;
 }
 
@@ -317,7 +297,35 @@ static int within_budget(trial *t, int i)
     return 0;
 }
 
-/* Every ranked candidate in order, keeping the best plan so far (mpcgi_auto_decide). */
+/* A close call: the kept plan's SpMV and the new candidate p's (both on the GPU) within
+ * CLOSE_PCT % of each other, timed with fewer than CLOSE_REPS calls. The first SpMVs after a
+ * plan's build can run slower than its steady state by more than such a gap, by how much depends
+ * on the backend (docs/backends.md, "The trial"), so both are timed again, CLOSE_REPS calls
+ * each, and their medians replace the first ones. */
+#define CLOSE_PCT 12
+#define CLOSE_REPS 30
+static_assert(CLOSE_REPS <= MAX_REPS, "CLOSE_REPS: at most MAX_REPS");
+
+static mpcg_status settle_close_call(trial *t, int i, mpcgi_spmv_plan *p)
+{
+    mpcg_backend_candidate *c = t->c->candidates, *b = &c[t->best];
+    const double lo = fmin(b->spmv_s, c[i].spmv_s), hi = fmax(b->spmv_s, c[i].spmv_s);
+    if (!p->on_device || !t->plan->on_device || t->reps >= CLOSE_REPS ||
+        hi > lo * (1.0 + CLOSE_PCT / 100.0))
+        return MPCG_SUCCESS;
+    const double first_b = b->spmv_s, first_i = c[i].spmv_s;
+    MPCG_CHECK(t->ctx, time_spmv(t, t->plan, CLOSE_REPS, &b->spmv_s));
+    MPCG_CHECK(t->ctx, time_spmv(t, p, CLOSE_REPS, &c[i].spmv_s));
+    mpcgi_log(t->ctx, MPCG_LOG_INFO,
+              "auto: %s and %s within %d %% (%.4g and %.4g ms): timed again, %d SpMVs each: "
+              "%.4g and %.4g ms",
+              b->backend, c[i].backend, CLOSE_PCT, first_b * 1e3, first_i * 1e3, CLOSE_REPS,
+              b->spmv_s * 1e3, c[i].spmv_s * 1e3);
+    return MPCG_SUCCESS;
+}
+
+/* Every ranked candidate in order, keeping the best plan so far (mpcgi_auto_decide); a close
+ * call between the two is timed again first (settle_close_call). */
 static mpcg_status run_candidates(trial *t)
 {
     const double expected = t->c->expected_spmvs;
@@ -326,6 +334,13 @@ static mpcg_status run_candidates(trial *t)
         if (t->best >= 0 && !within_budget(t, i)) continue;
         MPCG_CHECK(t->ctx, try_candidate(t, i, &p));
         if (!p) continue;
+        if (t->best >= 0) {
+            mpcg_status st = settle_close_call(t, i, p);
+            if (st != MPCG_SUCCESS) {
+                mpcgi_spmv_plan_destroy(t->ctx, p);
+                return st;
+            }
+        }
         if (mpcgi_auto_decide(t->c->candidates, i + 1, expected) == i) {
             mpcgi_spmv_plan_destroy(t->ctx, t->plan);
             t->plan = p;
@@ -345,8 +360,8 @@ static mpcg_status copy_if_wanted(trial *t)
 {
     mpcg_context *ctx = t->ctx;
     if (!mpcgi_auto_copy_wanted(ctx, t->A, t->ranked)) return MPCG_SUCCESS;
-    saved_error saved;
-    error_save(ctx, &saved);
+    mpcgi_saved_error saved;
+    mpcgi_error_save(ctx, &saved);
     mpcg_status st = mpcgi_auto_copy_attach(ctx, t->A, &t->copy);
     if (st != MPCG_SUCCESS && !own_failure(st)) return st; /* its error recorded */
     if (st != MPCG_SUCCESS) {
@@ -356,7 +371,7 @@ static mpcg_status copy_if_wanted(trial *t)
                   "each candidate uploads its own", msg);
     }
     t->copied = st == MPCG_SUCCESS;
-    error_restore(ctx, &saved);
+    mpcgi_error_restore(ctx, &saved);
     return MPCG_SUCCESS;
 }
 
@@ -436,154 +451,4 @@ done:
     mpcgi_spmv_plan_destroy(ctx, t.plan);
     free_vectors(&t);
     return st;
-}
-
-/* ---------------------------------------------------------------- the choice */
-
-int mpcgi_auto_cache_enabled(const mpcg_context *ctx, const mpcgi_options *opts)
-{
-    return ctx->cache_dir[0] &&
-           mpcgi_options_get(opts, &auto_keys[MPCGI_OPT_AUTO_CACHE]) == MPCGI_AUTO_CACHE_ON;
-}
-
-/* A backend by name: a registered one ("fixed"), or auto on the CPU ("cpu"). */
-static mpcg_status choose_fixed(mpcg_context *ctx, const char *name, mpcgi_csr *A,
-                                const mpcgi_auto_request *req, mpcgi_spmv_plan **out,
-                                mpcg_backend_choice *choice)
-{
-    const struct mpcgi_spmv_ops *ops;
-    MPCG_CHECK(ctx, mpcgi_spmv_lookup(ctx, name, &ops));
-    MPCG_CHECK(ctx, mpcgi_spmv_plan_create(ctx, ops, A, req->precisions, req->opts, out));
-    snprintf(choice->chosen, sizeof choice->chosen, "%s", ops->name);
-    snprintf(choice->source, sizeof choice->source, "%s",
-             mpcgi_spmv_is_auto(name) ? "cpu" : "fixed");
-    return MPCG_SUCCESS;
-}
-
-static void note_add(mpcg_backend_choice *choice, const char *what, const char *dir,
-                     const char *file, const char *why)
-{
-    size_t len = strlen(choice->note);
-    snprintf(choice->note + len, sizeof choice->note - len, "%s%s %s/%s%s%s", len ? "; " : "", what,
-             dir, file, why ? ": " : "", why ? why : "");
-}
-
-/* The cached decision, its plan built: 1, or 0 (a miss, an ignored file, a plan that failed:
- * choice->note says which, the trial follows). *kept_s: the plan's setup. */
-static int from_cache(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_auto_request *req,
-                      const mpcgi_auto_key *key, mpcgi_spmv_plan **out, mpcg_backend_choice *choice,
-                      double *kept_s)
-{
-    if (!mpcgi_auto_cache_load(ctx->cache_dir, key, choice)) {
-        if (choice->note[0]) mpcgi_log(ctx, MPCG_LOG_WARN, "auto: %s", choice->note);
-        return 0;
-    }
-    saved_error saved;
-    error_save(ctx, &saved);
-    const double t0 = mpcgi_wtime();
-    mpcg_status st = mpcgi_spmv_plan_create(ctx, mpcgi_spmv_find(choice->chosen), A,
-                                            req->precisions, req->opts, out);
-    if (st == MPCG_SUCCESS && (*out)->on_device) st = mpcgi_device_sync(ctx);
-    *kept_s = mpcgi_wtime() - t0;
-    if (st != MPCG_SUCCESS) {
-        char msg[200];
-        mpcg_last_error_message(ctx, msg, sizeof msg);
-        mpcgi_spmv_plan_destroy(ctx, *out);
-        *out = NULL;
-        note_add(choice, "the cached choice failed", ctx->cache_dir, key->file, msg);
-        mpcgi_log(ctx, MPCG_LOG_WARN, "auto: %s", choice->note);
-    } else {
-        note_add(choice, "read", ctx->cache_dir, key->file, NULL);
-    }
-    error_restore(ctx, &saved);
-    return st == MPCG_SUCCESS;
-}
-
-/* Write the trial's decision; a failure is noted and logged, never the setup's. */
-static void to_cache(mpcg_context *ctx, const mpcgi_auto_key *key, mpcg_backend_choice *choice)
-{
-    saved_error saved;
-    error_save(ctx, &saved);
-    if (mpcgi_auto_cache_store(ctx, ctx->cache_dir, key, choice) == MPCG_SUCCESS) {
-        note_add(choice, "wrote", ctx->cache_dir, key->file, NULL);
-    } else {
-        char msg[200];
-        mpcg_last_error_message(ctx, msg, sizeof msg);
-        note_add(choice, "could not write", ctx->cache_dir, key->file, msg);
-        mpcgi_log(ctx, MPCG_LOG_WARN, "auto: %s", choice->note);
-    }
-    error_restore(ctx, &saved);
-}
-
-/* The trial; where it ranked only backends with rows (a persistent loop ahead) and none of them
- * supports the solve (MPCG_ERR_NOT_SUPPORTED; a shortage of memory is not retried), the trial
- * again without that rule, noted: the solve then runs a CUDA graph or launched kernels over the
- * fastest SpMV (its variant finds no rows). */
-static mpcg_status trial_or_without_rows(mpcg_context *ctx, mpcgi_csr *A,
-                                         const mpcgi_auto_request *req, mpcgi_spmv_plan **out,
-                                         mpcg_backend_choice *choice, double *own_s)
-{
-    if (!req->need_rows) return mpcgi_spmv_auto_trial(ctx, A, req, out, choice, own_s);
-    saved_error saved;
-    error_save(ctx, &saved);
-    mpcg_status st = mpcgi_spmv_auto_trial(ctx, A, req, out, choice, own_s);
-    if (st != MPCG_ERR_NOT_SUPPORTED) { /* a failure keeps its error, as without the wrapper */
-        if (st == MPCG_SUCCESS) error_restore(ctx, &saved);
-        return st;
-    }
-    char why[200];
-    mpcg_last_error_message(ctx, why, sizeof why);
-    error_restore(ctx, &saved);
-    mpcgi_auto_request any = *req;
-    any.need_rows = 0;
-    MPCG_CHECK(ctx, mpcgi_spmv_auto_trial(ctx, A, &any, out, choice, own_s));
-    const size_t len = strlen(choice->note);
-    snprintf(choice->note + len, sizeof choice->note - len,
-             "%sno backend with rows could run the solve (%.160s): timed again without them",
-             len ? "; " : "", why);
-    mpcgi_log(ctx, MPCG_LOG_WARN, "auto: %s", choice->note);
-    return MPCG_SUCCESS;
-}
-
-/* trial_s and its SpMV-equivalents: the wall time since t0 less the kept plan's setup. */
-static void account(mpcg_backend_choice *choice, double t0, double kept_s)
-{
-    const mpcg_backend_candidate *kept = NULL;
-    const struct mpcgi_spmv_ops *ops = mpcgi_spmv_find(choice->chosen);
-    for (int i = 0; i < choice->ncandidates; i++) /* names are the tables' own strings */
-        if (!choice->candidates[i].skipped && ops && choice->candidates[i].backend == ops->name)
-            kept = &choice->candidates[i];
-    if (kept_s < 0) kept_s = kept ? kept->setup_s : 0;
-    choice->trial_s = mpcgi_wtime() - t0 - kept_s;
-    choice->trial_cost_spmv_equivalents =
-        kept && kept->spmv_s > 0 ? choice->trial_s / kept->spmv_s : 0;
-}
-
-mpcg_status mpcgi_spmv_choose(mpcg_context *ctx, const char *name, mpcgi_csr *A,
-                              const mpcgi_auto_request *req, mpcgi_spmv_plan **out,
-                              mpcg_backend_choice *choice)
-{
-    memset(choice, 0, sizeof *choice);
-    *out = NULL;
-    if (!mpcgi_spmv_is_auto(name) || ctx->kind != MPCG_DEVICE_CUDA)
-        return choose_fixed(ctx, name, A, req, out, choice);
-    const double t0 = mpcgi_wtime();
-    double kept_s = -1;
-    const int cache = mpcgi_auto_cache_enabled(ctx, req->opts);
-    mpcgi_auto_key key;
-    if (cache) {
-        MPCG_CHECK(ctx, mpcgi_auto_key_make(ctx, A, req, &key));
-        choice->hash_s = mpcgi_wtime() - t0;
-    }
-    if (cache && from_cache(ctx, A, req, &key, out, choice, &kept_s)) {
-        snprintf(choice->source, sizeof choice->source, "cache");
-    } else {
-        MPCG_CHECK(ctx, trial_or_without_rows(ctx, A, req, out, choice, &kept_s));
-        snprintf(choice->source, sizeof choice->source, "trial");
-        if (cache) to_cache(ctx, &key, choice);
-    }
-    account(choice, t0, kept_s);
-    mpcgi_log(ctx, MPCG_LOG_INFO, "auto: %s (%s), %.3g s beyond its setup (%.0f SpMVs)",
-              choice->chosen, choice->source, choice->trial_s, choice->trial_cost_spmv_equivalents);
-    return MPCG_SUCCESS;
 }
