@@ -39,11 +39,15 @@ static const mpcgi_option_key auto_keys[MPCGI_OPT_AUTO_COUNT] = {
                               "spmv auto: SpMVs timed per candidate after the warm-up (on a "
                               "GPU two, then queued back to back between CUDA events; on the "
                               "host one, the wall clock); their median counts (a close call on "
-                              "a GPU: 30, docs/backends.md)"},
+                              "a GPU: 30, auto.close_pct)"},
     [MPCGI_OPT_AUTO_FINGERPRINT] = {"auto.fingerprint", MPCGI_OPTION_WORD, MPCGI_AUTO_SAMPLED, 0, 0,
                                     0, 0, fingerprint_words,
                                     "spmv auto's cache: hash a sample of the pattern (256 rows) "
                                     "or all of it (a pass over the CSR) into the fingerprint"},
+    [MPCGI_OPT_AUTO_CLOSE] = {"auto.close_pct", MPCGI_OPTION_INT, 12, 0, 100000, 0, 0, NULL,
+                              "spmv auto on a GPU: a candidate's SpMV and the kept plan's within "
+                              "this % of each other are timed again, 30 SpMVs each, and those "
+                              "medians decide (0: never; docs/backends.md)"},
 };
 
 const mpcgi_option_table mpcgi_auto_options = {auto_keys, MPCGI_OPT_AUTO_COUNT};
@@ -93,6 +97,7 @@ typedef struct trial {
     double t0;             /* when the trial began */
     double budget;         /* auto.budget; -1: no cap */
     int reps;              /* auto.spmvs */
+    long close_pct;        /* auto.close_pct */
     mpcg_status failure;   /* the status of the first candidate that failed on its own */
     int failed;            /* its index; -1: none */
     mpcgi_auto_copy copy;  /* the device copy of a host A the candidates are built from */
@@ -298,11 +303,10 @@ static int within_budget(trial *t, int i)
 }
 
 /* A close call: the kept plan's SpMV and the new candidate p's (both on the GPU) within
- * CLOSE_PCT % of each other, timed with fewer than CLOSE_REPS calls. The first SpMVs after a
- * plan's build can run slower than its steady state by more than such a gap, by how much depends
- * on the backend (docs/backends.md, "The trial"), so both are timed again, CLOSE_REPS calls
- * each, and their medians replace the first ones. */
-#define CLOSE_PCT 12
+ * auto.close_pct % of each other, timed with fewer than CLOSE_REPS calls. The first SpMVs after
+ * a plan's build can run slower than its steady state by more than such a gap, by how much
+ * depends on the backend (docs/backends.md, "The trial"), so both are timed again, CLOSE_REPS
+ * calls each, and their medians replace the first ones. */
 #define CLOSE_REPS 30
 static_assert(CLOSE_REPS <= MAX_REPS, "CLOSE_REPS: at most MAX_REPS");
 
@@ -310,8 +314,8 @@ static mpcg_status settle_close_call(trial *t, int i, mpcgi_spmv_plan *p)
 {
     mpcg_backend_candidate *c = t->c->candidates, *b = &c[t->best];
     const double lo = fmin(b->spmv_s, c[i].spmv_s), hi = fmax(b->spmv_s, c[i].spmv_s);
-    if (!p->on_device || !t->plan->on_device || t->reps >= CLOSE_REPS ||
-        hi > lo * (1.0 + CLOSE_PCT / 100.0))
+    if (!p->on_device || !t->plan->on_device || t->reps >= CLOSE_REPS || t->close_pct == 0 ||
+        hi > lo * (1.0 + t->close_pct / 100.0))
         return MPCG_SUCCESS;
     const double first_b = b->spmv_s, first_i = c[i].spmv_s;
     MPCG_CHECK(t->ctx, time_spmv(t, t->plan, CLOSE_REPS, &b->spmv_s));
@@ -319,7 +323,7 @@ static mpcg_status settle_close_call(trial *t, int i, mpcgi_spmv_plan *p)
     mpcgi_log(t->ctx, MPCG_LOG_INFO,
               "auto: %s and %s within %d %% (%.4g and %.4g ms): timed again, %d SpMVs each: "
               "%.4g and %.4g ms",
-              b->backend, c[i].backend, CLOSE_PCT, first_b * 1e3, first_i * 1e3, CLOSE_REPS,
+              b->backend, c[i].backend, (int)t->close_pct, first_b * 1e3, first_i * 1e3, CLOSE_REPS,
               b->spmv_s * 1e3, c[i].spmv_s * 1e3);
     return MPCG_SUCCESS;
 }
@@ -417,7 +421,8 @@ mpcg_status mpcgi_spmv_auto_trial(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_a
                .failed = -1,
                .t0 = mpcgi_wtime(),
                .budget = budget == MPCGI_OPTION_AUTO ? -1.0 : (double)budget,
-               .reps = (int)mpcgi_options_get(req->opts, &auto_keys[MPCGI_OPT_AUTO_SPMVS])};
+               .reps = (int)mpcgi_options_get(req->opts, &auto_keys[MPCGI_OPT_AUTO_SPMVS]),
+               .close_pct = mpcgi_options_get(req->opts, &auto_keys[MPCGI_OPT_AUTO_CLOSE])};
     *out = NULL;
     choice->expected_spmvs = mpcgi_auto_expected_spmvs(req->opts, A->n, req->maxit);
     MPCG_TRY(ctx, st, list_candidates(&t));

@@ -28,6 +28,7 @@ enum {
     MPCGI_OPT_AUTO_BUDGET,      /* the trial's cost cap in SpMV-equivalents; auto: none */
     MPCGI_OPT_AUTO_SPMVS,       /* timed SpMVs per candidate (after one warm-up) */
     MPCGI_OPT_AUTO_FINGERPRINT, /* word: sampled, full (the pattern hash) */
+    MPCGI_OPT_AUTO_CLOSE,       /* % within which two SpMVs are a close call, timed again */
     MPCGI_OPT_AUTO_COUNT
 };
 enum { MPCGI_AUTO_CACHE_ON, MPCGI_AUTO_CACHE_OFF };
