@@ -203,6 +203,78 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
     if constexpr (DOT) warp_partial(L, ws, dacc);
 }
 
+/*
+ * The staged uniform path (L.staged_rows > 0). Virtual block v is the tile of rows
+ * [v staged_rows, (v + 1) staged_rows), whose entries fit in STAGED_PER_THREAD per thread. The
+ * block copies the tile's values and columns to shared memory (thread t loads entries t,
+ * t + blockDim, ...: every load of the tile issued before the first store), then thread t sums
+ * row t of the tile from there: fma from 0 in entry order, the uniform path's sum with NT = 1
+ * (what the emulation computes for it). The copy puts a whole tile's loads in flight at once,
+ * where a group of NT lanes a row has two strides of one row's entries in flight
+ * (docs/backends.md, "The staged uniform path").
+ */
+template <bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
+static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK)
+    staged_kernel(const __grid_constant__ mpcgi_adaptive_launch L, V val, S src,
+                  T *__restrict__ y, double *ws, const int *skip)
+{
+    using C = typename std::conditional<C16, int16_t, int32_t>::type;
+    constexpr int PER = MPCGI_ADAPTIVE_STAGED_PER_THREAD;
+    extern __shared__ __align__(16) unsigned char staged_shared[];
+    T *sv = (T *)staged_shared;
+    C *sc = (C *)(sv + PER * blockDim.x);
+    const C *col;
+    if constexpr (C16) col = L.col16;
+    else col = L.col_idx;
+    mpcgi_pdl_start();
+    if (DOT && skip && *skip) return;
+    src.start();
+    double dacc = 0;
+    for (int64_t v = blockIdx.x; v < L.vblocks; v += gridDim.x) {
+        const int64_t r0 = v * L.staged_rows;
+        const int rows = (int)(L.n - r0 < L.staged_rows ? L.n - r0 : L.staged_rows);
+        const int k0 = __ldg(L.row_ptr + r0), cnt = __ldg(L.row_ptr + r0 + rows) - k0;
+        T a[PER];
+        C c[PER];
+#pragma unroll
+        for (int u = 0; u < PER; u++) {
+            const int k = (int)threadIdx.x + u * (int)blockDim.x;
+            if (k < cnt) {
+                a[u] = load_matrix<STREAM>(val + k0 + k);
+                c[u] = load_matrix<STREAM>(col + k0 + k);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < PER; u++) {
+            const int k = (int)threadIdx.x + u * (int)blockDim.x;
+            if (k < cnt) sv[k] = a[u], sc[k] = c[u];
+        }
+        __syncthreads();
+        if ((int)threadIdx.x < rows) {
+            const int i = (int)(r0 + threadIdx.x);
+            const int e = __ldg(L.row_ptr + i + 1) - k0;
+            T acc = 0;
+            for (int k = __ldg(L.row_ptr + i) - k0; k < e; k++)
+                acc = fmadd(sv[k], src(C16 ? i + (int)sc[k] : (int)sc[k]), acc);
+            y[i] = acc;
+            if constexpr (DOT) {
+                const T xi = src(i);
+                src.keep(i, xi);
+                dacc = fma((double)xi, (double)acc, dacc);
+            }
+        }
+        __syncthreads(); /* the tile's arrays are free for the next */
+    }
+    if constexpr (DOT) warp_partial(L, ws, dacc);
+}
+
+/* Shared memory of a staged block: its tile's values (T) and columns (16- or 32-bit). */
+template <typename T> static size_t staged_smem(const mpcgi_adaptive_launch *L)
+{
+    const size_t cap = (size_t)MPCGI_ADAPTIVE_STAGED_PER_THREAD * (size_t)L->block;
+    return cap * (sizeof(T) + (L->col16 ? sizeof(int16_t) : sizeof(int32_t)));
+}
+
 /* ---------------------------------------------------------------- launchers of the SpMV */
 
 /* Every SpMV kernel of compute type T, source S and values V (a pointer to T, or
@@ -241,10 +313,19 @@ static kernel_fn<T, S, V> pick_index(const mpcgi_adaptive_launch *L)
                            : pick_rows<false, DOT, C16, T, S, V>(L);
 }
 
+template <bool DOT, bool C16, typename T, typename S, typename V>
+static kernel_fn<T, S, V> pick_staged(const mpcgi_adaptive_launch *L)
+{
+    return L->stream_loads ? staged_kernel<true, DOT, C16, T, S, V>
+                           : staged_kernel<false, DOT, C16, T, S, V>;
+}
+
 /* The kernel of a plan. */
 template <bool DOT, typename T, typename S, typename V>
 static kernel_fn<T, S, V> pick(const mpcgi_adaptive_launch *L)
 {
+    if (L->staged_rows > 0)
+        return L->col16 ? pick_staged<DOT, true, T, S, V>(L) : pick_staged<DOT, false, T, S, V>(L);
     return L->col16 ? pick_index<DOT, true, T, S, V>(L) : pick_index<DOT, false, T, S, V>(L);
 }
 
@@ -274,8 +355,14 @@ static int spmv(void *stream, const mpcgi_adaptive_launch *L, V val, const T *x,
         if (!DOT) return (int)cudaSuccess; /* no rows */
         grid = 1;                          /* still writes dot = 0 */
     }
-    cudaError_t e = mpcgi_launch(pick<DOT, T, S, V>(L), (unsigned)grid, (unsigned)L->block, stream,
-                                 *L, val, S{x}, y, ws, skip);
+    const kernel_fn<T, S, V> kernel = pick<DOT, T, S, V>(L);
+    const size_t smem = L->staged_rows > 0 ? staged_smem<T>(L) : 0;
+    cudaError_t e = cudaSuccess;
+    if (smem > 48 * 1024) /* the default limit; raised on every call, as the tiles do */
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess)
+        e = mpcgi_launch_smem(kernel, (unsigned)grid, (unsigned)L->block, smem, stream, *L, val,
+                              S{x}, y, ws, skip);
     if constexpr (DOT) {
         const int parts = (int)grid * (L->block / 32);
         if (e == cudaSuccess)

@@ -1,0 +1,560 @@
+/* bench/experiments/staged_rows.cu: can adaptive's CSR-vector kernel reach 0.9 of the copy
+ * bandwidth on the 7- and 27-point stencils if each block first copies a tile's values and
+ * 16-bit column offsets into shared memory with coalesced loads, then sums the tile's rows from
+ * there with the same NT lanes per row? (an experiment, not built by make; issue 25)
+ *
+ * Build and run (sm_90; the device machine has nvcc):
+ *   nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/staged_rows.cu -lcusparse -o staged_rows
+ *   ./staged_rows
+ *
+ * The matrices: poisson3d:128 (7-point, n = 128^3) and poisson3d27:96 (27-point, n = 96^3),
+ * fp64 values, columns as 16-bit offsets col - row (adaptive's C16 layout: 10 bytes a nonzero).
+ * Counted bytes are adaptive's (bytes_matrix + x + y): 10 nnz + 4 (n + 1) + 16 n.
+ *
+ * Kernels, each timed with CUDA events (median of 7 groups of 10 after 20 warm-ups):
+ *   - vector<NT, R>: adaptive's uniform path (a group of NT lanes sums R rows, loads straight
+ *     from global memory, evict-first for NT >= 8);
+ *   - staged<NT, ROWS, BLOCK>: a block takes ROWS consecutive rows, copies their values and
+ *     offsets to shared memory (every thread strides over the tile's entries: all loads
+ *     independent), one barrier, then groups of NT lanes sum the rows from shared memory in the
+ *     same order as vector<NT> (lane l adds entries l, l + NT, ... by fma from 0, then the
+ *     butterfly), so the result is bit for bit vector<NT>'s.
+ * Device copy bandwidth: cudaMemcpy device to device of 1 GiB, read + write counted.
+ */
+#include "experiment.cuh"
+#include <cstdint>
+#include <cstring>
+#include <cuda_pipeline.h>
+
+#define FULL 0xffffffffu
+
+struct mat {
+    int n;
+    long nnz;
+    std::vector<int> rp;
+    std::vector<int> col;
+    std::vector<double> val;
+};
+
+static mat stencil(int m, int pts)
+{
+    mat A;
+    A.n = m * m * m;
+    A.rp.push_back(0);
+    for (int z = 0; z < m; z++)
+        for (int y = 0; y < m; y++)
+            for (int x = 0; x < m; x++) {
+                int i = (z * m + y) * m + x;
+                for (int dz = -1; dz <= 1; dz++)
+                    for (int dy = -1; dy <= 1; dy++)
+                        for (int dx = -1; dx <= 1; dx++) {
+                            int a = (dx != 0) + (dy != 0) + (dz != 0);
+                            if (pts == 7 && a > 1) continue;
+                            int X = x + dx, Y = y + dy, Z = z + dz;
+                            if (X < 0 || Y < 0 || Z < 0 || X >= m || Y >= m || Z >= m) continue;
+                            int j = (Z * m + Y) * m + X;
+                            A.col.push_back(j);
+                            A.val.push_back(j == i ? (pts == 7 ? 6.0 : 26.0)
+                                                   : -1.0 - 0.001 * (i % 7));
+                        }
+                A.rp.push_back((int)A.col.size());
+            }
+    A.nnz = (long)A.col.size();
+    return A;
+}
+
+template <int NT, int R>
+__global__ void __launch_bounds__(256) vector_kernel(int n, const int *__restrict__ rp,
+                                                      const int16_t *__restrict__ off,
+                                                      const double *__restrict__ val,
+                                                      const double *__restrict__ x,
+                                                      double *__restrict__ y)
+{
+    const int groups = blockDim.x / NT, lane = threadIdx.x & (NT - 1);
+    const long first = (long)blockIdx.x * groups * R;
+    int row[R], s[R], len[R];
+    double acc[R];
+    int most = 0;
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        long i = first + r * groups + threadIdx.x / NT;
+        row[r] = -1, s[r] = 0, len[r] = 0, acc[r] = 0;
+        if (i < n) row[r] = (int)i, s[r] = __ldg(rp + i), len[r] = __ldg(rp + i + 1) - s[r];
+        most = len[r] > most ? len[r] : most;
+    }
+    for (int o = lane; o < most; o += 2 * NT) {
+        double a[R][2], b[R][2];
+#pragma unroll
+        for (int u = 0; u < 2; u++)
+#pragma unroll
+            for (int r = 0; r < R; r++) {
+                int k = o + u * NT;
+                a[r][u] = 0, b[r][u] = 0;
+                if (k < len[r]) {
+                    a[r][u] = NT >= 8 ? __ldcs(val + s[r] + k) : __ldg(val + s[r] + k);
+                    int c = row[r] + (NT >= 8 ? __ldcs(off + s[r] + k) : __ldg(off + s[r] + k));
+                    b[r][u] = __ldg(x + c);
+                }
+            }
+#pragma unroll
+        for (int u = 0; u < 2; u++)
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                if (o + u * NT < len[r]) acc[r] = fma(a[r][u], b[r][u], acc[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+#pragma unroll
+        for (int t = NT / 2; t > 0; t >>= 1)
+            acc[r] += __shfl_xor_sync(FULL, acc[r], t, NT);
+        if (lane == 0 && row[r] >= 0) y[row[r]] = acc[r];
+    }
+}
+
+/* CAP entries of shared memory per block; rows_per_tile * max_len <= CAP (checked on the host). */
+template <int NT, int BLOCK, int CAP>
+__global__ void __launch_bounds__(BLOCK) staged_kernel(int n, int tile_rows,
+                                                        const int *__restrict__ rp,
+                                                        const int16_t *__restrict__ off,
+                                                        const double *__restrict__ val,
+                                                        const double *__restrict__ x,
+                                                        double *__restrict__ y)
+{
+    __shared__ double sv[CAP];
+    __shared__ int16_t so[CAP];
+    __shared__ int sp[BLOCK + 1];
+    const int r0 = blockIdx.x * tile_rows;
+    const int rows = min(tile_rows, n - r0);
+    for (int i = threadIdx.x; i <= rows; i += BLOCK)
+        sp[i] = __ldg(rp + r0 + i);
+    const int k0 = __ldg(rp + r0), cnt = __ldg(rp + r0 + rows) - k0;
+    /* the copy: every load independent, evict-first */
+    constexpr int U = 8;
+    for (int b = threadIdx.x; b < cnt; b += U * BLOCK) {
+        double v[U];
+        int16_t o[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            int k = b + u * BLOCK;
+            if (k < cnt) v[u] = __ldcs(val + k0 + k), o[u] = __ldcs(off + k0 + k);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            int k = b + u * BLOCK;
+            if (k < cnt) sv[k] = v[u], so[k] = o[u];
+        }
+    }
+    __syncthreads();
+    const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
+    for (int g0 = 0; g0 < rows; g0 += groups) { /* warp-uniform trips: the shuffles */
+        const int g = g0 + threadIdx.x / NT, ok = g < rows;
+        const int s = ok ? sp[g] - k0 : 0, e = ok ? sp[g + 1] - k0 : 0, row = r0 + g;
+        double acc = 0;
+        for (int k = s + lane; k < e; k += NT)
+            acc = fma(sv[k], __ldg(x + row + so[k]), acc);
+#pragma unroll
+        for (int t = NT / 2; t > 0; t >>= 1)
+            acc += __shfl_xor_sync(FULL, acc, t, NT);
+        if (lane == 0 && ok) y[row] = acc;
+    }
+}
+
+/* as staged_kernel, but the rows of a group are summed R at a time (loads of R rows in flight) */
+template <int NT, int BLOCK, int CAP, int R>
+__global__ void __launch_bounds__(BLOCK) staged_r_kernel(int n, int tile_rows,
+                                                          const int *__restrict__ rp,
+                                                          const int16_t *__restrict__ off,
+                                                          const double *__restrict__ val,
+                                                          const double *__restrict__ x,
+                                                          double *__restrict__ y)
+{
+    __shared__ double sv[CAP];
+    __shared__ int16_t so[CAP];
+    __shared__ int sp[BLOCK * R + 1];
+    const int r0 = blockIdx.x * tile_rows;
+    const int rows = min(tile_rows, n - r0);
+    for (int i = threadIdx.x; i <= rows; i += BLOCK)
+        sp[i] = __ldg(rp + r0 + i);
+    const int k0 = __ldg(rp + r0), cnt = __ldg(rp + r0 + rows) - k0;
+    constexpr int U = 8;
+    for (int b = threadIdx.x; b < cnt; b += U * BLOCK) {
+        double v[U];
+        int16_t o[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            int k = b + u * BLOCK;
+            if (k < cnt) v[u] = __ldcs(val + k0 + k), o[u] = __ldcs(off + k0 + k);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            int k = b + u * BLOCK;
+            if (k < cnt) sv[k] = v[u], so[k] = o[u];
+        }
+    }
+    __syncthreads();
+    const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
+    for (int gb = 0; gb < rows; gb += groups * R) {
+        const int g0 = gb + threadIdx.x / NT;
+        int s[R], e[R];
+        double acc[R];
+        int most = 0;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            int g = g0 + r * groups;
+            s[r] = 0, e[r] = 0, acc[r] = 0;
+            if (g < rows) s[r] = sp[g] - k0, e[r] = sp[g + 1] - k0;
+            most = max(most, e[r] - s[r]);
+        }
+        for (int o = lane; o < most; o += NT) {
+            double a[R], b[R];
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                if (s[r] + o < e[r]) a[r] = sv[s[r] + o], b[r] = __ldg(x + r0 + g0 + r * groups + so[s[r] + o]);
+#pragma unroll
+            for (int r = 0; r < R; r++)
+                if (s[r] + o < e[r]) acc[r] = fma(a[r], b[r], acc[r]);
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+#pragma unroll
+            for (int t = NT / 2; t > 0; t >>= 1)
+                acc[r] += __shfl_xor_sync(FULL, acc[r], t, NT);
+            int g = g0 + r * groups;
+            if (lane == 0 && g < rows) y[r0 + g] = acc[r];
+        }
+    }
+}
+
+
+/* The sum of row g of a staged tile by NT lanes, U strides per round: every load of a round
+ * (values and offsets from shared memory, the gathers of x) issued before its multiply-adds;
+ * the same additions in the same order as vector<NT>. */
+template <int NT, int U>
+static __device__ __forceinline__ double staged_row(const double *sv, const int16_t *so, int s,
+                                                    int e, int row, int lane,
+                                                    const double *__restrict__ x)
+{
+    double acc = 0;
+    for (int k = s + lane; k < e; k += U * NT) {
+        double a[U], b[U];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (k + u * NT < e) a[u] = sv[k + u * NT], b[u] = __ldg(x + row + so[k + u * NT]);
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (k + u * NT < e) acc = fma(a[u], b[u], acc);
+    }
+#pragma unroll
+    for (int t = NT / 2; t > 0; t >>= 1)
+        acc += __shfl_xor_sync(FULL, acc, t, NT);
+    return acc;
+}
+
+template <int NT, int BLOCK, int CAP, int U>
+__global__ void __launch_bounds__(BLOCK) staged_u_kernel(int n, int tile_rows,
+                                                          const int *__restrict__ rp,
+                                                          const int16_t *__restrict__ off,
+                                                          const double *__restrict__ val,
+                                                          const double *__restrict__ x,
+                                                          double *__restrict__ y)
+{
+    __shared__ double sv[CAP];
+    __shared__ int16_t so[CAP];
+    __shared__ int sp[BLOCK + 1];
+    const int r0 = blockIdx.x * tile_rows;
+    const int rows = min(tile_rows, n - r0);
+    for (int i = threadIdx.x; i <= rows; i += BLOCK)
+        sp[i] = __ldg(rp + r0 + i);
+    const int k0 = __ldg(rp + r0), cnt = __ldg(rp + r0 + rows) - k0;
+    constexpr int L = 8;
+    for (int b = threadIdx.x; b < cnt; b += L * BLOCK) {
+        double v[L];
+        int16_t o[L];
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            int k = b + u * BLOCK;
+            if (k < cnt) v[u] = __ldcs(val + k0 + k), o[u] = __ldcs(off + k0 + k);
+        }
+#pragma unroll
+        for (int u = 0; u < L; u++) {
+            int k = b + u * BLOCK;
+            if (k < cnt) sv[k] = v[u], so[k] = o[u];
+        }
+    }
+    __syncthreads();
+    const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
+    for (int g0 = 0; g0 < rows; g0 += groups) { /* warp-uniform trips: the shuffles */
+        const int g = g0 + threadIdx.x / NT, ok = g < rows;
+        double acc = staged_row<NT, U>(sv, so, ok ? sp[g] - k0 : 0, ok ? sp[g + 1] - k0 : 0,
+                                       r0 + g, lane, x);
+        if (lane == 0 && ok) y[r0 + g] = acc;
+    }
+}
+
+/* Persistent blocks, two tile buffers: the next tile's values and offsets are copied by cp.async
+ * (8-byte values, 4-byte pairs of offsets from an even index) while this tile is summed. */
+template <int NT, int BLOCK, int CAP, int U>
+__global__ void __launch_bounds__(BLOCK) staged_async_kernel(int n, int tile_rows, int tiles,
+                                                              const int *__restrict__ rp,
+                                                              const int16_t *__restrict__ off,
+                                                              const double *__restrict__ val,
+                                                              const double *__restrict__ x,
+                                                              double *__restrict__ y)
+{
+    extern __shared__ double dyn[];
+    double *sv[2] = {dyn, dyn + CAP};
+    int16_t *so[2] = {(int16_t *)(dyn + 2 * CAP), (int16_t *)(dyn + 2 * CAP) + CAP + 2};
+    int *sp[2] = {(int *)((int16_t *)(dyn + 2 * CAP) + 2 * (CAP + 2)),
+                  (int *)((int16_t *)(dyn + 2 * CAP) + 2 * (CAP + 2)) + BLOCK + 1};
+    auto issue = [&](int t, int bsel) {
+        const int r0 = t * tile_rows, rows = min(tile_rows, n - r0);
+        const int k0 = __ldg(rp + r0), k1 = __ldg(rp + r0 + rows);
+        for (int i = threadIdx.x; i <= rows; i += BLOCK)
+            __pipeline_memcpy_async(sp[bsel] + i, rp + r0 + i, 4);
+        for (int k = k0 + threadIdx.x; k < k1; k += BLOCK)
+            __pipeline_memcpy_async(sv[bsel] + (k - k0), val + k, 8);
+        const int a0 = k0 & ~1;
+        for (int k = a0 + 2 * threadIdx.x; k < k1; k += 2 * BLOCK)
+            __pipeline_memcpy_async(so[bsel] + (k - a0), off + k, 4);
+        __pipeline_commit();
+    };
+    int t = blockIdx.x, cur = 0;
+    if (t < tiles) issue(t, 0);
+    for (; t < tiles; t += gridDim.x, cur ^= 1) {
+        if (t + (int)gridDim.x < tiles) issue(t + gridDim.x, cur ^ 1);
+        else __pipeline_commit();
+        __pipeline_wait_prior(1);
+        __syncthreads();
+        const int r0 = t * tile_rows, rows = min(tile_rows, n - r0);
+        const int k0 = sp[cur][0], sh = k0 & 1;
+        const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
+        for (int g0 = 0; g0 < rows; g0 += groups) {
+            const int g = g0 + threadIdx.x / NT, ok = g < rows;
+            const int s = ok ? sp[cur][g] - k0 : 0, e = ok ? sp[cur][g + 1] - k0 : 0;
+            double acc = 0;
+            for (int k = s + lane; k < e; k += U * NT) {
+                double a[U], b[U];
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    if (k + u * NT < e)
+                        a[u] = sv[cur][k + u * NT],
+                        b[u] = __ldg(x + r0 + g + so[cur][sh + k + u * NT]);
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    if (k + u * NT < e) acc = fma(a[u], b[u], acc);
+            }
+#pragma unroll
+            for (int q = NT / 2; q > 0; q >>= 1)
+                acc += __shfl_xor_sync(FULL, acc, q, NT);
+            if (lane == 0 && ok) y[r0 + g] = acc;
+        }
+        __syncthreads();
+    }
+}
+
+/* staged_u_kernel with 16-byte loads: values as double2 from an even index, offsets as int4 (8
+ * of them) from a multiple of 8; the few entries before the tile and after it are loaded and
+ * not used (the arrays are padded). */
+template <int NT, int BLOCK, int CAP, int U>
+__global__ void __launch_bounds__(BLOCK) staged_v_kernel(int n, int tile_rows,
+                                                          const int *__restrict__ rp,
+                                                          const int16_t *__restrict__ off,
+                                                          const double *__restrict__ val,
+                                                          const double *__restrict__ x,
+                                                          double *__restrict__ y)
+{
+    __shared__ __align__(16) double sv[CAP + 2];
+    __shared__ __align__(16) int16_t so[CAP + 16];
+    __shared__ int sp[BLOCK + 1];
+    const int r0 = blockIdx.x * tile_rows;
+    const int rows = min(tile_rows, n - r0);
+    for (int i = threadIdx.x; i <= rows; i += BLOCK)
+        sp[i] = __ldg(rp + r0 + i);
+    const int k0 = __ldg(rp + r0), k1 = __ldg(rp + r0 + rows);
+    const int a0 = k0 & ~1, b0 = k0 & ~7;
+    const int nv = (k1 - a0 + 1) >> 1, no = (k1 - b0 + 7) >> 3;
+    const double2 *v2 = (const double2 *)(val + a0);
+    const int4 *o4 = (const int4 *)(off + b0);
+    for (int i = threadIdx.x; i < nv + no; i += 4 * BLOCK) {
+        double2 v[4];
+        int4 o[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            int j = i + u * BLOCK;
+            if (j < nv) v[u] = __ldcs(v2 + j);
+            else if (j < nv + no) o[u] = __ldcs(o4 + (j - nv));
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            int j = i + u * BLOCK;
+            if (j < nv) ((double2 *)sv)[j] = v[u];
+            else if (j < nv + no) ((int4 *)so)[j - nv] = o[u];
+        }
+    }
+    __syncthreads();
+    const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
+    for (int g0 = 0; g0 < rows; g0 += groups) {
+        const int g = g0 + threadIdx.x / NT, ok = g < rows;
+        const int s = ok ? sp[g] : 0, e = ok ? sp[g + 1] : 0, row = r0 + g;
+        double acc = 0;
+        for (int k = s + lane; k < e; k += U * NT) {
+            double a[U], b[U];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (k + u * NT < e)
+                    a[u] = sv[k + u * NT - a0], b[u] = __ldg(x + row + so[k + u * NT - b0]);
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (k + u * NT < e) acc = fma(a[u], b[u], acc);
+        }
+#pragma unroll
+        for (int t = NT / 2; t > 0; t >>= 1)
+            acc += __shfl_xor_sync(FULL, acc, t, NT);
+        if (lane == 0 && ok) y[row] = acc;
+    }
+}
+
+static double copy_gbs()
+{
+    size_t bytes = (size_t)1 << 30;
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    CK(cudaMemset(a, 1, bytes));
+    double ms = time_ms([&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice); });
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * bytes / (ms * 1e-3) / 1e9;
+}
+
+static void run(const char *name, int m, int pts, double copy)
+{
+    mat A = stencil(m, pts);
+    int n = A.n, maxlen = 0;
+    for (int i = 0; i < n; i++) maxlen = std::max(maxlen, A.rp[i + 1] - A.rp[i]);
+    std::vector<int16_t> off(A.nnz);
+    for (int i = 0; i < n; i++)
+        for (int k = A.rp[i]; k < A.rp[i + 1]; k++) off[k] = (int16_t)(A.col[k] - i);
+    std::vector<double> x(n), ref(n);
+    for (int i = 0; i < n; i++) x[i] = 1.0 + (i % 13) * 0.01;
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int k = A.rp[i]; k < A.rp[i + 1]; k++) s += A.val[k] * x[A.col[k]];
+        ref[i] = s;
+    }
+    int *rp, *col;
+    int16_t *of;
+    double *val, *dx, *dy, *dy0;
+    CK(cudaMalloc(&rp, (n + 1) * 4));
+    CK(cudaMalloc(&col, A.nnz * 4));
+    CK(cudaMalloc(&of, A.nnz * 2 + 64));
+    CK(cudaMalloc(&val, A.nnz * 8 + 64));
+    CK(cudaMalloc(&dx, n * 8));
+    CK(cudaMalloc(&dy, n * 8));
+    CK(cudaMalloc(&dy0, n * 8));
+    CK(cudaMemcpy(rp, A.rp.data(), (n + 1) * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(col, A.col.data(), A.nnz * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(of, off.data(), A.nnz * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(val, A.val.data(), A.nnz * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dx, x.data(), n * 8, cudaMemcpyHostToDevice));
+    const double bytes = 10.0 * A.nnz + 4.0 * (n + 1) + 16.0 * n;
+    const double csr_bytes = 12.0 * A.nnz + 4.0 * (n + 1) + 16.0 * n;
+    printf("%s: n %d nnz %ld max row %d; adaptive's bytes %.1f MB, copy %.0f GB/s\n", name, n,
+           A.nnz, maxlen, bytes / 1e6, copy);
+    cusparse_spmv cs(n, A.nnz, rp, col, val, dx, dy);
+    double ms = time_ms(cs);
+    printf("  %-34s %8.4f ms  %6.0f GB/s  %.3f of copy (CSR bytes)  err %.1e\n", "cusparse", ms,
+           csr_bytes / ms / 1e6, csr_bytes / ms / 1e6 / copy, rel_diff(ref, dy, n));
+    auto report = [&](const char *k, double t, bool cmp0) {
+        double d = rel_diff(ref, dy, n);
+        long same = -1;
+        if (cmp0) {
+            std::vector<double> a(n), b(n);
+            CK(cudaMemcpy(a.data(), dy, n * 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(b.data(), dy0, n * 8, cudaMemcpyDeviceToHost));
+            same = 0;
+            for (int i = 0; i < n; i++) same += memcmp(&a[i], &b[i], 8) == 0;
+        }
+        printf("  %-34s %8.4f ms  %6.0f GB/s  %.3f of copy  err %.1e%s%s\n", k, t,
+               bytes / t / 1e6, bytes / t / 1e6 / copy, d, same < 0 ? "" : "  bits==vector: ",
+               same < 0 ? "" : (same == n ? "all" : "NO"));
+    };
+#define VEC(NT, R)                                                                                 \
+    do {                                                                                           \
+        int per = 256 / NT * R, g = (n + per - 1) / per;                                           \
+        CK(cudaMemset(dy, 0xff, n * 8));                                                           \
+        double t = time_ms([&] { vector_kernel<NT, R><<<g, 256>>>(n, rp, of, val, dx, dy); });   \
+        char k[64];                                                                                \
+        snprintf(k, 64, "vector NT %d R %d", NT, R);                                              \
+        report(k, t, false);                                                                       \
+        if (NT == ntref) CK(cudaMemcpy(dy0, dy, n * 8, cudaMemcpyDeviceToDevice));               \
+    } while (0)
+    const int ntref = pts == 7 ? 8 : 16;
+    if (pts == 7) VEC(8, 1); else VEC(16, 1);
+#define STAGEDU(NT, BLOCK, CAP, U)                                                                 \
+    do {                                                                                           \
+        int tr = std::min(CAP / maxlen, BLOCK);                                                    \
+        int g = (n + tr - 1) / tr;                                                                 \
+        CK(cudaMemset(dy, 0xff, n * 8));                                                           \
+        double t = time_ms([&] {                                                                   \
+            staged_u_kernel<NT, BLOCK, CAP, U><<<g, BLOCK>>>(n, tr, rp, of, val, dx, dy);         \
+        });                                                                                        \
+        char k[64];                                                                                \
+        snprintf(k, 64, "stagedU NT %d blk %d cap %d U %d rows %d", NT, BLOCK, CAP, U, tr);      \
+        report(k, t, NT == ntref);                                                                 \
+    } while (0)
+    STAGEDU(1, 256, 2048, 1);
+#define STAGEDA(NT, BLOCK, CAP, U, PER)                                                            \
+    do {                                                                                           \
+        int tr = std::min(CAP / maxlen, BLOCK);                                                    \
+        int tiles = (n + tr - 1) / tr;                                                             \
+        size_t shb = 2 * CAP * 8 + 2 * (CAP + 2) * 2 + 2 * (BLOCK + 1) * 4;                        \
+        auto kf = staged_async_kernel<NT, BLOCK, CAP, U>;                                          \
+        CK(cudaFuncSetAttribute(kf, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));       \
+        int g = std::min(tiles, PER * 132);                                                        \
+        CK(cudaMemset(dy, 0xff, n * 8));                                                           \
+        double t = time_ms([&] { kf<<<g, BLOCK, shb>>>(n, tr, tiles, rp, of, val, dx, dy); });    \
+        char k[64];                                                                                \
+        snprintf(k, 64, "async NT %d blk %d cap %d U %d per %d", NT, BLOCK, CAP, U, PER);         \
+        report(k, t, NT == ntref);                                                                 \
+    } while (0)
+#define STAGEDV(NT, BLOCK, CAP, U)                                                                 \
+    do {                                                                                           \
+        int tr = std::min(CAP / maxlen, BLOCK);                                                    \
+        int g = (n + tr - 1) / tr;                                                                 \
+        CK(cudaMemset(dy, 0xff, n * 8));                                                           \
+        double t = time_ms([&] {                                                                   \
+            staged_v_kernel<NT, BLOCK, CAP, U><<<g, BLOCK>>>(n, tr, rp, of, val, dx, dy);         \
+        });                                                                                        \
+        char k[64];                                                                                \
+        snprintf(k, 64, "stagedV NT %d blk %d cap %d U %d rows %d", NT, BLOCK, CAP, U, tr);      \
+        report(k, t, NT == ntref);                                                                 \
+    } while (0)
+    STAGEDU(1, 128, 1024, 1);
+    STAGEDU(1, 128, 1024, 2);
+    STAGEDU(1, 256, 2048, 2);
+    STAGEDU(1, 256, 1792, 1);
+    STAGEDU(1, 192, 1536, 1);
+    STAGEDV(1, 256, 2048, 1);
+    STAGEDV(1, 256, 2048, 2);
+    STAGEDV(1, 128, 1024, 1);
+    STAGEDV(1, 128, 1024, 2);
+    STAGEDV(1, 256, 1792, 1);
+    STAGEDV(1, 512, 3584, 1);
+    STAGEDV(2, 256, 2048, 2);
+    STAGEDV(1, 64, 512, 1);
+    cudaFree(rp), cudaFree(col), cudaFree(of), cudaFree(val), cudaFree(dx), cudaFree(dy),
+        cudaFree(dy0);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    const int which = argc > 1 ? atoi(argv[1]) : 0;
+    double copy = copy_gbs();
+    if (which == 0 || which == 1) run("poisson3d:128", 128, 7, copy);
+    if (which == 0 || which == 2) run("poisson3d27:96", 96, 27, copy);
+    if (which == 0 || which == 3) run("poisson3d:160", 160, 7, copy);
+    if (which == 0 || which == 4) run("poisson3d27:128", 128, 27, copy);
+    return 0;
+}
