@@ -55,7 +55,7 @@ static const char *const indices[] = {"auto", "32", NULL};
 static const mpcgi_option_key keys[K_COUNT] = {
     WORD("adaptive.mode", modes,
          "the path; staged: uniform with each block's rows copied to shared memory first, a "
-         "thread a row (rows of at most 8 x adaptive.block entries); auto: the rule's choice"),
+         "thread a row (rows of at most 1024 entries, blocks of 128); auto: the rule's choice"),
     WORD("adaptive.rule", rules,
          "tuned: NT >= mean / 2, R = 2 from 2^16 rows, tail test; seed: NT >= mean, R = 1"),
     WORD("adaptive.load", loads, "matrix loads: stream (evict-first) or cached (__ldg)"),
@@ -119,11 +119,15 @@ mpcg_status mpcgi_adaptive_params(const mpcg_context *ctx, const mpcgi_options *
     MPCG_ENSURE(ctx, par->bin.chunk % par->block == 0, MPCG_ERR_INVALID_ARG,
                 "option adaptive.chunk=%d must be a multiple of adaptive.block=%d",
                 par->bin.chunk, par->block);
-    MPCG_ENSURE(ctx, par->mode != MODE_STAGED || (par->nt <= 1 && par->rows <= 1),
+    MPCG_ENSURE(ctx,
+                par->mode != MODE_STAGED || (par->nt <= 1 && par->rows <= 1 &&
+                                             par->block == MPCGI_ADAPTIVE_STAGED_BLOCK),
                 MPCG_ERR_INVALID_ARG,
-                "option adaptive.mode=staged sums a row with one thread: adaptive.nt=%d and "
-                "adaptive.rows=%d do not apply (leave them auto or 1)",
-                par->nt, par->rows);
+                "option adaptive.mode=staged sums a row with one thread in blocks of %d: "
+                "adaptive.nt=%d, adaptive.rows=%d and adaptive.block=%d do not apply (leave "
+                "them auto, 1, 1 and %d)",
+                MPCGI_ADAPTIVE_STAGED_BLOCK, par->nt, par->rows, par->block,
+                MPCGI_ADAPTIVE_STAGED_BLOCK);
     par->grid = get(opts, K_GRID, 0);
     par->dot_grid = get(opts, K_DOT_GRID, 0);
     par->tile_rows = get(opts, K_TILE_ROWS, 0);
@@ -218,14 +222,8 @@ static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const
                                                            : MPCGI_ADAPTIVE_BINNED;
 }
 
-/* Entries a staged tile holds: STAGED_PER_THREAD per thread of the block. */
-static int64_t staged_cap(const adaptive_params *par)
-{
-    return (int64_t)MPCGI_ADAPTIVE_STAGED_PER_THREAD * par->block;
-}
-
-/* Whether a uniform plan stages its tiles: asked for, or by the tuned rule (NT and R not set)
- * on plans that are not wide, of STAGED_MIN_N rows or more, STAGED_MIN_MEAN entries a row or
+/* Whether a uniform plan stages its tiles: asked for, or by the tuned rule (NT, R and the block
+ * not set) on plans that are not wide, of STAGED_MIN_N rows or more, STAGED_MIN_MEAN entries a row or
  * more and at least STAGED_MIN_ROWS rows a tile. On the 27-point stencils the staged rows
  * reach 0.85 - 0.91 of the copy bandwidth against 0.70 with 16 lanes a row, on the 7-point
  * ones 0.77 - 0.81 against 0.81 - 0.83 (docs/backends.md, "The staged uniform path"). */
@@ -235,8 +233,9 @@ static int want_staged(const adaptive_plan *p, int64_t max_len)
     const int64_t n = p->A->n;
     if (par->mode == MODE_STAGED) return 1;
     return par->mode == MODE_AUTO && par->rule == RULE_TUNED && !par->nt && !par->rows &&
-           !p->st.wide && n >= STAGED_MIN_N && p->A->nnz >= STAGED_MIN_MEAN * n &&
-           max_len * STAGED_MIN_ROWS <= staged_cap(par);
+           par->block == MPCGI_ADAPTIVE_STAGED_BLOCK && !p->st.wide && n >= STAGED_MIN_N &&
+           p->A->nnz >= STAGED_MIN_MEAN * n &&
+           max_len * STAGED_MIN_ROWS <= MPCGI_ADAPTIVE_STAGED_CAP;
 }
 
 /* ---------------------------------------------------------------- layout */
@@ -310,11 +309,11 @@ mpcg_status mpcgi_adaptive_plan_layout(mpcg_context *ctx, adaptive_plan *p, cons
         return MPCG_SUCCESS;
     }
     if (L->path == MPCGI_ADAPTIVE_UNIFORM && want_staged(p, max_len)) {
-        const int64_t cap = staged_cap(par), len = max_len > 1 ? max_len : 1;
+        const int64_t cap = MPCGI_ADAPTIVE_STAGED_CAP, len = max_len > 1 ? max_len : 1;
         MPCG_ENSURE(ctx, max_len <= cap, MPCG_ERR_NOT_SUPPORTED,
                     "backend adaptive: adaptive.mode=staged holds rows of at most %lld "
-                    "nonzeros (8 x adaptive.block=%d); the longest row has %lld",
-                    (long long)cap, par->block, (long long)max_len);
+                    "nonzeros; the longest row has %lld",
+                    (long long)cap, (long long)max_len);
         L->nt = 1;
         L->rows_per_group = 1;
         L->staged_rows = (int)(cap / len < par->block ? cap / len : par->block);

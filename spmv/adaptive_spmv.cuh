@@ -27,6 +27,10 @@
  * per SM, and ran slower than the SpMV alone (docs/backends.md); R = 4 keeps its registers (32
  * would spill). */
 #define MIN_BLOCKS (2048 / MPCGI_ADAPTIVE_MAX_BLOCK)
+/* Staged blocks an SM must hold: 12 of 128 threads, at most 40 registers, as the experiment's
+ * kernel that reached 0.90 of copy (bench/experiments/staged_rows.cu); left to itself the
+ * compiler took 48 - 52 and the SpMV ran at half that rate (docs/backends.md). */
+#define STAGED_MIN_BLOCKS 12
 
 /* Virtual block v < long_blocks: one chunk of a long row. part: the chunk partials (ws);
  * dlong: the long rows' terms x_r y_r of the dot. */
@@ -214,15 +218,14 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
  * (docs/backends.md, "The staged uniform path").
  */
 template <bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
-static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK)
+static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, STAGED_MIN_BLOCKS)
     staged_kernel(const __grid_constant__ mpcgi_adaptive_launch L, V val, S src,
                   T *__restrict__ y, double *ws, const int *skip)
 {
     using C = typename std::conditional<C16, int16_t, int32_t>::type;
-    constexpr int PER = MPCGI_ADAPTIVE_STAGED_PER_THREAD;
-    extern __shared__ __align__(16) unsigned char staged_shared[];
-    T *sv = (T *)staged_shared;
-    C *sc = (C *)(sv + PER * blockDim.x);
+    constexpr int BLOCK = MPCGI_ADAPTIVE_STAGED_BLOCK, PER = MPCGI_ADAPTIVE_STAGED_PER_THREAD;
+    __shared__ T sv[MPCGI_ADAPTIVE_STAGED_CAP];
+    __shared__ C sc[MPCGI_ADAPTIVE_STAGED_CAP];
     const C *col;
     if constexpr (C16) col = L.col16;
     else col = L.col_idx;
@@ -234,24 +237,21 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK)
         const int64_t r0 = v * L.staged_rows;
         const int rows = (int)(L.n - r0 < L.staged_rows ? L.n - r0 : L.staged_rows);
         const int k0 = __ldg(L.row_ptr + r0), cnt = __ldg(L.row_ptr + r0 + rows) - k0;
+        const int t = (int)threadIdx.x;
         T a[PER];
         C c[PER];
 #pragma unroll
-        for (int u = 0; u < PER; u++) {
-            const int k = (int)threadIdx.x + u * (int)blockDim.x;
-            if (k < cnt) {
-                a[u] = load_matrix<STREAM>(val + k0 + k);
-                c[u] = load_matrix<STREAM>(col + k0 + k);
+        for (int u = 0; u < PER; u++)
+            if (t + u * BLOCK < cnt) {
+                a[u] = load_matrix<STREAM>(val + k0 + t + u * BLOCK);
+                c[u] = load_matrix<STREAM>(col + k0 + t + u * BLOCK);
             }
-        }
 #pragma unroll
-        for (int u = 0; u < PER; u++) {
-            const int k = (int)threadIdx.x + u * (int)blockDim.x;
-            if (k < cnt) sv[k] = a[u], sc[k] = c[u];
-        }
+        for (int u = 0; u < PER; u++)
+            if (t + u * BLOCK < cnt) sv[t + u * BLOCK] = a[u], sc[t + u * BLOCK] = c[u];
         __syncthreads();
-        if ((int)threadIdx.x < rows) {
-            const int i = (int)(r0 + threadIdx.x);
+        if (t < rows) {
+            const int i = (int)r0 + t;
             const int e = __ldg(L.row_ptr + i + 1) - k0;
             T acc = 0;
             for (int k = __ldg(L.row_ptr + i) - k0; k < e; k++)
@@ -266,13 +266,6 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK)
         __syncthreads(); /* the tile's arrays are free for the next */
     }
     if constexpr (DOT) warp_partial(L, ws, dacc);
-}
-
-/* Shared memory of a staged block: its tile's values (T) and columns (16- or 32-bit). */
-template <typename T> static size_t staged_smem(const mpcgi_adaptive_launch *L)
-{
-    const size_t cap = (size_t)MPCGI_ADAPTIVE_STAGED_PER_THREAD * (size_t)L->block;
-    return cap * (sizeof(T) + (L->col16 ? sizeof(int16_t) : sizeof(int32_t)));
 }
 
 /* ---------------------------------------------------------------- launchers of the SpMV */
@@ -355,14 +348,8 @@ static int spmv(void *stream, const mpcgi_adaptive_launch *L, V val, const T *x,
         if (!DOT) return (int)cudaSuccess; /* no rows */
         grid = 1;                          /* still writes dot = 0 */
     }
-    const kernel_fn<T, S, V> kernel = pick<DOT, T, S, V>(L);
-    const size_t smem = L->staged_rows > 0 ? staged_smem<T>(L) : 0;
-    cudaError_t e = cudaSuccess;
-    if (smem > 48 * 1024) /* the default limit; raised on every call, as the tiles do */
-        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (e == cudaSuccess)
-        e = mpcgi_launch_smem(kernel, (unsigned)grid, (unsigned)L->block, smem, stream, *L, val,
-                              S{x}, y, ws, skip);
+    cudaError_t e = mpcgi_launch(pick<DOT, T, S, V>(L), (unsigned)grid, (unsigned)L->block, stream,
+                                 *L, val, S{x}, y, ws, skip);
     if constexpr (DOT) {
         const int parts = (int)grid * (L->block / 32);
         if (e == cudaSuccess)

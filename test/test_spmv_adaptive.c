@@ -39,18 +39,17 @@ static const char *const configs[][8] = {
     {"adaptive.mode=uniform", "adaptive.nt=8", "adaptive.rows=4", NULL},
     {"adaptive.mode=uniform", "adaptive.nt=16", "adaptive.rows=2", NULL},
     {"adaptive.mode=uniform", "adaptive.nt=32", "adaptive.rows=4", NULL},
-    /* the staged uniform path: the default block; 64 threads (tiles of 512 entries), 32-bit
-     * columns, cached loads, a striding grid; 1024 threads (over 48 KiB of shared memory) */
+    /* the staged uniform path (blocks of 128, tiles of 1024 entries): as it is; 32-bit
+     * columns, cached loads, a striding grid */
     {"adaptive.mode=staged", NULL},
-    {"adaptive.mode=staged", "adaptive.block=64", "adaptive.index=32", "adaptive.load=cached",
-     "adaptive.grid=7", "adaptive.dot_grid=5", NULL},
-    {"adaptive.mode=staged", "adaptive.block=1024", NULL},
+    {"adaptive.mode=staged", "adaptive.index=32", "adaptive.load=cached", "adaptive.grid=7",
+     "adaptive.dot_grid=5", NULL},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 #define FIRST_NT_CONFIG 9
 #define FIRST_STAGED_CONFIG 15
 /* NT sweeps run on the random 10007, powerlaw and bimodal matrices only; the staged path on
- * the matrices whose rows fit its tiles of 512 entries (not the 20000- and 3000-long rows, nor
+ * the matrices whose rows fit its tiles of 1024 entries (not the 20000- and 3000-long rows, nor
  * powerlaw's hubs) */
 static int config_applies(int c, int matrix)
 {
@@ -149,9 +148,11 @@ static void test_refusals(void)
     CHECK(strstr(mpcg_last_error(cpu), "adaptive.chunk=384") &&
           strstr(mpcg_last_error(cpu), "adaptive.block=256"));
     mpcg_clear_error(cpu);
-    /* the staged path sums a row with one thread: NT or R above 1 contradicts it */
-    const char *with[2][2] = {{"adaptive.nt", "4"}, {"adaptive.rows", "2"}};
-    for (int i = 0; i < 2; i++) {
+    /* the staged path sums a row with one thread in blocks of 128: NT or R above 1, or another
+     * block, contradicts it */
+    const char *with[3][2] = {
+        {"adaptive.nt", "4"}, {"adaptive.rows", "2"}, {"adaptive.block", "256"}};
+    for (int i = 0; i < 3; i++) {
         mpcgi_options w = {0};
         CHECK_OK(cpu, mpcgi_options_set_text(cpu, &w, "adaptive.mode", "staged"));
         CHECK_OK(cpu, mpcgi_options_set_text(cpu, &w, with[i][0], with[i][1]));
@@ -480,10 +481,9 @@ static void test_emulation(void)
                       info.tiles % (c == 6 ? 3 : c == 7 ? 2 : 65536) == 0);
             if (c >= FIRST_NT_CONFIG && c < FIRST_STAGED_CONFIG)
                 CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 << (c - FIRST_NT_CONFIG));
-            if (c >= FIRST_STAGED_CONFIG) { /* tiles of 8 x block entries, at most block rows */
-                const int block = c == FIRST_STAGED_CONFIG ? 128 : c == 16 ? 64 : 1024;
+            if (c >= FIRST_STAGED_CONFIG) { /* tiles of 1024 entries, at most 128 rows */
                 const int64_t len = info.max_len > 1 ? info.max_len : 1;
-                const int64_t rows = 8 * block / len < block ? 8 * block / len : block;
+                const int64_t rows = 1024 / len < 128 ? 1024 / len : 128;
                 CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 && info.nt_fp32 == 1 &&
                       info.rows_per_group == 1 && info.staged_rows == rows &&
                       info.vblocks == (t.A.n + rows - 1) / rows);
@@ -807,9 +807,8 @@ static void check_rows_rule(mpcg_context *ctx)
 /* The tuned rule stages a uniform plan of 2^18 rows or more, 16 entries a row or more on
  * average, rows of at most a sixteenth of a tile, NT and R not set: poisson3d27:64 (262144 rows
  * of at most 27: tiles of 1024 / 27 = 37 rows), not poisson3d27:63 (250047 rows), nor
- * poisson3d27:64 with adaptive.nt=16, nor poisson3d:64 (7 a row); with adaptive.block=64 tiles
- * of 512 / 27 = 18 rows (27 x 16 <= 512). adaptive.mode=staged refuses a row longer than its
- * tiles, naming both. On ctx (the CPU plan, or the GPU plan, which decides at upload). */
+ * poisson3d27:64 with adaptive.nt=16 or adaptive.block=64 (staged blocks are 128), nor
+ * poisson3d:64 (7 a row). adaptive.mode=staged refuses a row longer than its tiles, naming both. On ctx (the CPU plan, or the GPU plan, which decides at upload). */
 static void check_staged_rule(mpcg_context *ctx)
 {
     static const struct {
@@ -817,7 +816,7 @@ static void check_staged_rule(mpcg_context *ctx)
         int staged;
     } cases[] = {
         {"poisson3d27:64", NULL, NULL, 37},     {"poisson3d27:63", NULL, NULL, 0},
-        {"poisson3d27:64", "adaptive.nt", "16", 0}, {"poisson3d27:64", "adaptive.block", "64", 18},
+        {"poisson3d27:64", "adaptive.nt", "16", 0}, {"poisson3d27:64", "adaptive.block", "64", 0},
         {"poisson3d:64", NULL, NULL, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
