@@ -27,10 +27,6 @@
  * per SM, and ran slower than the SpMV alone (docs/backends.md); R = 4 keeps its registers (32
  * would spill). */
 #define MIN_BLOCKS (2048 / MPCGI_ADAPTIVE_MAX_BLOCK)
-/* Staged blocks an SM must hold: 12 of 128 threads, at most 40 registers, as the experiment's
- * kernel that reached 0.90 of copy (bench/experiments/staged_rows.cu); left to itself the
- * compiler took 48 - 52 and the SpMV ran at half that rate (docs/backends.md). */
-#define STAGED_MIN_BLOCKS 12
 
 /* Virtual block v < long_blocks: one chunk of a long row. part: the chunk partials (ws);
  * dlong: the long rows' terms x_r y_r of the dot. */
@@ -207,67 +203,6 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
     if constexpr (DOT) warp_partial(L, ws, dacc);
 }
 
-/*
- * The staged uniform path (L.staged_rows > 0). Virtual block v is the tile of rows
- * [v staged_rows, (v + 1) staged_rows), whose entries fit in STAGED_PER_THREAD per thread. The
- * block copies the tile's values and columns to shared memory (thread t loads entries t,
- * t + blockDim, ...: every load of the tile issued before the first store), then thread t sums
- * row t of the tile from there: fma from 0 in entry order, the uniform path's sum with NT = 1
- * (what the emulation computes for it). The copy puts a whole tile's loads in flight at once,
- * where a group of NT lanes a row has two strides of one row's entries in flight
- * (docs/backends.md, "The staged uniform path").
- */
-template <bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
-static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, STAGED_MIN_BLOCKS)
-    staged_kernel(const __grid_constant__ mpcgi_adaptive_launch L, V val, S src,
-                  T *__restrict__ y, double *ws, const int *skip)
-{
-    using C = typename std::conditional<C16, int16_t, int32_t>::type;
-    constexpr int BLOCK = MPCGI_ADAPTIVE_STAGED_BLOCK, PER = MPCGI_ADAPTIVE_STAGED_PER_THREAD;
-    __shared__ T sv[MPCGI_ADAPTIVE_STAGED_CAP];
-    __shared__ C sc[MPCGI_ADAPTIVE_STAGED_CAP];
-    const C *col;
-    if constexpr (C16) col = L.col16;
-    else col = L.col_idx;
-    mpcgi_pdl_start();
-    if (DOT && skip && *skip) return;
-    src.start();
-    double dacc = 0;
-    for (int64_t v = blockIdx.x; v < L.vblocks; v += gridDim.x) {
-        const int64_t r0 = v * L.staged_rows;
-        const int rows = (int)(L.n - r0 < L.staged_rows ? L.n - r0 : L.staged_rows);
-        const int k0 = __ldg(L.row_ptr + r0), cnt = __ldg(L.row_ptr + r0 + rows) - k0;
-        const int t = (int)threadIdx.x;
-        T a[PER];
-        C c[PER];
-#pragma unroll
-        for (int u = 0; u < PER; u++)
-            if (t + u * BLOCK < cnt) {
-                a[u] = load_matrix<STREAM>(val + k0 + t + u * BLOCK);
-                c[u] = load_matrix<STREAM>(col + k0 + t + u * BLOCK);
-            }
-#pragma unroll
-        for (int u = 0; u < PER; u++)
-            if (t + u * BLOCK < cnt) sv[t + u * BLOCK] = a[u], sc[t + u * BLOCK] = c[u];
-        __syncthreads();
-        if (t < rows) {
-            const int i = (int)r0 + t;
-            const int e = __ldg(L.row_ptr + i + 1) - k0;
-            T acc = 0;
-            for (int k = __ldg(L.row_ptr + i) - k0; k < e; k++)
-                acc = fmadd(sv[k], src(C16 ? i + (int)sc[k] : (int)sc[k]), acc);
-            y[i] = acc;
-            if constexpr (DOT) {
-                const T xi = src(i);
-                src.keep(i, xi);
-                dacc = fma((double)xi, (double)acc, dacc);
-            }
-        }
-        __syncthreads(); /* the tile's arrays are free for the next */
-    }
-    if constexpr (DOT) warp_partial(L, ws, dacc);
-}
-
 /* ---------------------------------------------------------------- launchers of the SpMV */
 
 /* Every SpMV kernel of compute type T, source S and values V (a pointer to T, or
@@ -306,19 +241,10 @@ static kernel_fn<T, S, V> pick_index(const mpcgi_adaptive_launch *L)
                            : pick_rows<false, DOT, C16, T, S, V>(L);
 }
 
-template <bool DOT, bool C16, typename T, typename S, typename V>
-static kernel_fn<T, S, V> pick_staged(const mpcgi_adaptive_launch *L)
-{
-    return L->stream_loads ? staged_kernel<true, DOT, C16, T, S, V>
-                           : staged_kernel<false, DOT, C16, T, S, V>;
-}
-
 /* The kernel of a plan. */
 template <bool DOT, typename T, typename S, typename V>
 static kernel_fn<T, S, V> pick(const mpcgi_adaptive_launch *L)
 {
-    if (L->staged_rows > 0)
-        return L->col16 ? pick_staged<DOT, true, T, S, V>(L) : pick_staged<DOT, false, T, S, V>(L);
     return L->col16 ? pick_index<DOT, true, T, S, V>(L) : pick_index<DOT, false, T, S, V>(L);
 }
 

@@ -7,18 +7,25 @@
  *   nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/staged_rows.cu -lcusparse -o staged_rows
  *   ./staged_rows
  *
- * The matrices: poisson3d:128 (7-point, n = 128^3) and poisson3d27:96 (27-point, n = 96^3),
- * fp64 values, columns as 16-bit offsets col - row (adaptive's C16 layout: 10 bytes a nonzero).
+ * The matrices: poisson3d:128 and :160 (7-point, n = 128^3, 160^3), poisson3d27:96 and :128
+ * (27-point; argument 1 - 4 runs one of them, default all), fp64 values, columns as 16-bit offsets col - row (adaptive's C16 layout: 10 bytes a nonzero).
  * Counted bytes are adaptive's (bytes_matrix + x + y): 10 nnz + 4 (n + 1) + 16 n.
  *
  * Kernels, each timed with CUDA events (median of 7 groups of 10 after 20 warm-ups):
- *   - vector<NT, R>: adaptive's uniform path (a group of NT lanes sums R rows, loads straight
- *     from global memory, evict-first for NT >= 8);
- *   - staged<NT, ROWS, BLOCK>: a block takes ROWS consecutive rows, copies their values and
- *     offsets to shared memory (every thread strides over the tile's entries: all loads
- *     independent), one barrier, then groups of NT lanes sum the rows from shared memory in the
- *     same order as vector<NT> (lane l adds entries l, l + NT, ... by fma from 0, then the
- *     butterfly), so the result is bit for bit vector<NT>'s.
+ *   - vector<NT, R>: a CSR-vector kernel (a group of NT lanes sums R rows, loads straight from
+ *     global memory, evict-first for NT >= 8); simpler than the backend's (no grid stride, no
+ *     launch bounds), so not the backend's baseline;
+ *   - staged_u<NT, BLOCK, CAP, U>: a block takes min(BLOCK, CAP / longest row) consecutive
+ *     rows, stages their row pointers, values and offsets in shared memory (every thread strides
+ *     over the tile's entries: all loads independent), one barrier, then groups of NT lanes sum
+ *     the rows from there, U strides a round, in the same order as vector<NT> (lane l adds
+ *     entries l, l + NT, ... by fma from 0, then the butterfly): bit for bit vector<NT>'s;
+ *   - staged_v: the same with 16-byte loads (double2 values, int4 of 8 offsets);
+ *   - staged_async: persistent blocks, two tile buffers filled by cp.async while the other is
+ *     summed.
+ * Call 1 of session 13 (bench/results/nvidia-h200-2026-11-29-session13.md) ran an earlier
+ * version: staged without the U rounds (the U = 1 case here) and with R rows a group at once;
+ * calls 2 and 3 ran the kernels of this file.
  * Device copy bandwidth: cudaMemcpy device to device of 1 GiB, read + write counted.
  */
 #include "experiment.cuh"
@@ -110,121 +117,6 @@ __global__ void __launch_bounds__(256) vector_kernel(int n, const int *__restric
         if (lane == 0 && row[r] >= 0) y[row[r]] = acc[r];
     }
 }
-
-/* CAP entries of shared memory per block; rows_per_tile * max_len <= CAP (checked on the host). */
-template <int NT, int BLOCK, int CAP>
-__global__ void __launch_bounds__(BLOCK) staged_kernel(int n, int tile_rows,
-                                                        const int *__restrict__ rp,
-                                                        const int16_t *__restrict__ off,
-                                                        const double *__restrict__ val,
-                                                        const double *__restrict__ x,
-                                                        double *__restrict__ y)
-{
-    __shared__ double sv[CAP];
-    __shared__ int16_t so[CAP];
-    __shared__ int sp[BLOCK + 1];
-    const int r0 = blockIdx.x * tile_rows;
-    const int rows = min(tile_rows, n - r0);
-    for (int i = threadIdx.x; i <= rows; i += BLOCK)
-        sp[i] = __ldg(rp + r0 + i);
-    const int k0 = __ldg(rp + r0), cnt = __ldg(rp + r0 + rows) - k0;
-    /* the copy: every load independent, evict-first */
-    constexpr int U = 8;
-    for (int b = threadIdx.x; b < cnt; b += U * BLOCK) {
-        double v[U];
-        int16_t o[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            int k = b + u * BLOCK;
-            if (k < cnt) v[u] = __ldcs(val + k0 + k), o[u] = __ldcs(off + k0 + k);
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            int k = b + u * BLOCK;
-            if (k < cnt) sv[k] = v[u], so[k] = o[u];
-        }
-    }
-    __syncthreads();
-    const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
-    for (int g0 = 0; g0 < rows; g0 += groups) { /* warp-uniform trips: the shuffles */
-        const int g = g0 + threadIdx.x / NT, ok = g < rows;
-        const int s = ok ? sp[g] - k0 : 0, e = ok ? sp[g + 1] - k0 : 0, row = r0 + g;
-        double acc = 0;
-        for (int k = s + lane; k < e; k += NT)
-            acc = fma(sv[k], __ldg(x + row + so[k]), acc);
-#pragma unroll
-        for (int t = NT / 2; t > 0; t >>= 1)
-            acc += __shfl_xor_sync(FULL, acc, t, NT);
-        if (lane == 0 && ok) y[row] = acc;
-    }
-}
-
-/* as staged_kernel, but the rows of a group are summed R at a time (loads of R rows in flight) */
-template <int NT, int BLOCK, int CAP, int R>
-__global__ void __launch_bounds__(BLOCK) staged_r_kernel(int n, int tile_rows,
-                                                          const int *__restrict__ rp,
-                                                          const int16_t *__restrict__ off,
-                                                          const double *__restrict__ val,
-                                                          const double *__restrict__ x,
-                                                          double *__restrict__ y)
-{
-    __shared__ double sv[CAP];
-    __shared__ int16_t so[CAP];
-    __shared__ int sp[BLOCK * R + 1];
-    const int r0 = blockIdx.x * tile_rows;
-    const int rows = min(tile_rows, n - r0);
-    for (int i = threadIdx.x; i <= rows; i += BLOCK)
-        sp[i] = __ldg(rp + r0 + i);
-    const int k0 = __ldg(rp + r0), cnt = __ldg(rp + r0 + rows) - k0;
-    constexpr int U = 8;
-    for (int b = threadIdx.x; b < cnt; b += U * BLOCK) {
-        double v[U];
-        int16_t o[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            int k = b + u * BLOCK;
-            if (k < cnt) v[u] = __ldcs(val + k0 + k), o[u] = __ldcs(off + k0 + k);
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            int k = b + u * BLOCK;
-            if (k < cnt) sv[k] = v[u], so[k] = o[u];
-        }
-    }
-    __syncthreads();
-    const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
-    for (int gb = 0; gb < rows; gb += groups * R) {
-        const int g0 = gb + threadIdx.x / NT;
-        int s[R], e[R];
-        double acc[R];
-        int most = 0;
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            int g = g0 + r * groups;
-            s[r] = 0, e[r] = 0, acc[r] = 0;
-            if (g < rows) s[r] = sp[g] - k0, e[r] = sp[g + 1] - k0;
-            most = max(most, e[r] - s[r]);
-        }
-        for (int o = lane; o < most; o += NT) {
-            double a[R], b[R];
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                if (s[r] + o < e[r]) a[r] = sv[s[r] + o], b[r] = __ldg(x + r0 + g0 + r * groups + so[s[r] + o]);
-#pragma unroll
-            for (int r = 0; r < R; r++)
-                if (s[r] + o < e[r]) acc[r] = fma(a[r], b[r], acc[r]);
-        }
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-#pragma unroll
-            for (int t = NT / 2; t > 0; t >>= 1)
-                acc[r] += __shfl_xor_sync(FULL, acc[r], t, NT);
-            int g = g0 + r * groups;
-            if (lane == 0 && g < rows) y[r0 + g] = acc[r];
-        }
-    }
-}
-
 
 /* The sum of row g of a staged tile by NT lanes, U strides per round: every load of a round
  * (values and offsets from shared memory, the gathers of x) issued before its multiply-adds;
@@ -491,18 +383,21 @@ static void run(const char *name, int m, int pts, double copy)
     } while (0)
     const int ntref = pts == 7 ? 8 : 16;
     if (pts == 7) VEC(8, 1); else VEC(16, 1);
-#define STAGEDU(NT, BLOCK, CAP, U)                                                                 \
+/* one tile per block: KERNEL (staged_u_kernel or staged_v_kernel), its label L */
+#define STAGED_RUN(KERNEL, L, NT, BLOCK, CAP, U)                                                  \
     do {                                                                                           \
         int tr = std::min(CAP / maxlen, BLOCK);                                                    \
         int g = (n + tr - 1) / tr;                                                                 \
         CK(cudaMemset(dy, 0xff, n * 8));                                                           \
         double t = time_ms([&] {                                                                   \
-            staged_u_kernel<NT, BLOCK, CAP, U><<<g, BLOCK>>>(n, tr, rp, of, val, dx, dy);         \
+            KERNEL<NT, BLOCK, CAP, U><<<g, BLOCK>>>(n, tr, rp, of, val, dx, dy);                   \
         });                                                                                        \
         char k[64];                                                                                \
-        snprintf(k, 64, "stagedU NT %d blk %d cap %d U %d rows %d", NT, BLOCK, CAP, U, tr);      \
+        snprintf(k, 64, "%s NT %d blk %d cap %d U %d rows %d", L, NT, BLOCK, CAP, U, tr);        \
         report(k, t, NT == ntref);                                                                 \
     } while (0)
+#define STAGEDU(NT, BLOCK, CAP, U) STAGED_RUN(staged_u_kernel, "stagedU", NT, BLOCK, CAP, U)
+#define STAGEDV(NT, BLOCK, CAP, U) STAGED_RUN(staged_v_kernel, "stagedV", NT, BLOCK, CAP, U)
     STAGEDU(1, 256, 2048, 1);
 #define STAGEDA(NT, BLOCK, CAP, U, PER)                                                            \
     do {                                                                                           \
@@ -518,18 +413,15 @@ static void run(const char *name, int m, int pts, double copy)
         snprintf(k, 64, "async NT %d blk %d cap %d U %d per %d", NT, BLOCK, CAP, U, PER);         \
         report(k, t, NT == ntref);                                                                 \
     } while (0)
-#define STAGEDV(NT, BLOCK, CAP, U)                                                                 \
-    do {                                                                                           \
-        int tr = std::min(CAP / maxlen, BLOCK);                                                    \
-        int g = (n + tr - 1) / tr;                                                                 \
-        CK(cudaMemset(dy, 0xff, n * 8));                                                           \
-        double t = time_ms([&] {                                                                   \
-            staged_v_kernel<NT, BLOCK, CAP, U><<<g, BLOCK>>>(n, tr, rp, of, val, dx, dy);         \
-        });                                                                                        \
-        char k[64];                                                                                \
-        snprintf(k, 64, "stagedV NT %d blk %d cap %d U %d rows %d", NT, BLOCK, CAP, U, tr);      \
-        report(k, t, NT == ntref);                                                                 \
-    } while (0)
+    STAGEDU(1, 256, 2048, 4);
+    STAGEDU(1, 256, 2048, 8);
+    STAGEDU(1, 128, 1024, 8);
+    STAGEDU(1, 512, 4096, 8);
+    STAGEDU(1, 256, 1024, 8);
+    STAGEDU(2, 256, 2048, 4);
+    STAGEDU(2, 256, 2048, 8);
+    STAGEDU(4, 256, 2048, 4);
+    STAGEDU(1, 256, 3072, 8);
     STAGEDU(1, 128, 1024, 1);
     STAGEDU(1, 128, 1024, 2);
     STAGEDU(1, 256, 2048, 2);
@@ -543,6 +435,13 @@ static void run(const char *name, int m, int pts, double copy)
     STAGEDV(1, 512, 3584, 1);
     STAGEDV(2, 256, 2048, 2);
     STAGEDV(1, 64, 512, 1);
+    STAGEDA(1, 256, 2048, 8, 4);
+    STAGEDA(1, 256, 2048, 8, 6);
+    STAGEDA(1, 256, 2048, 8, 8);
+    STAGEDA(1, 128, 1024, 8, 8);
+    STAGEDA(1, 128, 1024, 8, 12);
+    STAGEDA(1, 512, 4096, 8, 3);
+    STAGEDA(2, 256, 2048, 8, 6);
     cudaFree(rp), cudaFree(col), cudaFree(of), cudaFree(val), cudaFree(dx), cudaFree(dy),
         cudaFree(dy0);
 }
