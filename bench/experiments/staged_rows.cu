@@ -5,7 +5,7 @@
  *
  * Build and run (sm_90; the device machine has nvcc):
  *   nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/staged_rows.cu -lcusparse -o staged_rows
- *   ./staged_rows
+ *   ./staged_rows [1-4 [diff]]   (a matrix, default all; diff: staged_x below only)
  *
  * The matrices: poisson3d:128 and :160 (7-point, n = 128^3, 160^3), poisson3d27:96 and :128
  * (27-point; argument 1 - 4 runs one of them, default all), fp64 values, columns as 16-bit offsets col - row (adaptive's C16 layout: 10 bytes a nonzero).
@@ -23,6 +23,7 @@
  *   - staged_v: the same with 16-byte loads (double2 values, int4 of 8 offsets);
  *   - staged_async: persistent blocks, two tile buffers filled by cp.async while the other is
  *     summed.
+ *   - staged_x<LATE, PDL, LOOP>: staged_u with the backend's differences (below; not yet run).
  * Call 1 of session 13 (bench/results/nvidia-h200-2026-11-29-session13.md) ran an earlier
  * version: staged without the U rounds (the U = 1 case here) and with R rows a group at once;
  * calls 2 and 3 ran the kernels of this file.
@@ -306,6 +307,60 @@ __global__ void __launch_bounds__(BLOCK) staged_v_kernel(int n, int tile_rows,
     }
 }
 
+/*
+ * staged_u<1, 128, 1024, 1> step by step towards the backend's staged kernel of commit c312ace
+ * (spmv/adaptive_spmv.cuh there), which ran at 0.59 of copy on poisson3d27:96 where this one
+ * ran at 0.90: one difference at a time. LATE: each thread reads its row's pointers from global
+ * memory after the barrier (the backend) instead of the block staging them in shared memory
+ * first; PDL: griddepcontrol.wait and launch_dependents first, launched with programmatic stream
+ * serialization (core/launch.cuh); LOOP: the blocks stride over the tiles, a second barrier
+ * after each. Written after session 13's device time: not yet run (argument "diff").
+ */
+template <bool LATE, bool PDL, bool LOOP>
+__global__ void __launch_bounds__(128) staged_x_kernel(int n, int tile_rows, int tiles,
+                                                        const int *__restrict__ rp,
+                                                        const int16_t *__restrict__ off,
+                                                        const double *__restrict__ val,
+                                                        const double *__restrict__ x,
+                                                        double *__restrict__ y)
+{
+    constexpr int BLOCK = 128, CAP = 1024, L = 8;
+    __shared__ double sv[CAP];
+    __shared__ int16_t so[CAP];
+    __shared__ int sp[BLOCK + 1];
+    if (PDL) {
+        asm volatile("griddepcontrol.wait;" ::: "memory");
+        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    }
+    const int t = threadIdx.x;
+    for (int v = blockIdx.x; v < tiles; v += LOOP ? gridDim.x : tiles) {
+        const int r0 = v * tile_rows, rows = min(tile_rows, n - r0);
+        if (!LATE)
+            for (int i = t; i <= rows; i += BLOCK)
+                sp[i] = __ldg(rp + r0 + i);
+        const int k0 = __ldg(rp + r0), cnt = __ldg(rp + r0 + rows) - k0;
+        double a[L];
+        int16_t o[L];
+#pragma unroll
+        for (int u = 0; u < L; u++)
+            if (t + u * BLOCK < cnt)
+                a[u] = __ldcs(val + k0 + t + u * BLOCK), o[u] = __ldcs(off + k0 + t + u * BLOCK);
+#pragma unroll
+        for (int u = 0; u < L; u++)
+            if (t + u * BLOCK < cnt) sv[t + u * BLOCK] = a[u], so[t + u * BLOCK] = o[u];
+        __syncthreads();
+        if (t < rows) {
+            const int s = (LATE ? __ldg(rp + r0 + t) : sp[t]) - k0;
+            const int e = (LATE ? __ldg(rp + r0 + t + 1) : sp[t + 1]) - k0;
+            double acc = 0;
+            for (int k = s; k < e; k++)
+                acc = fma(sv[k], __ldg(x + r0 + t + so[k]), acc);
+            y[r0 + t] = acc;
+        }
+        if (LOOP) __syncthreads();
+    }
+}
+
 static double copy_gbs()
 {
     size_t bytes = (size_t)1 << 30;
@@ -319,7 +374,7 @@ static double copy_gbs()
     return 2.0 * bytes / (ms * 1e-3) / 1e9;
 }
 
-static void run(const char *name, int m, int pts, double copy)
+static void run(const char *name, int m, int pts, double copy, bool diff)
 {
     mat A = stencil(m, pts);
     int n = A.n, maxlen = 0;
@@ -367,7 +422,7 @@ static void run(const char *name, int m, int pts, double copy)
             same = 0;
             for (int i = 0; i < n; i++) same += memcmp(&a[i], &b[i], 8) == 0;
         }
-        printf("  %-34s %8.4f ms  %6.0f GB/s  %.3f of copy  err %.1e%s%s\n", k, t,
+        printf("  %-44s %8.4f ms  %6.0f GB/s  %.3f of copy  err %.1e%s%s\n", k, t,
                bytes / t / 1e6, bytes / t / 1e6 / copy, d, same < 0 ? "" : "  bits==vector: ",
                same < 0 ? "" : (same == n ? "all" : "NO"));
     };
@@ -392,13 +447,51 @@ static void run(const char *name, int m, int pts, double copy)
         double t = time_ms([&] {                                                                   \
             KERNEL<NT, BLOCK, CAP, U><<<g, BLOCK>>>(n, tr, rp, of, val, dx, dy);                   \
         });                                                                                        \
-        char k[64];                                                                                \
-        snprintf(k, 64, "%s NT %d blk %d cap %d U %d rows %d", L, NT, BLOCK, CAP, U, tr);        \
+        cudaFuncAttributes fa;                                                                     \
+        CK(cudaFuncGetAttributes(&fa, KERNEL<NT, BLOCK, CAP, U>));                                 \
+        char k[80];                                                                                \
+        snprintf(k, 80, "%s NT %d blk %d cap %d U %d rows %d regs %d", L, NT, BLOCK, CAP, U, tr,   \
+                 fa.numRegs);                                                                      \
         report(k, t, NT == ntref);                                                                 \
     } while (0)
 #define STAGEDU(NT, BLOCK, CAP, U) STAGED_RUN(staged_u_kernel, "stagedU", NT, BLOCK, CAP, U)
 #define STAGEDV(NT, BLOCK, CAP, U) STAGED_RUN(staged_v_kernel, "stagedV", NT, BLOCK, CAP, U)
     STAGEDU(1, 256, 2048, 1);
+#define STAGEDX(LATE, PDL, LOOP)                                                                   \
+    do {                                                                                           \
+        int tr = std::min(1024 / maxlen, 128), tiles = (n + tr - 1) / tr;                          \
+        cudaLaunchAttribute at[1];                                                                 \
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;                             \
+        at[0].val.programmaticStreamSerializationAllowed = 1;                                      \
+        cudaLaunchConfig_t cf = {};                                                                \
+        cf.gridDim = dim3(tiles), cf.blockDim = dim3(128), cf.attrs = at;                          \
+        cf.numAttrs = PDL ? 1 : 0;                                                                 \
+        const int *rp_ = rp;                                                                       \
+        const int16_t *of_ = of;                                                                   \
+        const double *val_ = val, *dx_ = dx;                                                       \
+        CK(cudaMemset(dy, 0xff, n * 8));                                                           \
+        double t = time_ms([&] {                                                                   \
+            cudaLaunchKernelEx(&cf, staged_x_kernel<LATE, PDL, LOOP>, n, tr, tiles, rp_, of_,      \
+                               val_, dx_, dy);                                                     \
+        });                                                                                        \
+        cudaFuncAttributes fa;                                                                     \
+        CK(cudaFuncGetAttributes(&fa, staged_x_kernel<LATE, PDL, LOOP>));                          \
+        char k[64];                                                                                \
+        snprintf(k, 64, "stagedX late %d pdl %d loop %d rows %d regs %d", LATE, PDL, LOOP, tr,     \
+                 fa.numRegs);                                                                      \
+        report(k, t, false);                                                                       \
+    } while (0)
+    if (diff) { /* the backend's differences one at a time, then all three */
+        STAGEDU(1, 128, 1024, 1);
+        STAGEDX(false, false, false);
+        STAGEDX(true, false, false);
+        STAGEDX(false, true, false);
+        STAGEDX(false, false, true);
+        STAGEDX(true, true, true);
+        cudaFree(rp), cudaFree(col), cudaFree(of), cudaFree(val), cudaFree(dx), cudaFree(dy),
+            cudaFree(dy0);
+        return;
+    }
 #define STAGEDA(NT, BLOCK, CAP, U, PER)                                                            \
     do {                                                                                           \
         int tr = std::min(CAP / maxlen, BLOCK);                                                    \
@@ -450,10 +543,11 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     const int which = argc > 1 ? atoi(argv[1]) : 0;
+    const bool diff = argc > 2 && strcmp(argv[2], "diff") == 0;
     double copy = copy_gbs();
-    if (which == 0 || which == 1) run("poisson3d:128", 128, 7, copy);
-    if (which == 0 || which == 2) run("poisson3d27:96", 96, 27, copy);
-    if (which == 0 || which == 3) run("poisson3d:160", 160, 7, copy);
-    if (which == 0 || which == 4) run("poisson3d27:128", 128, 27, copy);
+    if (which == 0 || which == 1) run("poisson3d:128", 128, 7, copy, diff);
+    if (which == 0 || which == 2) run("poisson3d27:96", 96, 27, copy, diff);
+    if (which == 0 || which == 3) run("poisson3d:160", 160, 7, copy, diff);
+    if (which == 0 || which == 4) run("poisson3d27:128", 128, 27, copy, diff);
     return 0;
 }
