@@ -223,22 +223,9 @@ __global__ void __launch_bounds__(BLOCK) staged_async_kernel(int n, int tile_row
         const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
         for (int g0 = 0; g0 < rows; g0 += groups) {
             const int g = g0 + threadIdx.x / NT, ok = g < rows;
-            const int s = ok ? sp[cur][g] - k0 : 0, e = ok ? sp[cur][g + 1] - k0 : 0;
-            double acc = 0;
-            for (int k = s + lane; k < e; k += U * NT) {
-                double a[U], b[U];
-#pragma unroll
-                for (int u = 0; u < U; u++)
-                    if (k + u * NT < e)
-                        a[u] = sv[cur][k + u * NT],
-                        b[u] = __ldg(x + r0 + g + so[cur][sh + k + u * NT]);
-#pragma unroll
-                for (int u = 0; u < U; u++)
-                    if (k + u * NT < e) acc = fma(a[u], b[u], acc);
-            }
-#pragma unroll
-            for (int q = NT / 2; q > 0; q >>= 1)
-                acc += __shfl_xor_sync(FULL, acc, q, NT);
+            /* the offsets were copied from an even index: entry k's is at sh + k */
+            double acc = staged_row<NT, U>(sv[cur], so[cur] + sh, ok ? sp[cur][g] - k0 : 0,
+                                           ok ? sp[cur][g + 1] - k0 : 0, r0 + g, lane, x);
             if (lane == 0 && ok) y[r0 + g] = acc;
         }
         __syncthreads();
@@ -288,22 +275,10 @@ __global__ void __launch_bounds__(BLOCK) staged_v_kernel(int n, int tile_rows,
     const int groups = BLOCK / NT, lane = threadIdx.x & (NT - 1);
     for (int g0 = 0; g0 < rows; g0 += groups) {
         const int g = g0 + threadIdx.x / NT, ok = g < rows;
-        const int s = ok ? sp[g] : 0, e = ok ? sp[g + 1] : 0, row = r0 + g;
-        double acc = 0;
-        for (int k = s + lane; k < e; k += U * NT) {
-            double a[U], b[U];
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (k + u * NT < e)
-                    a[u] = sv[k + u * NT - a0], b[u] = __ldg(x + row + so[k + u * NT - b0]);
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (k + u * NT < e) acc = fma(a[u], b[u], acc);
-        }
-#pragma unroll
-        for (int t = NT / 2; t > 0; t >>= 1)
-            acc += __shfl_xor_sync(FULL, acc, t, NT);
-        if (lane == 0 && ok) y[row] = acc;
+        /* entry k's value is at sv[k - a0], its offset at so[k - b0] */
+        double acc = staged_row<NT, U>(sv + (k0 - a0), so + (k0 - b0), ok ? sp[g] - k0 : 0,
+                                       ok ? sp[g + 1] - k0 : 0, r0 + g, lane, x);
+        if (lane == 0 && ok) y[r0 + g] = acc;
     }
 }
 
