@@ -66,7 +66,8 @@ static mpcg_status adaptive_analyze(mpcg_context *ctx, const mpcgi_csr *A, unsig
     MPCG_TRY(ctx, st, mpcgi_adaptive_params(ctx, opts, A->nnz, &p->par));
     if (ctx->kind == MPCG_DEVICE_CUDA) {
         int64_t counts[MPCGI_ADAPTIVE_QUANTITIES] = {0};
-        mpcgi_adaptive_plan_layout(p, counts, 0); /* provisional: no statistics yet */
+        /* provisional: no statistics yet */
+        MPCG_TRY(ctx, st, mpcgi_adaptive_plan_layout(ctx, p, counts, 0));
     } else {
         MPCG_TRY(ctx, st, mpcgi_adaptive_host_binning(ctx, p));
     }
@@ -160,6 +161,7 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
      * of resident blocks ran slower: docs/backends.md), at most DOT_GRID_MAX; fixed per plan,
      * so the dot's order is too */
     L->dot_grid = L->path == MPCGI_ADAPTIVE_TILES ? L->tiles /* a partial per warp of each */
+                  : L->staged_rows > 0 ? (int)(L->vblocks < 1 ? 1 : L->vblocks) /* a block a tile */
                   : p->par.dot_grid                   ? p->par.dot_grid
                   : L->vblocks < 1                    ? 1
                   : L->vblocks > DOT_GRID_MAX         ? DOT_GRID_MAX
@@ -263,7 +265,12 @@ static void adaptive_describe(const void *impl, char *buf, size_t size)
     const mpcgi_adaptive_launch *L = &p->L;
     const long long n_long = (long long)p->st.bin_rows[MPCGI_ADAPTIVE_LONG];
     const char *s = n_long == 1 ? "" : "s";
-    if (L->path == MPCGI_ADAPTIVE_UNIFORM) {
+    if (L->path == MPCGI_ADAPTIVE_UNIFORM && L->staged_rows > 0) {
+        snprintf(buf, size,
+                 "CSR, uniform path staged: tiles of %d rows copied to shared memory, 1 thread "
+                 "per row",
+                 L->staged_rows);
+    } else if (L->path == MPCGI_ADAPTIVE_UNIFORM) {
         snprintf(buf, size, "CSR, uniform path: %d thread%s per row", L->nt, L->nt == 1 ? "" : "s");
     } else if (L->path == MPCGI_ADAPTIVE_SPLIT) {
         snprintf(buf, size,
@@ -298,6 +305,7 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
     mpcgi_adaptive_fp32_launch(p, &l32);
     info->nt_fp32 = l32.nt;
     info->rows_per_group = L->rows_per_group;
+    info->staged_rows = L->staged_rows;
     info->list_length = mpcgi_adaptive_list_length(L);
     info->block = L->block;
     info->chunk = L->chunk;

@@ -13,6 +13,7 @@ typedef struct mpcgi_adaptive_info {
     int nt;                                /* uniform and split: threads per row */
     int nt_fp32;                           /* the same for the fp32 SpMV */
     int rows_per_group;                    /* R */
+    int staged_rows;                       /* uniform path staged: rows per tile; else 0 */
     int block, chunk;                      /* threads per block; nonzeros per long-row chunk */
     int long_min;                          /* rows longer than this are long rows */
     int64_t bin_rows[MPCGI_ADAPTIVE_BINS]; /* rows per bin: long, NT = 32, 16, ..., 1 */

@@ -85,7 +85,7 @@ mpcg_status mpcgi_adaptive_host_binning(mpcg_context *ctx, adaptive_plan *p)
         MPCG_CHECK(ctx, mpcgi_adaptive_tiling_start(ctx, p, DEFAULT_TILE_WAVE));
         host_counts(A, p->par.bin, counts, &max_len);
     }
-    mpcgi_adaptive_plan_layout(p, counts, max_len);
+    MPCG_CHECK(ctx, mpcgi_adaptive_plan_layout(ctx, p, counts, max_len));
     if (p->L.path == MPCGI_ADAPTIVE_UNIFORM) return MPCG_SUCCESS;
     MPCG_CHECK(ctx, host_list(ctx, p));
     if (p->L.path == MPCGI_ADAPTIVE_TILES) MPCG_CHECK(ctx, mpcgi_adaptive_tiling_host(ctx, p));
@@ -154,7 +154,7 @@ static mpcg_status device_count(mpcg_context *ctx, adaptive_plan *p, binning_scr
     }
     for (int q = 0; q < MPCGI_ADAPTIVE_QUANTITIES; q++)
         c64[q] = b->totals[q];
-    mpcgi_adaptive_plan_layout(p, c64, b->totals[MPCGI_ADAPTIVE_QUANTITIES]);
+    MPCG_CHECK(ctx, mpcgi_adaptive_plan_layout(ctx, p, c64, b->totals[MPCGI_ADAPTIVE_QUANTITIES]));
     return MPCG_SUCCESS;
 }
 

@@ -90,6 +90,14 @@ static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_chunks(int64_t len, mpcgi
 #define MPCGI_ADAPTIVE_BINNED 2  /* long rows in chunks, the others binned by length */
 #define MPCGI_ADAPTIVE_TILES 3   /* row tiles walked in column order (gather-bound matrices) */
 
+/* The uniform path staged (staged_rows > 0): a block of STAGED_BLOCK threads copies the values
+ * and columns of a tile of rows to shared memory, STAGED_PER_THREAD entries per thread, then
+ * sums each row from there with one thread (NT = 1). The block is a compile-time constant: with
+ * blockDim.x the eight loads' addresses took registers of their own (docs/backends.md). */
+#define MPCGI_ADAPTIVE_STAGED_BLOCK 128
+#define MPCGI_ADAPTIVE_STAGED_PER_THREAD 8
+#define MPCGI_ADAPTIVE_STAGED_CAP (MPCGI_ADAPTIVE_STAGED_PER_THREAD * MPCGI_ADAPTIVE_STAGED_BLOCK)
+
 /* The tiles path (spmv/adaptive_tiles.cu): a block of TILE_BLOCK threads per tile of rows, y of
  * the tile in shared memory; the tile's entries in rounds of TILE_BLOCK slots, a row at most once
  * per round, read TILE_BATCH rounds at a time; long rows (> the plan's long_min) by a warp each,
@@ -134,7 +142,7 @@ static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_tile_shift(int64_t n, int64_t
 /* The device layout of one plan, passed by value to the SpMV kernels. */
 typedef struct mpcgi_adaptive_launch {
     int64_t n;
-    int path;           /* MPCGI_ADAPTIVE_UNIFORM, _SPLIT or _BINNED */
+    int path;           /* MPCGI_ADAPTIVE_UNIFORM, _SPLIT, _BINNED or _TILES */
     int nt;             /* uniform and split: threads per row */
     int rows_per_group; /* R: rows a group of NT lanes sums at once (1, 2, 4) */
     int64_t skip_len;   /* split: rows longer than this are long (left to the chunks) */
@@ -143,6 +151,9 @@ typedef struct mpcgi_adaptive_launch {
     int grid;           /* blocks of apply (0: one per virtual block) */
     int dot_grid;       /* blocks of apply_dot (the dot partials), fixed per plan */
     int stream_loads;   /* values and columns read with evict-first (streaming) loads */
+    int staged_rows;    /* uniform path, NT = 1, block = STAGED_BLOCK: rows per staged tile
+                           (one virtual block), at most the block, their entries at most
+                           STAGED_CAP; 0: the rows are not staged */
     int64_t vblocks;    /* virtual blocks of one SpMV */
     /* split and binned: virtual blocks [0, long_blocks) are long-row chunks; split: the rest
      * hold R block / nt consecutive rows each; binned: short bin b (1..6) owns

@@ -19,7 +19,9 @@
  * `chunk` nonzeros, one block each, the chunk sums added in order by the block that finishes
  * last. Four paths, one launch each (adaptive_rules.c decides):
  *   - uniform (the seed's kernel, no indirection): one NT for every row; taken when the longest
- *     row is at most max_ratio times the mean and at most long_min;
+ *     row is at most max_ratio times the mean and at most long_min; staged (L.staged_rows > 0)
+ *     where adaptive.mode=staged or the tuned rule asks (adaptive_rules.c, want_staged): tiles
+ *     of rows copied to shared memory by the block, then NT = 1 from there;
  *   - split: the long rows' chunks, then every other row in row order with one NT;
  *   - binned: the long rows' chunks, then bins of short rows with NT = 32, 16, ..., 1 (the
  *     smallest NT with NT * passes >= the row length), through a row list;
@@ -34,7 +36,9 @@
 
 typedef enum { RULE_TUNED, RULE_SEED } adaptive_rule;
 
-typedef enum { MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED, MODE_TILES } adaptive_mode;
+typedef enum {
+    MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED, MODE_TILES, MODE_STAGED
+} adaptive_mode;
 
 /* The tiles path's defaults and limits (adaptive_rules.c, adaptive_tiles_setup.c): rows per
  * tile at most (y of a tile in shared memory, 160 KiB in fp64; the L1 keeps the rest of the
@@ -144,8 +148,10 @@ mpcg_status mpcgi_adaptive_params(const mpcg_context *ctx, const mpcgi_options *
 /* 1 if the plan takes the tiles path (adaptive.mode=tiles, or auto's rule; never for a mixed
  * plan under auto: the tiles path has no mixed apply). p->st.wide must be known. */
 int mpcgi_adaptive_want_tiles(const adaptive_plan *p, int64_t max_len);
-/* The path, then the virtual blocks of one SpMV. counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
-void mpcgi_adaptive_plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len);
+/* The path, then the virtual blocks of one SpMV. counts: MPCGI_ADAPTIVE_QUANTITIES totals.
+ * MPCG_ERR_NOT_SUPPORTED where adaptive.mode=staged meets a row longer than a staged tile. */
+mpcg_status mpcgi_adaptive_plan_layout(mpcg_context *ctx, adaptive_plan *p, const int64_t *counts,
+                                       int64_t max_len);
 void mpcgi_adaptive_fp32_launch(const adaptive_plan *p, mpcgi_adaptive_launch *out);
 int64_t mpcgi_adaptive_list_length(const mpcgi_adaptive_launch *L);
 size_t mpcgi_adaptive_bytes_matrix(const adaptive_plan *p);

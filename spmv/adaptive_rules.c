@@ -24,6 +24,16 @@
  * longest row is at most TILE_MAX_LEN (want_tiles). */
 #define TILE_MIN_NNZ (1 << 22)
 #define TILE_MAX_LEN (1 << 17)
+/* The tuned rule stages a uniform plan (want_staged) of STAGED_MIN_N rows or more, not wide,
+ * with STAGED_MIN_MEAN entries a row or more on average and rows of at most a sixteenth of a
+ * tile. Below cg.small_n's default (200 000) the solver's persistent loops sum the plan's rows
+ * with its NT, which staging sets to 1. */
+#define STAGED_MIN_N (1 << 18)
+#define STAGED_MIN_MEAN 16
+#define STAGED_MIN_ROWS 16
+/* A tile holds cap / (the longest row) rows: where the longest row is more than twice the mean,
+ * tiles would run less than half full, a case not measured; the tuned rule leaves it unstaged. */
+#define STAGED_MAX_SPREAD 2
 
 /* ---------------------------------------------------------------- option keys */
 
@@ -32,7 +42,8 @@ enum {
     K_LONG_MIN, K_CHUNK, K_GRID, K_DOT_GRID, K_TILE_ROWS, K_TILE_LONG, K_TILE_WAVE, K_COUNT
 };
 
-static const char *const modes[] = {"auto", "uniform", "split", "binned", "tiles", NULL};
+static const char *const modes[] = {"auto", "uniform", "split", "binned", "tiles", "staged",
+                                    NULL};
 static const char *const rules[] = {"tuned", "seed", NULL};
 static const char *const loads[] = {"stream", "cached", NULL};
 static const char *const indices[] = {"auto", "32", NULL};
@@ -45,7 +56,9 @@ static const char *const indices[] = {"auto", "32", NULL};
 
 /* In the order of the K_* indices. docs/backends.md says which are for experiments only. */
 static const mpcgi_option_key keys[K_COUNT] = {
-    WORD("adaptive.mode", modes, "the path; auto: the rule's choice"),
+    WORD("adaptive.mode", modes,
+         "the path; staged: uniform with each block's rows copied to shared memory first, a "
+         "thread a row (rows of at most 1024 entries, blocks of 128); auto: the rule's choice"),
     WORD("adaptive.rule", rules,
          "tuned: NT >= mean / 2, R = 2 from 2^16 rows, tail test; seed: NT >= mean, R = 1"),
     WORD("adaptive.load", loads, "matrix loads: stream (evict-first) or cached (__ldg)"),
@@ -69,7 +82,8 @@ static const mpcgi_option_key keys[K_COUNT] = {
     INT("adaptive.grid", AUTO, 1, 1 << 30, 0, 1,
         "blocks of apply, striding; auto: one per virtual block"),
     INT("adaptive.dot_grid", AUTO, 1, DOT_GRID_MAX, 0, 1,
-        "blocks of apply_dot, striding; auto: one per virtual block, at most 2^20"),
+        "blocks of apply_dot, striding; auto: one per virtual block, at most 2^20 (one per tile "
+        "where staged)"),
     INT("adaptive.tile_rows", DEFAULT_TILE_ROWS, 16, MAX_TILE_ROWS, 0, 0,
         "tiles: rows per tile at most"),
     INT("adaptive.tile_long", AUTO, 1, TILE_LONG_MAX, 0, 1,
@@ -111,6 +125,16 @@ mpcg_status mpcgi_adaptive_params(const mpcg_context *ctx, const mpcgi_options *
                 par->bin.chunk, par->block);
     par->grid = get(opts, K_GRID, 0);
     par->dot_grid = get(opts, K_DOT_GRID, 0);
+    MPCG_ENSURE(ctx,
+                par->mode != MODE_STAGED ||
+                    (par->nt <= 1 && par->rows <= 1 &&
+                     par->block == MPCGI_ADAPTIVE_STAGED_BLOCK && !par->grid && !par->dot_grid),
+                MPCG_ERR_INVALID_ARG,
+                "option adaptive.mode=staged sums a row with one thread in blocks of %d, a block "
+                "per tile: adaptive.nt=%d, adaptive.rows=%d, adaptive.block=%d, adaptive.grid=%d "
+                "and adaptive.dot_grid=%d do not apply (leave them auto, 1, 1, %d, auto and auto)",
+                MPCGI_ADAPTIVE_STAGED_BLOCK, par->nt, par->rows, par->block, par->grid,
+                par->dot_grid, MPCGI_ADAPTIVE_STAGED_BLOCK);
     par->tile_rows = get(opts, K_TILE_ROWS, 0);
     par->tile_long = get(opts, K_TILE_LONG, 0);
     par->tile_wave = get(opts, K_TILE_WAVE, 0);
@@ -184,7 +208,8 @@ static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const
     *nt = rule_nt(par, n_short, nnz - counts[MPCGI_ADAPTIVE_LONG_NNZ]);
     int skewed = n > 0 && (max_len > par->bin.long_min ||
                            (double)max_len > par->max_ratio * ((double)nnz / (double)n));
-    if (par->mode == MODE_UNIFORM || (par->mode == MODE_AUTO && !skewed)) {
+    if (par->mode == MODE_UNIFORM || par->mode == MODE_STAGED ||
+        (par->mode == MODE_AUTO && !skewed)) {
         *nt = rule_nt(par, n, nnz);
         return MPCGI_ADAPTIVE_UNIFORM;
     }
@@ -200,6 +225,23 @@ static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const
     }
     return 100 * near >= (int64_t)par->split_pct * n_short ? MPCGI_ADAPTIVE_SPLIT
                                                            : MPCGI_ADAPTIVE_BINNED;
+}
+
+/* Whether a uniform plan stages its tiles: asked for, or by the tuned rule (NT, R, the block and
+ * the grids not set) on plans that are not wide, of STAGED_MIN_N rows or more, STAGED_MIN_MEAN
+ * entries a row or more on average, the longest row at most STAGED_MAX_SPREAD times the mean and
+ * at least STAGED_MIN_ROWS rows a tile: where it was measured faster than NT lanes a row (the
+ * 27-point stencils; not the 7-point ones: docs/backends.md, "The staged uniform path"). */
+static int want_staged(const adaptive_plan *p, int64_t max_len)
+{
+    const adaptive_params *par = &p->par;
+    const int64_t n = p->A->n;
+    if (par->mode == MODE_STAGED) return 1;
+    return par->mode == MODE_AUTO && par->rule == RULE_TUNED && !par->nt && !par->rows &&
+           par->block == MPCGI_ADAPTIVE_STAGED_BLOCK && !par->grid && !par->dot_grid &&
+           !p->st.wide && n >= STAGED_MIN_N &&
+           p->A->nnz >= STAGED_MIN_MEAN * n && max_len * n <= STAGED_MAX_SPREAD * p->A->nnz &&
+           max_len * STAGED_MIN_ROWS <= MPCGI_ADAPTIVE_STAGED_CAP;
 }
 
 /* ---------------------------------------------------------------- layout */
@@ -238,7 +280,8 @@ static void binned_layout(mpcgi_adaptive_launch *L, const int64_t *counts)
     L->vblocks = L->vb_start[MPCGI_ADAPTIVE_SHORT_BINS];
 }
 
-void mpcgi_adaptive_plan_layout(adaptive_plan *p, const int64_t *counts, int64_t max_len)
+mpcg_status mpcgi_adaptive_plan_layout(mpcg_context *ctx, adaptive_plan *p, const int64_t *counts,
+                                       int64_t max_len)
 {
     const adaptive_params *par = &p->par;
     mpcgi_adaptive_launch *L = &p->L;
@@ -251,6 +294,7 @@ void mpcgi_adaptive_plan_layout(adaptive_plan *p, const int64_t *counts, int64_t
     L->chunk = par->bin.chunk;
     L->grid = par->grid;
     L->stream_loads = par->stream_loads;
+    L->staged_rows = 0;
     L->path = mpcgi_adaptive_want_tiles(p, max_len)
                   ? MPCGI_ADAPTIVE_TILES
                   : choose_path(par, n, p->A->nnz, counts, max_len, &L->nt);
@@ -268,14 +312,27 @@ void mpcgi_adaptive_plan_layout(adaptive_plan *p, const int64_t *counts, int64_t
     if (L->path == MPCGI_ADAPTIVE_TILES) { /* the rest: the tiles' setup */
         L->tile_n_long = L->n_long;
         L->vblocks = 0;
-        return;
+        return MPCG_SUCCESS;
+    }
+    if (L->path == MPCGI_ADAPTIVE_UNIFORM && want_staged(p, max_len)) {
+        const int64_t cap = MPCGI_ADAPTIVE_STAGED_CAP, len = max_len > 1 ? max_len : 1;
+        MPCG_ENSURE(ctx, max_len <= cap, MPCG_ERR_NOT_SUPPORTED,
+                    "backend adaptive: adaptive.mode=staged holds rows of at most %lld "
+                    "nonzeros; the longest row has %lld",
+                    (long long)cap, (long long)max_len);
+        L->nt = 1;
+        L->rows_per_group = 1;
+        L->staged_rows = (int)(cap / len < par->block ? cap / len : par->block);
+        L->vblocks = (n + L->staged_rows - 1) / L->staged_rows;
+        return MPCG_SUCCESS;
     }
     if (L->path != MPCGI_ADAPTIVE_BINNED) {
         if (L->path == MPCGI_ADAPTIVE_SPLIT) L->skip_len = par->bin.long_min;
         L->vblocks = L->long_blocks + group_vblocks(L, n, L->nt);
-        return;
+        return MPCG_SUCCESS;
     }
     binned_layout(L, counts);
+    return MPCG_SUCCESS;
 }
 
 /* Entries of the row list: every row (binned), the long rows (split, tiles), none (uniform). */

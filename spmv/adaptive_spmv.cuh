@@ -203,6 +203,69 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
     if constexpr (DOT) warp_partial(L, ws, dacc);
 }
 
+/*
+ * The staged uniform path (L.staged_rows > 0). Block v sums the tile of rows
+ * [v staged_rows, (v + 1) staged_rows), whose entries fit in STAGED_PER_THREAD per thread. The
+ * block stages the tile's row pointers and copies its values and columns to shared memory
+ * (thread t loads entries t, t + STAGED_BLOCK, ...: every load of the tile issued before the
+ * first store), then thread t sums row t of the tile from there: fma from 0 in entry order, the
+ * uniform path's sum with NT = 1 (what the emulation computes for it). The copy puts a whole
+ * tile's loads in flight at once, where a group of NT lanes a row has two strides of one row's
+ * entries in flight. One tile per block, straight code: the same work inside a loop over
+ * tiles, even a loop of one trip, ran markedly slower (docs/backends.md, "The staged uniform
+ * path"), so apply and apply_dot launch a block per tile (vblocks) and the path takes no
+ * adaptive.grid or adaptive.dot_grid. At most 40 registers (48 with the dot): 12 (10) blocks an
+ * SM.
+ */
+template <bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
+static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, DOT ? 10 : 12)
+    staged_kernel(const __grid_constant__ mpcgi_adaptive_launch L, V val, S src,
+                  T *__restrict__ y, double *ws, const int *skip)
+{
+    using C = typename std::conditional<C16, int16_t, int32_t>::type;
+    constexpr int BLOCK = MPCGI_ADAPTIVE_STAGED_BLOCK, PER = MPCGI_ADAPTIVE_STAGED_PER_THREAD;
+    __shared__ T sv[MPCGI_ADAPTIVE_STAGED_CAP];
+    __shared__ C sc[MPCGI_ADAPTIVE_STAGED_CAP];
+    __shared__ int sp[BLOCK + 1];
+    const C *col;
+    if constexpr (C16) col = L.col16;
+    else col = L.col_idx;
+    mpcgi_pdl_start();
+    if (DOT && skip && *skip) return;
+    src.start();
+    const int t = (int)threadIdx.x, r0 = (int)blockIdx.x * L.staged_rows;
+    const int rows = (int)L.n - r0 < L.staged_rows ? (int)L.n - r0 : L.staged_rows;
+    for (int i = t; i <= rows; i += BLOCK)
+        sp[i] = __ldg(L.row_ptr + r0 + i);
+    const int k0 = __ldg(L.row_ptr + r0), cnt = __ldg(L.row_ptr + r0 + rows) - k0;
+    T a[PER];
+    C c[PER];
+#pragma unroll
+    for (int u = 0; u < PER; u++)
+        if (t + u * BLOCK < cnt) {
+            a[u] = load_matrix<STREAM>(val + k0 + t + u * BLOCK);
+            c[u] = load_matrix<STREAM>(col + k0 + t + u * BLOCK);
+        }
+#pragma unroll
+    for (int u = 0; u < PER; u++)
+        if (t + u * BLOCK < cnt) sv[t + u * BLOCK] = a[u], sc[t + u * BLOCK] = c[u];
+    __syncthreads();
+    double dacc = 0;
+    if (t < rows) {
+        const int i = r0 + t, e = sp[t + 1] - k0;
+        T acc = 0;
+        for (int k = sp[t] - k0; k < e; k++)
+            acc = fmadd(sv[k], src(C16 ? i + (int)sc[k] : (int)sc[k]), acc);
+        y[i] = acc;
+        if constexpr (DOT) {
+            const T xi = src(i);
+            src.keep(i, xi);
+            dacc = (double)xi * (double)acc;
+        }
+    }
+    if constexpr (DOT) warp_partial(L, ws, dacc);
+}
+
 /* ---------------------------------------------------------------- launchers of the SpMV */
 
 /* Every SpMV kernel of compute type T, source S and values V (a pointer to T, or
@@ -241,10 +304,19 @@ static kernel_fn<T, S, V> pick_index(const mpcgi_adaptive_launch *L)
                            : pick_rows<false, DOT, C16, T, S, V>(L);
 }
 
+template <bool DOT, bool C16, typename T, typename S, typename V>
+static kernel_fn<T, S, V> pick_staged(const mpcgi_adaptive_launch *L)
+{
+    return L->stream_loads ? staged_kernel<true, DOT, C16, T, S, V>
+                           : staged_kernel<false, DOT, C16, T, S, V>;
+}
+
 /* The kernel of a plan. */
 template <bool DOT, typename T, typename S, typename V>
 static kernel_fn<T, S, V> pick(const mpcgi_adaptive_launch *L)
 {
+    if (L->staged_rows > 0)
+        return L->col16 ? pick_staged<DOT, true, T, S, V>(L) : pick_staged<DOT, false, T, S, V>(L);
     return L->col16 ? pick_index<DOT, true, T, S, V>(L) : pick_index<DOT, false, T, S, V>(L);
 }
 
@@ -254,7 +326,7 @@ static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val
 
 /* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
  * plan's fixed dot grid (at most one per virtual block; its partials are summed in a fixed
- * order). val: a pointer to T, or the mixed storage's mpcgi_split_vals (not on the tiles path:
+ * order); the staged path one per tile in both. val: a pointer to T, or the mixed storage's mpcgi_split_vals (not on the tiles path:
  * its caller refuses it there). */
 template <bool DOT, typename T, typename V>
 static int spmv(void *stream, const mpcgi_adaptive_launch *L, V val, const T *x, T *y,
@@ -267,7 +339,10 @@ static int spmv(void *stream, const mpcgi_adaptive_launch *L, V val, const T *x,
         else
             return (int)cudaErrorNotSupported;
     }
-    int64_t grid = DOT ? L->dot_grid : L->grid > 0 ? L->grid : L->vblocks;
+    int64_t grid = L->staged_rows > 0 ? L->vblocks /* a block per tile, no loop */
+                   : DOT                ? L->dot_grid
+                   : L->grid > 0        ? L->grid
+                                        : L->vblocks;
     if (grid > L->vblocks) grid = L->vblocks;
     if (grid > INT_MAX) grid = INT_MAX;
     if (grid < 1) {

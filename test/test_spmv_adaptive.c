@@ -39,12 +39,20 @@ static const char *const configs[][8] = {
     {"adaptive.mode=uniform", "adaptive.nt=8", "adaptive.rows=4", NULL},
     {"adaptive.mode=uniform", "adaptive.nt=16", "adaptive.rows=2", NULL},
     {"adaptive.mode=uniform", "adaptive.nt=32", "adaptive.rows=4", NULL},
+    /* the staged uniform path (blocks of 128, tiles of 1024 entries, a block per tile): as it
+     * is; 32-bit columns and cached loads */
+    {"adaptive.mode=staged", NULL},
+    {"adaptive.mode=staged", "adaptive.index=32", "adaptive.load=cached", NULL},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 #define FIRST_NT_CONFIG 9
-/* NT sweeps run on the random 10007, powerlaw and bimodal matrices only */
+#define FIRST_STAGED_CONFIG 15
+/* NT sweeps run on the random 10007, powerlaw and bimodal matrices only; the staged path on
+ * the matrices whose rows fit its tiles of 1024 entries (not the 20000- and 3000-long rows, nor
+ * powerlaw's hubs) */
 static int config_applies(int c, int matrix)
 {
+    if (c >= FIRST_STAGED_CONFIG) return matrix != 4 && matrix != 6 && matrix != 11;
     return c < FIRST_NT_CONFIG || matrix == 3 || matrix == 6 || matrix == 9;
 }
 
@@ -111,7 +119,7 @@ static void test_refusals(void)
     const char *bad[][3] = {
         {"adaptive.block", "100", "64 .. 1024, a power of two"},
         {"adaptive.nt", "3", "auto or 1 .. 32, a power of two"},
-        {"adaptive.mode", "fast", "auto, uniform, split, binned, tiles"},
+        {"adaptive.mode", "fast", "auto, uniform, split, binned, tiles, staged"},
         {"adaptive.chunk", "10", "auto or 64 .. 16777216"},
         {"adaptive.passes", "0", "auto or 1 .. 32, a power of two"},
         {"adaptive.load", "x", "stream, cached"},
@@ -139,6 +147,26 @@ static void test_refusals(void)
     CHECK(strstr(mpcg_last_error(cpu), "adaptive.chunk=384") &&
           strstr(mpcg_last_error(cpu), "adaptive.block=256"));
     mpcg_clear_error(cpu);
+    /* the staged path sums a row with one thread in blocks of 128, a block per tile: NT or R
+     * above 1, another block, or a grid of apply or of apply_dot contradicts it */
+    const char *with[5][2] = {{"adaptive.nt", "4"},
+                              {"adaptive.rows", "2"},
+                              {"adaptive.block", "256"},
+                              {"adaptive.grid", "7"},
+                              {"adaptive.dot_grid", "5"}};
+    for (int i = 0; i < 5; i++) {
+        mpcgi_options w = {0};
+        CHECK_OK(cpu, mpcgi_options_set_text(cpu, &w, "adaptive.mode", "staged"));
+        CHECK_OK(cpu, mpcgi_options_set_text(cpu, &w, with[i][0], with[i][1]));
+        CHECK_STATUS(cpu,
+                     mpcgi_spmv_plan_create(cpu, &mpcgi_spmv_adaptive, &A, MPCG_CAP_FP64, &w,
+                                            &plan),
+                     MPCG_ERR_INVALID_ARG);
+        CHECK(plan == NULL);
+        CHECK(strstr(mpcg_last_error(cpu), "adaptive.mode=staged") &&
+              strstr(mpcg_last_error(cpu), with[i][0]));
+        mpcg_clear_error(cpu);
+    }
     set_config(0);
 }
 
@@ -453,8 +481,17 @@ static void test_emulation(void)
             if (c >= 6 && c <= 8) /* the tiles configs */
                 CHECK(info.path == MPCGI_ADAPTIVE_TILES &&
                       info.tiles % (c == 6 ? 3 : c == 7 ? 2 : 65536) == 0);
-            if (c >= FIRST_NT_CONFIG)
+            if (c >= FIRST_NT_CONFIG && c < FIRST_STAGED_CONFIG)
                 CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 << (c - FIRST_NT_CONFIG));
+            if (c >= FIRST_STAGED_CONFIG) { /* tiles of 1024 entries, at most 128 rows */
+                const int64_t len = info.max_len > 1 ? info.max_len : 1;
+                const int64_t rows = 1024 / len < 128 ? 1024 / len : 128;
+                CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.nt == 1 && info.nt_fp32 == 1 &&
+                      info.rows_per_group == 1 && info.staged_rows == rows &&
+                      info.vblocks == (t.A.n + rows - 1) / rows);
+            } else {
+                CHECK(info.staged_rows == 0);
+            }
             /* fp32 halves NT only on the tuned rule's uniform path, not wide, NT not set */
             if (c != 0 || info.path != MPCGI_ADAPTIVE_UNIFORM || k >= 10 || info.nt < 2)
                 CHECK(info.nt_fp32 == info.nt);
@@ -528,6 +565,7 @@ static void check_same_layout(const mpcgi_csr *A, const mpcgi_spmv_plan *emu,
                    ? 16
                    : 32;
     CHECK(a.path == b.path && a.nt == b.nt && a.rows_per_group == b.rows_per_group);
+    CHECK(a.staged_rows == b.staged_rows);
     CHECK(a.nt_fp32 == b.nt_fp32);
     CHECK(a.long_blocks == b.long_blocks && a.list_length == b.list_length);
     CHECK(a.max_len == b.max_len && a.vblocks == b.vblocks);
@@ -768,6 +806,109 @@ static void check_rows_rule(mpcg_context *ctx)
         }
 }
 
+/* A banded CSR of n rows: row i holds columns i - 8 ... i + 8 where inside (17 entries), row
+ * n / 2 columns n / 2 - len / 2 ... n / 2 - len / 2 + len - 1. 0 on success. */
+static int banded_csr(int64_t n, int64_t len, mpcgi_csr *A)
+{
+    const int64_t lr = n / 2, lo = lr - len / 2;
+    if (mpcgi_csr_alloc(NULL, n, 17 * n + len, A) != MPCG_SUCCESS) return 1;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        A->row_ptr[i] = m;
+        const int64_t a = i == lr ? lo : (i - 8 > 0 ? i - 8 : 0);
+        const int64_t b = i == lr ? lo + len - 1 : (i + 8 < n - 1 ? i + 8 : n - 1);
+        for (int64_t j = a; j <= b; j++, m++) {
+            A->col_idx[m] = (int32_t)j;
+            A->val[m] = j == i ? 20.0 : -1.0;
+        }
+    }
+    A->row_ptr[n] = m;
+    A->nnz = m;
+    return 0;
+}
+
+/* The tuned rule stages a uniform plan of 2^18 rows or more, 16 entries a row or more on
+ * average, rows of at most a sixteenth of a tile, NT and R not set: poisson3d27:64 (262144 rows
+ * of at most 27: tiles of 1024 / 27 = 37 rows), not poisson3d27:63 (250047 rows), nor
+ * poisson3d27:64 with adaptive.nt=16, adaptive.block=64 (staged blocks are 128) or
+ * adaptive.grid=264 (a block per tile), nor poisson3d:64 (7 a row); a banded matrix with one
+ * row of twice the mean, not one longer. adaptive.mode=staged refuses a row longer than its
+ * tiles, naming both. On ctx (the CPU plan, or the GPU plan, which decides at upload). */
+static void check_staged_rule(mpcg_context *ctx)
+{
+    static const struct {
+        const char *spec, *key, *value;
+        int staged;
+    } cases[] = {
+        {"poisson3d27:64", NULL, NULL, 37},     {"poisson3d27:63", NULL, NULL, 0},
+        {"poisson3d27:64", "adaptive.nt", "16", 0}, {"poisson3d27:64", "adaptive.block", "64", 0},
+        {"poisson3d27:64", "adaptive.grid", "264", 0}, {"poisson3d:64", NULL, NULL, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mpcg_matrix *M = NULL;
+        CHECK_OK(cpu, mpcg_matrix_generate(cpu, cases[k].spec, &M));
+        if (!M) return;
+        set_config(0);
+        if (cases[k].key)
+            CHECK_OK(cpu, mpcgi_options_set_text(cpu, &opts, cases[k].key, cases[k].value));
+        mpcgi_spmv_plan *plan = NULL;
+        CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &M->csr, MPCG_CAP_FP64,
+                                             &opts, &plan));
+        if (plan) {
+            mpcgi_adaptive_info info;
+            char text[160];
+            mpcgi_spmv_adaptive_info(plan->impl, &info);
+            mpcgi_spmv_describe(plan, text, sizeof text);
+            if (info.staged_rows != cases[k].staged)
+                fprintf(stderr, "%s %s=%s on %s: staged rows %d\n", cases[k].spec,
+                        cases[k].key ? cases[k].key : "", cases[k].value ? cases[k].value : "",
+                        ctx == gpu ? "GPU" : "CPU", info.staged_rows);
+            CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.staged_rows == cases[k].staged);
+            char want[160];
+            snprintf(want, sizeof want,
+                     "CSR, uniform path staged: tiles of %d rows copied to shared memory, 1 "
+                     "thread per row",
+                     cases[k].staged);
+            CHECK(!cases[k].staged || (info.nt == 1 && strcmp(text, want) == 0));
+            mpcgi_spmv_plan_destroy(ctx, plan);
+        }
+        mpcg_matrix_destroy(M);
+    }
+    /* rows of 17 (fewer at the ends: the mean is a little below 17) but one of 33 (at most twice
+     * the mean: staged, tiles of 1024 / 33 = 31 rows) or of 34 (more than twice: not staged) */
+    for (int k = 0; k < 2; k++) {
+        mpcgi_csr B;
+        memset(&B, 0, sizeof B);
+        CHECK(banded_csr(1 << 18, k ? 34 : 33, &B) == 0);
+        set_config(0);
+        mpcgi_spmv_plan *plan = NULL;
+        CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &B, MPCG_CAP_FP64, &opts,
+                                             &plan));
+        if (plan) {
+            mpcgi_adaptive_info info;
+            mpcgi_spmv_adaptive_info(plan->impl, &info);
+            CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.staged_rows == (k ? 0 : 31));
+            mpcgi_spmv_plan_destroy(ctx, plan);
+        }
+        mpcgi_csr_free(&B);
+    }
+    /* a row of 20000 entries does not fit tiles of 1024 */
+    test_matrix t;
+    CHECK(make_matrix(4, &t) == 0);
+    set_config(FIRST_STAGED_CONFIG);
+    mpcgi_spmv_plan *plan = (mpcgi_spmv_plan *)1;
+    CHECK_STATUS(ctx,
+                 mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &t.A, MPCG_CAP_FP64, &opts,
+                                        &plan),
+                 MPCG_ERR_NOT_SUPPORTED);
+    CHECK(plan == NULL);
+    CHECK(strstr(mpcg_last_error(ctx), "adaptive.mode=staged") &&
+          strstr(mpcg_last_error(ctx), "at most 1024") && strstr(mpcg_last_error(ctx), "20000"));
+    mpcg_clear_error(ctx);
+    set_config(0);
+    free_matrix(&t);
+}
+
 /* CG with --spmv=adaptive converges as with cusparse (iterations within 1). */
 static void test_solve(void)
 {
@@ -812,6 +953,7 @@ int main(void)
     test_seed_example();
     test_emulation();
     check_rows_rule(cpu);
+    check_staged_rule(cpu);
     if (mpcgi_device_count() == 0) {
         mpcg_context_destroy(cpu);
         printf("test_spmv_adaptive: no usable GPU, the GPU checks are skipped\n");
@@ -823,6 +965,7 @@ int main(void)
         printf("test_spmv_adaptive: %s\n", mpcg_context_device_name(gpu));
         test_device();
         check_rows_rule(gpu);
+        check_staged_rule(gpu);
         test_solve();
         mpcg_context_destroy(gpu);
     }

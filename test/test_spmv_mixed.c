@@ -26,6 +26,7 @@ static const variant variants[] = {
     {&mpcgi_spmv_cpu, NULL},           {&mpcgi_spmv_cusparse, NULL},
     {&mpcgi_spmv_adaptive, "auto"},    {&mpcgi_spmv_adaptive, "uniform"},
     {&mpcgi_spmv_adaptive, "split"},   {&mpcgi_spmv_adaptive, "binned"},
+    {&mpcgi_spmv_adaptive, "staged"},
     {&mpcgi_spmv_segscan, NULL},       {&mpcgi_spmv_fold, NULL},
     {&mpcgi_spmv_gather, NULL},
 };
