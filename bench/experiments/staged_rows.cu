@@ -5,7 +5,7 @@
  *
  * Build and run (sm_90; the device machine has nvcc):
  *   nvcc -O3 -std=c++17 -arch=sm_90 bench/experiments/staged_rows.cu -lcusparse -o staged_rows
- *   ./staged_rows [1-4 [diff]]   (a matrix, default all; diff: staged_x below only)
+ *   ./staged_rows [1-4 [diff]]   (a matrix, default all; diff: staged_x and staged_z only)
  *
  * The matrices: poisson3d:128 and :160 (7-point, n = 128^3, 160^3), poisson3d27:96 and :128
  * (27-point; argument 1 - 4 runs one of them, default all), fp64 values, columns as 16-bit offsets col - row (adaptive's C16 layout: 10 bytes a nonzero).
@@ -23,7 +23,10 @@
  *   - staged_v: the same with 16-byte loads (double2 values, int4 of 8 offsets);
  *   - staged_async: persistent blocks, two tile buffers filled by cp.async while the other is
  *     summed.
- *   - staged_x<LATE, PDL, LOOP>: staged_u with the backend's differences (below; not yet run).
+ *   - staged_x<LATE, PDL, LOOP, MINB>: staged_u with the backend's differences (below);
+ *   - staged_z<A, B, C>: staged_x's structure against staged_u's, one difference at a time.
+ * Session 14, calls 1 and 2 (bench/results/nvidia-h200-2026-11-29-session14.md) ran the diff
+ * lists: the loop over tiles (staged_x's, one trip) is what made the backend's kernel slow.
  * Call 1 of session 13 (bench/results/nvidia-h200-2026-11-29-session13.md) ran an earlier
  * version: staged without the U rounds (the U = 1 case here) and with R rows a group at once;
  * calls 2 and 3 ran the kernels of this file.
@@ -289,7 +292,9 @@ __global__ void __launch_bounds__(BLOCK) staged_v_kernel(int n, int tile_rows,
  * memory after the barrier (the backend) instead of the block staging them in shared memory
  * first; PDL: griddepcontrol.wait and launch_dependents first, launched with programmatic stream
  * serialization (core/launch.cuh); LOOP: the blocks stride over the tiles, a second barrier
- * after each. Written after session 13's device time: not yet run (argument "diff").
+ * after each. MINB: __launch_bounds__'s blocks an SM (0: none; 12: at most 40 registers).
+ * Session 14, call 1: none of the three explains it; staged_x<0, 0, 0> itself (its loop over
+ * tiles still there, one trip) ran at 0.69.
  */
 template <bool LATE, bool PDL, bool LOOP, int MINB = 0>
 __global__ void __launch_bounds__(128, MINB) staged_x_kernel(int n, int tile_rows, int tiles,
