@@ -322,7 +322,8 @@ mpcg_status mpcgi_adaptive_plan_layout(mpcg_context *ctx, adaptive_plan *p, cons
                     (long long)cap, (long long)max_len);
         L->nt = 1;
         L->rows_per_group = 1;
-        L->staged_rows = (int)(cap / len < par->block ? cap / len : par->block);
+        L->staged_rows = (int)(cap / len < MPCGI_ADAPTIVE_STAGED_BLOCK ? cap / len
+                                                                    : MPCGI_ADAPTIVE_STAGED_BLOCK);
         L->vblocks = (n + L->staged_rows - 1) / L->staged_rows;
         return MPCG_SUCCESS;
     }

@@ -827,6 +827,20 @@ static int banded_csr(int64_t n, int64_t len, mpcgi_csr *A)
     return 0;
 }
 
+/* The layout and description of ctx's adaptive plan of A with the options in use; 0 if none
+ * was made (a failed check). */
+static int staged_plan(mpcg_context *ctx, mpcgi_csr *A, mpcgi_adaptive_info *info,
+                       char *text, size_t size)
+{
+    mpcgi_spmv_plan *plan = NULL;
+    CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, A, MPCG_CAP_FP64, &opts, &plan));
+    if (!plan) return 0;
+    mpcgi_spmv_adaptive_info(plan->impl, info);
+    mpcgi_spmv_describe(plan, text, size);
+    mpcgi_spmv_plan_destroy(ctx, plan);
+    return 1;
+}
+
 /* The tuned rule stages a uniform plan of 2^18 rows or more, 16 entries a row or more on
  * average, rows of at most a sixteenth of a tile, NT and R not set: poisson3d27:64 (262144 rows
  * of at most 27: tiles of 1024 / 27 = 37 rows), not poisson3d27:63 (250047 rows), nor
@@ -851,14 +865,9 @@ static void check_staged_rule(mpcg_context *ctx)
         set_config(0);
         if (cases[k].key)
             CHECK_OK(cpu, mpcgi_options_set_text(cpu, &opts, cases[k].key, cases[k].value));
-        mpcgi_spmv_plan *plan = NULL;
-        CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &M->csr, MPCG_CAP_FP64,
-                                             &opts, &plan));
-        if (plan) {
-            mpcgi_adaptive_info info;
-            char text[160];
-            mpcgi_spmv_adaptive_info(plan->impl, &info);
-            mpcgi_spmv_describe(plan, text, sizeof text);
+        mpcgi_adaptive_info info;
+        char text[160];
+        if (staged_plan(ctx, &M->csr, &info, text, sizeof text)) {
             if (info.staged_rows != cases[k].staged)
                 fprintf(stderr, "%s %s=%s on %s: staged rows %d\n", cases[k].spec,
                         cases[k].key ? cases[k].key : "", cases[k].value ? cases[k].value : "",
@@ -870,7 +879,6 @@ static void check_staged_rule(mpcg_context *ctx)
                      "thread per row",
                      cases[k].staged);
             CHECK(!cases[k].staged || (info.nt == 1 && strcmp(text, want) == 0));
-            mpcgi_spmv_plan_destroy(ctx, plan);
         }
         mpcg_matrix_destroy(M);
     }
@@ -881,15 +889,10 @@ static void check_staged_rule(mpcg_context *ctx)
         memset(&B, 0, sizeof B);
         CHECK(banded_csr(1 << 18, k ? 34 : 33, &B) == 0);
         set_config(0);
-        mpcgi_spmv_plan *plan = NULL;
-        CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, &B, MPCG_CAP_FP64, &opts,
-                                             &plan));
-        if (plan) {
-            mpcgi_adaptive_info info;
-            mpcgi_spmv_adaptive_info(plan->impl, &info);
+        mpcgi_adaptive_info info;
+        char text[160];
+        if (staged_plan(ctx, &B, &info, text, sizeof text))
             CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM && info.staged_rows == (k ? 0 : 31));
-            mpcgi_spmv_plan_destroy(ctx, plan);
-        }
         mpcgi_csr_free(&B);
     }
     /* a row of 20000 entries does not fit tiles of 1024 */
