@@ -194,11 +194,18 @@ static inline int64_t mpcgi_adaptive_dot_stages(int64_t parts)
     return parts < 1 ? 1 : (parts + MPCGI_ADAPTIVE_DOT_CHUNK - 1) / MPCGI_ADAPTIVE_DOT_CHUNK;
 }
 
+/* Dot partials a block of apply_dot writes: one a warp; on the staged path one a warp that can
+ * hold rows of its tile (the others' would be zeros for the reduction to read). */
+static inline MPCGI_ADAPTIVE_HD int mpcgi_adaptive_dot_warps(const mpcgi_adaptive_launch *L)
+{
+    return L->staged_rows > 0 ? (L->staged_rows + 31) / 32 : L->block / 32;
+}
+
 /* Workspace of one plan on the device, in doubles: the long-row chunk partials, the long rows'
  * dot terms, the per-warp dot partials, then the block sums of the dot's reduction. */
 static inline int64_t mpcgi_adaptive_ws_doubles(const mpcgi_adaptive_launch *L)
 {
-    const int64_t parts = (int64_t)L->dot_grid * (L->block / 32);
+    const int64_t parts = (int64_t)L->dot_grid * mpcgi_adaptive_dot_warps(L);
     return (int64_t)L->long_blocks + L->n_long + parts + mpcgi_adaptive_dot_stages(parts);
 }
 

@@ -120,7 +120,7 @@ static __global__ void __launch_bounds__(DOT_THREADS)
     mpcgi_pdl_start();
     if (skip && *skip) return;
     double *dlong = ws + L.long_blocks, *part = dlong + L.n_long,
-           *stage = part + (int64_t)L.dot_grid * (L.block / 32);
+           *stage = part + (int64_t)L.dot_grid * mpcgi_adaptive_dot_warps(&L);
     const int64_t lo = (int64_t)blockIdx.x * DOT_CHUNK;
     const int64_t hi = lo + DOT_CHUNK < parts ? lo + DOT_CHUNK : parts;
     if (gridDim.x == 1) {
@@ -214,11 +214,12 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
  * entries in flight. One tile per block, straight code: the same work inside a loop over
  * tiles, even a loop of one trip, ran markedly slower (docs/backends.md, "The staged uniform
  * path"), so apply and apply_dot launch a block per tile (vblocks) and the path takes no
- * adaptive.grid or adaptive.dot_grid. At most 40 registers (48 with the dot): 12 (10) blocks an
- * SM.
+ * adaptive.grid or adaptive.dot_grid. At most 40 registers with or without the dot: 12 blocks an
+ * SM. The dot writes a partial for each warp that can hold rows of a tile
+ * (mpcgi_adaptive_dot_warps), not four a block (docs/backends.md).
  */
 template <bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
-static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, DOT ? 10 : 12)
+static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, 12)
     staged_kernel(const __grid_constant__ mpcgi_adaptive_launch L, V val, S src,
                   T *__restrict__ y, double *ws, const int *skip)
 {
@@ -263,7 +264,13 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, DOT ? 10 :
             dacc = (double)xi * (double)acc;
         }
     }
-    if constexpr (DOT) warp_partial(L, ws, dacc);
+    if constexpr (DOT) { /* a partial for each warp that can hold rows */
+        const int warps = (L.staged_rows + 31) / 32, w = t / 32;
+        if (w < warps) {
+            dacc = warp_sum(dacc);
+            if ((t & 31) == 0) ws[L.long_blocks + L.n_long + (int64_t)blockIdx.x * warps + w] = dacc;
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- launchers of the SpMV */
@@ -352,7 +359,7 @@ static int spmv(void *stream, const mpcgi_adaptive_launch *L, V val, const T *x,
     cudaError_t e = mpcgi_launch(pick<DOT, T, S, V>(L), (unsigned)grid, (unsigned)L->block, stream,
                                  *L, val, S{x}, y, ws, skip);
     if constexpr (DOT) {
-        const int parts = (int)grid * (L->block / 32);
+        const int parts = (int)grid * mpcgi_adaptive_dot_warps(L);
         if (e == cudaSuccess)
             e = mpcgi_launch(dot_reduce_kernel, (unsigned)mpcgi_adaptive_dot_stages(parts),
                              DOT_THREADS, stream, *L, ws, parts, dot, skip);
