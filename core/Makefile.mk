@@ -15,8 +15,8 @@ libmpcgi_la_SOURCES += core/describe.c
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += core/device_cuda.c core/device_cuda.h core/device_stage.c core/cuda_check.h \
 	core/vec_cuda.cu core/vec_cuda.h core/cg_kernels.cu core/cg_kernels.h core/cg_device.cuh \
-	core/cuda_reduce.cuh core/launch.cuh
-MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu
+	core/cuda_reduce.cuh core/launch.cuh core/device_spin.cu core/device_spin.h
+MPCG_CU_FILES += core/vec_cuda.cu core/cg_kernels.cu core/device_spin.cu
 # device CSR views (mpcg_matrix_view_device_csr): checks, host copies, parts for the backends
 libmpcgi_la_SOURCES += core/csr_view.c core/csr_view.cu core/csr_view_kernels.h
 MPCG_CU_FILES += core/csr_view.cu

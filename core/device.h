@@ -53,9 +53,10 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx);
 typedef mpcg_status (*mpcgi_device_call)(mpcg_context *ctx, void *arg);
 
 /* Run fn `warmup` times (untimed), then `calls` times back to back with a CUDA event before each
- * call and after the last, all queued on the context's stream before the one wait at the end
- * (the steady state of a solve's queued launches: the host's launch time is hidden behind the
- * device's work, as long as the warm-up lasts long enough); seconds[i] is call i's device time
+ * call and after the last, all queued on the context's stream behind a kernel that keeps the
+ * device busy while they are queued (12 us a call), before the one wait at the end: the steady
+ * state of a solve's queued launches or graph, the host's launch time hidden behind the device's
+ * work even for calls shorter than their launch; seconds[i] is call i's device time
  * (seconds has `calls` entries, calls >= 1). MPCG_ERR_NO_DEVICE on a CPU context or in a
  * CPU-only build. */
 mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,

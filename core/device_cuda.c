@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/device.h"
 #include "core/device_cuda.h"
+#include "core/device_spin.h"
 #include "core/timer.h"
 #include "core/vec_cuda.h"
 
@@ -294,6 +295,12 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx)
     return MPCG_SUCCESS;
 }
 
+/* The device timer's spin ahead of `queued` calls: the host's time to queue them, at most
+ * SPIN_CALL_NS each after SPIN_BASE_NS (event records and launches take a few microseconds). */
+#define SPIN_BASE_NS 30000
+#define SPIN_CALL_NS 12000
+static int64_t spin_ns(int64_t queued) { return SPIN_BASE_NS + SPIN_CALL_NS * queued; }
+
 mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
                                     int calls, double *seconds)
 {
@@ -307,8 +314,13 @@ mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, voi
     MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)calls + 1, sizeof *e, &e));
     for (; made <= calls; made++) MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e[made]));
     MPCG_CUDA_GOTO(ctx, st, cudaStreamSynchronize(g->stream)); /* what came before is not ours */
-    /* nothing waited for until the end: the warm-up keeps the device busy while the host
-     * queues the timed calls, as a solve queues its launches */
+    /* nothing waited for until the end: a spin ahead of the calls, then the warm-up, keep the
+     * device busy while the host queues the timed calls, as a solve's queued launches (or its
+     * graph) keep it; without the spin a call shorter than its host's launch time left the
+     * device idle between calls, and the events timed the host (docs/backends.md, "The
+     * trial") */
+    MPCG_CUDA_GOTO(ctx, st,
+                   (cudaError_t)mpcgi_device_spin(g->stream, spin_ns((int64_t)warmup + calls)));
     for (int i = 0; i < warmup; i++)
         MPCG_TRY(ctx, st, fn(ctx, arg));
     for (int i = 0; i < calls; i++) {
