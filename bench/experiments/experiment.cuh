@@ -21,8 +21,8 @@
         }                                                                                          \
     } while (0)
 
-/* Median over 7 groups of 10 calls of f, in ms per call. */
-template <typename F> static double time_ms(F f)
+/* Median over 7 groups of 10 calls of f (after 20), in ms per call; the events on `stream`. */
+template <typename F> static double time_ms(F f, cudaStream_t stream = 0)
 {
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
@@ -30,9 +30,9 @@ template <typename F> static double time_ms(F f)
     for (int i = 0; i < 20; i++) f();
     std::vector<float> t;
     for (int g = 0; g < 7; g++) {
-        CK(cudaEventRecord(a));
+        CK(cudaEventRecord(a, stream));
         for (int i = 0; i < 10; i++) f();
-        CK(cudaEventRecord(b));
+        CK(cudaEventRecord(b, stream));
         CK(cudaEventSynchronize(b));
         float ms;
         CK(cudaEventElapsedTime(&ms, a, b));
@@ -82,5 +82,42 @@ struct cusparse_spmv {
                      CUSPARSE_SPMV_ALG_DEFAULT, ws);
     }
 };
+
+/* A 7- or 27-point stencil on an m^3 grid (CSR, columns ascending), SPD: diagonal 6 or 26, the
+ * others -1 - 0.001 (i mod 7). */
+struct mat {
+    int n;
+    long nnz;
+    std::vector<int> rp;
+    std::vector<int> col;
+    std::vector<double> val;
+};
+
+static mat stencil(int m, int pts)
+{
+    mat A;
+    A.n = m * m * m;
+    A.rp.push_back(0);
+    for (int z = 0; z < m; z++)
+        for (int y = 0; y < m; y++)
+            for (int x = 0; x < m; x++) {
+                int i = (z * m + y) * m + x;
+                for (int dz = -1; dz <= 1; dz++)
+                    for (int dy = -1; dy <= 1; dy++)
+                        for (int dx = -1; dx <= 1; dx++) {
+                            int a = (dx != 0) + (dy != 0) + (dz != 0);
+                            if (pts == 7 && a > 1) continue;
+                            int X = x + dx, Y = y + dy, Z = z + dz;
+                            if (X < 0 || Y < 0 || Z < 0 || X >= m || Y >= m || Z >= m) continue;
+                            int j = (Z * m + Y) * m + X;
+                            A.col.push_back(j);
+                            A.val.push_back(j == i ? (pts == 7 ? 6.0 : 26.0)
+                                                   : -1.0 - 0.001 * (i % 7));
+                        }
+                A.rp.push_back((int)A.col.size());
+            }
+    A.nnz = (long)A.col.size();
+    return A;
+}
 
 #endif /* MPCG_BENCH_EXPERIMENT_CUH */

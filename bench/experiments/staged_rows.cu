@@ -39,41 +39,6 @@
 
 #define FULL 0xffffffffu
 
-struct mat {
-    int n;
-    long nnz;
-    std::vector<int> rp;
-    std::vector<int> col;
-    std::vector<double> val;
-};
-
-static mat stencil(int m, int pts)
-{
-    mat A;
-    A.n = m * m * m;
-    A.rp.push_back(0);
-    for (int z = 0; z < m; z++)
-        for (int y = 0; y < m; y++)
-            for (int x = 0; x < m; x++) {
-                int i = (z * m + y) * m + x;
-                for (int dz = -1; dz <= 1; dz++)
-                    for (int dy = -1; dy <= 1; dy++)
-                        for (int dx = -1; dx <= 1; dx++) {
-                            int a = (dx != 0) + (dy != 0) + (dz != 0);
-                            if (pts == 7 && a > 1) continue;
-                            int X = x + dx, Y = y + dy, Z = z + dz;
-                            if (X < 0 || Y < 0 || Z < 0 || X >= m || Y >= m || Z >= m) continue;
-                            int j = (Z * m + Y) * m + X;
-                            A.col.push_back(j);
-                            A.val.push_back(j == i ? (pts == 7 ? 6.0 : 26.0)
-                                                   : -1.0 - 0.001 * (i % 7));
-                        }
-                A.rp.push_back((int)A.col.size());
-            }
-    A.nnz = (long)A.col.size();
-    return A;
-}
-
 template <int NT, int R>
 __global__ void __launch_bounds__(256) vector_kernel(int n, const int *__restrict__ rp,
                                                       const int16_t *__restrict__ off,
