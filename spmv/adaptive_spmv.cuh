@@ -267,8 +267,9 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, 12)
     if constexpr (DOT) { /* a partial for each warp that can hold rows */
         const int warps = (L.staged_rows + 31) / 32, w = t / 32;
         if (w < warps) {
+            double *part = ws + L.long_blocks + L.n_long;
             dacc = warp_sum(dacc);
-            if ((t & 31) == 0) ws[L.long_blocks + L.n_long + (int64_t)blockIdx.x * warps + w] = dacc;
+            if ((t & 31) == 0) part[(int64_t)blockIdx.x * warps + w] = dacc;
         }
     }
 }

@@ -37,9 +37,9 @@
  * (cudaMemcpy device to device of 1 GiB, read + write counted).
  */
 #include "experiment.cuh"
+#include <cooperative_groups.h>
 #include <cstdint>
 #include <cstring>
-#include <cooperative_groups.h>
 
 namespace cg = cooperative_groups;
 
@@ -50,7 +50,7 @@ namespace cg = cooperative_groups;
 #define X_ 8
 #define NODOT_ 32 /* the SpMV alone: no partials */
 #define WARP_ 64  /* a partial a warp (no block barrier), the two-level finish */
-#define SK_ 16 /* the SpMV reads a stop flag first, as the library's fused products do */
+#define SK_ 16    /* the SpMV reads a stop flag first, as the library's fused products do */
 
 struct state {
     double rr, pq, alpha, beta;
@@ -83,21 +83,25 @@ template <bool EL> static __device__ __forceinline__ double ldg(const double *a,
 
 template <bool EL> static __device__ __forceinline__ void st(double *a, double v, uint64_t pol)
 {
-    if constexpr (!EL) *a = v;
-    else asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" ::"l"(a), "d"(v), "l"(pol)
-                      : "memory");
+    if constexpr (!EL)
+        *a = v;
+    else
+        asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" ::"l"(a), "d"(v), "l"(pol)
+                     : "memory");
 }
 
 /* A block's sum of v (fixed order) in thread 0. */
 static __device__ double block_sum(double v)
 {
     __shared__ double s[THREADS / 32];
-    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
     if ((threadIdx.x & 31) == 0) s[threadIdx.x / 32] = v;
     __syncthreads();
     double t = 0;
     if (threadIdx.x == 0)
-        for (int w = 0; w < THREADS / 32; w++) t += s[w];
+        for (int w = 0; w < THREADS / 32; w++)
+            t += s[w];
     return t;
 }
 
@@ -116,7 +120,8 @@ static __device__ void rr_finish(double acc, double *part, state *s)
     if (!last) return;
     __threadfence();
     double t = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS) t += __ldcg(part + b);
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS)
+        t += __ldcg(part + b);
     t = block_sum(t);
     if (threadIdx.x == 0) {
         s->beta = t / s->rr;
@@ -126,11 +131,9 @@ static __device__ void rr_finish(double acc, double *part, state *s)
 }
 
 template <int M>
-__global__ void __launch_bounds__(THREADS) spmv_dot(int n, int K, const double *__restrict__ val,
-                                                    const int *__restrict__ col,
-                                                    const double *__restrict__ p,
-                                                    double *__restrict__ q, double *part,
-                                                    const int *skip)
+__global__ void __launch_bounds__(THREADS)
+    spmv_dot(int n, int K, const double *__restrict__ val, const int *__restrict__ col,
+             const double *__restrict__ p, double *__restrict__ q, double *part, const int *skip)
 {
     if ((M & SK_) && *skip) return;
     const uint64_t pol = evict_last_policy();
@@ -148,7 +151,8 @@ __global__ void __launch_bounds__(THREADS) spmv_dot(int n, int K, const double *
     }
     if constexpr ((M & NODOT_) != 0) return;
     if constexpr ((M & WARP_) != 0) {
-        for (int o = 16; o > 0; o /= 2) d += __shfl_xor_sync(0xffffffffu, d, o);
+        for (int o = 16; o > 0; o /= 2)
+            d += __shfl_xor_sync(0xffffffffu, d, o);
         if ((threadIdx.x & 31) == 0) part[blockIdx.x * (THREADS / 32) + threadIdx.x / 32] = d;
         return;
     }
@@ -158,8 +162,8 @@ __global__ void __launch_bounds__(THREADS) spmv_dot(int n, int K, const double *
 
 /* WARP_'s finish: block b sums partials [1024 b, 1024 (b + 1)) (a tree), the last block the
  * blocks' sums, as adaptive's dot_reduce_kernel */
-__global__ void __launch_bounds__(1024) dot_finish2(int parts, const double *part, double *stage,
-                                                    state *s)
+__global__ void __launch_bounds__(1024)
+    dot_finish2(int parts, const double *part, double *stage, state *s)
 {
     __shared__ double sh[1024];
     __shared__ bool last;
@@ -191,7 +195,8 @@ __global__ void __launch_bounds__(1024) dot_finish(int parts, const double *part
 {
     __shared__ double sh[1024];
     double t = 0;
-    for (int b = threadIdx.x; b < parts; b += 1024) t += part[b];
+    for (int b = threadIdx.x; b < parts; b += 1024)
+        t += part[b];
     sh[threadIdx.x] = t;
     __syncthreads();
     for (int h = 512; h > 0; h /= 2) {
@@ -202,9 +207,8 @@ __global__ void __launch_bounds__(1024) dot_finish(int parts, const double *part
 }
 
 template <int M>
-__global__ void __launch_bounds__(THREADS, 8) update_r(int n, const double *__restrict__ q,
-                                                       double *__restrict__ r, state *s,
-                                                       double *part)
+__global__ void __launch_bounds__(THREADS, 8)
+    update_r(int n, const double *__restrict__ q, double *__restrict__ r, state *s, double *part)
 {
     const uint64_t pol = evict_last_policy();
     const double alpha = s->alpha;
@@ -218,9 +222,9 @@ __global__ void __launch_bounds__(THREADS, 8) update_r(int n, const double *__re
 }
 
 template <int M>
-__global__ void __launch_bounds__(THREADS) update_p(int n, const double *__restrict__ r,
-                                                   double *__restrict__ p, double *__restrict__ x,
-                                                   const state *s)
+__global__ void __launch_bounds__(THREADS)
+    update_p(int n, const double *__restrict__ r, double *__restrict__ p, double *__restrict__ x,
+             const state *s)
 {
     const uint64_t pol = evict_last_policy();
     const double alpha = s->alpha, beta = s->beta;
@@ -231,15 +235,12 @@ __global__ void __launch_bounds__(THREADS) update_p(int n, const double *__restr
     }
 }
 
-
 /* merged: r -= alpha q with r.r, a grid barrier, then x += alpha p, p = r + beta p; the first CH
  * of a thread's rows keep r_i in registers across the barrier, the others read it again. */
 template <int CH>
-__global__ void __launch_bounds__(THREADS) update_rp(int n, const double *__restrict__ q,
-                                                    double *__restrict__ r,
-                                                    double *__restrict__ p,
-                                                    double *__restrict__ x, state *s,
-                                                    double *part)
+__global__ void __launch_bounds__(THREADS)
+    update_rp(int n, const double *__restrict__ q, double *__restrict__ r, double *__restrict__ p,
+              double *__restrict__ x, state *s, double *part)
 {
     __shared__ double bc;
     cg::grid_group grid = cg::this_grid();
@@ -264,7 +265,8 @@ __global__ void __launch_bounds__(THREADS) update_rp(int n, const double *__rest
     if (threadIdx.x == 0) part[blockIdx.x] = acc;
     grid.sync();
     double t = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS) t += __ldcg(part + b);
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS)
+        t += __ldcg(part + b);
     t = block_sum(t);
     if (threadIdx.x == 0) bc = t;
     __syncthreads();
@@ -288,13 +290,10 @@ __global__ void __launch_bounds__(THREADS) update_rp(int n, const double *__rest
 }
 
 /* direction: q = A d, d_j = r_j + beta p_j on the fly, d_i to pout, the blocks' partials of d.q */
-__global__ void __launch_bounds__(THREADS) spmv_dir(int n, int K, const double *__restrict__ val,
-                                                    const int *__restrict__ col,
-                                                    const double *__restrict__ r,
-                                                    const double *__restrict__ p,
-                                                    double *__restrict__ pout,
-                                                    double *__restrict__ q, double *part,
-                                                    const state *s)
+__global__ void __launch_bounds__(THREADS)
+    spmv_dir(int n, int K, const double *__restrict__ val, const int *__restrict__ col,
+             const double *__restrict__ r, const double *__restrict__ p, double *__restrict__ pout,
+             double *__restrict__ q, double *part, const state *s)
 {
     const double beta = s->beta;
     const long i = (long)blockIdx.x * THREADS + threadIdx.x;
@@ -317,11 +316,9 @@ __global__ void __launch_bounds__(THREADS) spmv_dir(int n, int K, const double *
 }
 
 /* direction: x += alpha d, r -= alpha q, r.r; the last block: beta, rr */
-__global__ void __launch_bounds__(THREADS, 8) update_xr(int n, const double *__restrict__ d,
-                                                       const double *__restrict__ q,
-                                                       double *__restrict__ r,
-                                                       double *__restrict__ x, state *s,
-                                                       double *part)
+__global__ void __launch_bounds__(THREADS, 8)
+    update_xr(int n, const double *__restrict__ d, const double *__restrict__ q,
+              double *__restrict__ r, double *__restrict__ x, state *s, double *part)
 {
     const double alpha = s->alpha;
     double acc = 0;
@@ -354,35 +351,38 @@ struct problem {
 template <int M> static void iteration(problem &P, cudaStream_t st)
 {
     if constexpr (M == MERGED) {
-        spmv_dot<0><<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part, P.skip);
+        spmv_dot<0>
+            <<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part, P.skip);
         dot_finish<<<1, 1024, 0, st>>>(P.sblocks, P.part, P.s);
         int n = P.n;
         void *args[] = {&n, &P.q, &P.r, &P.p, &P.x, &P.s, &P.part2};
         CK(cudaLaunchCooperativeKernel((void *)update_rp<8>, P.cblocks, THREADS, args, 0, st));
     } else if constexpr (M == DIRECTION) {
         double *pin = P.it & 1 ? P.p2 : P.p, *pout = P.it & 1 ? P.p : P.p2;
-        spmv_dir<<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.r, pin, pout, P.q,
-                                                P.part, P.s);
+        spmv_dir<<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.r, pin, pout, P.q, P.part,
+                                                P.s);
         dot_finish<<<1, 1024, 0, st>>>(P.sblocks, P.part, P.s);
         update_xr<<<P.ublocks, THREADS, 0, st>>>(P.n, pout, P.q, P.r, P.x, P.s, P.part2);
         P.it++;
     } else if constexpr (M == ONLY_SPMV) {
-        spmv_dot<0><<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part, P.skip);
+        spmv_dot<0>
+            <<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part, P.skip);
         dot_finish<<<1, 1024, 0, st>>>(P.sblocks, P.part, P.s);
     } else if constexpr (M == ONLY_SPMV_W) {
         const int parts = P.sblocks * (THREADS / 32);
-        spmv_dot<WARP_><<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part,
-                                                      P.skip);
+        spmv_dot<WARP_>
+            <<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part, P.skip);
         dot_finish2<<<(parts + 1023) / 1024, 1024, 0, st>>>(parts, P.part, P.stage, P.s);
     } else if constexpr (M == ONLY_SPMV_NODOT) {
-        spmv_dot<NODOT_><<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part,
-                                                       P.skip);
+        spmv_dot<NODOT_>
+            <<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part, P.skip);
     } else if constexpr (M == ONLY_R) {
         update_r<0><<<P.ublocks, THREADS, 0, st>>>(P.n, P.q, P.r, P.s, P.part2);
     } else if constexpr (M == ONLY_P) {
         update_p<0><<<P.pblocks, THREADS, 0, st>>>(P.n, P.r, P.p, P.x, P.s);
     } else {
-        spmv_dot<M><<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part, P.skip);
+        spmv_dot<M>
+            <<<P.sblocks, THREADS, 0, st>>>(P.n, P.K, P.val, P.col, P.p, P.q, P.part, P.skip);
         if constexpr ((M & WARP_) != 0) {
             const int parts = P.sblocks * (THREADS / 32);
             dot_finish2<<<(parts + 1023) / 1024, 1024, 0, st>>>(parts, P.part, P.stage, P.s);
@@ -435,7 +435,8 @@ static void one_matrix(int m, int pts, double gbs, const cudaDeviceProp &prop)
     problem P{};
     P.n = A.n;
     P.K = 0;
-    for (int i = 0; i < A.n; i++) P.K = std::max(P.K, A.rp[i + 1] - A.rp[i]);
+    for (int i = 0; i < A.n; i++)
+        P.K = std::max(P.K, A.rp[i + 1] - A.rp[i]);
     const long slots = (long)P.K * P.n;
     std::vector<double> v(slots, 0.0);
     std::vector<int> c(slots);
@@ -472,8 +473,7 @@ static void one_matrix(int m, int pts, double gbs, const cudaDeviceProp &prop)
     const double bytes = (double)slots * 12 + 80.0 * P.n, roof = bytes / (gbs * 1e9) * 1e3;
     printf("\n%s:%d  n %d  K %d  nnz %ld  vectors %.1f MB each  roofline %.4f ms (ELL + 80 n, "
            "%.1f MB)\n",
-           pts == 7 ? "poisson3d" : "poisson3d27", m, P.n, P.K, A.nnz, vb / 1e6, roof,
-           bytes / 1e6);
+           pts == 7 ? "poisson3d" : "poisson3d27", m, P.n, P.K, A.nnz, vb / 1e6, roof, bytes / 1e6);
     printf("| variant | ms/iter | of roofline | x as plain |\n|---|--:|--:|---|\n");
     std::vector<double> x0, x1;
     auto row = [&](const char *name, double ms, const std::vector<double> &x) {
@@ -527,7 +527,8 @@ static void one_matrix(int m, int pts, double gbs, const cudaDeviceProp &prop)
     alone("update_r", run<ONLY_R>(P, st, x1), br);
     alone("update_p", run<ONLY_P>(P, st, x1), bp);
     CK(cudaStreamDestroy(st));
-    cudaFree(P.val), cudaFree(P.col), cudaFree(P.slab), cudaFree(P.part), cudaFree(P.part2), cudaFree(P.p2), cudaFree(P.stage);
+    cudaFree(P.val), cudaFree(P.col), cudaFree(P.slab), cudaFree(P.part), cudaFree(P.part2),
+        cudaFree(P.p2), cudaFree(P.stage);
     cudaFree(P.s), cudaFree(P.skip);
 }
 
