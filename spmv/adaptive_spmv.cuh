@@ -334,8 +334,8 @@ static int tiles_spmv(void *stream, const mpcgi_adaptive_launch *L, const T *val
 
 /* Blocks of one launch: apply one per virtual block (or L->grid, striding), apply_dot the
  * plan's fixed dot grid (at most one per virtual block; its partials are summed in a fixed
- * order); the staged path one per tile in both. val: a pointer to T, or the mixed storage's mpcgi_split_vals (not on the tiles path:
- * its caller refuses it there). */
+ * order); the staged path one per tile in both. val: a pointer to T, or the mixed storage's
+ * mpcgi_split_vals (not on the tiles path: its caller refuses it there). */
 template <bool DOT, typename T, typename V>
 static int spmv(void *stream, const mpcgi_adaptive_launch *L, V val, const T *x, T *y,
                 double *ws, double *dot, const int *skip)

@@ -833,7 +833,8 @@ static int staged_plan(mpcg_context *ctx, mpcgi_csr *A, mpcgi_adaptive_info *inf
                        char *text, size_t size)
 {
     mpcgi_spmv_plan *plan = NULL;
-    CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, A, MPCG_CAP_FP64, &opts, &plan));
+    CHECK_OK(ctx,
+             mpcgi_spmv_plan_create(ctx, &mpcgi_spmv_adaptive, A, MPCG_CAP_FP64, &opts, &plan));
     if (!plan) return 0;
     mpcgi_spmv_adaptive_info(plan->impl, info);
     mpcgi_spmv_describe(plan, text, size);
