@@ -265,7 +265,7 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, 12)
         }
     }
     if constexpr (DOT) { /* a partial for each warp that can hold rows */
-        const int warps = (L.staged_rows + 31) / 32, w = t / 32;
+        const int warps = mpcgi_adaptive_dot_warps(&L), w = t / 32;
         if (w < warps) {
             double *part = ws + L.long_blocks + L.n_long;
             dacc = warp_sum(dacc);
