@@ -52,15 +52,16 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx);
 /* One operation the device timer runs: queue it on the context's stream. */
 typedef mpcg_status (*mpcgi_device_call)(mpcg_context *ctx, void *arg);
 
-/* Run fn `warmup` times (untimed), then `calls` times back to back with a CUDA event before each
- * call and after the last, all queued on the context's stream behind a kernel that keeps the
- * device busy while they are queued (12 us a call), before the one wait at the end: the steady
- * state of a solve's queued launches or graph, the host's launch time hidden behind the device's
- * work even for calls shorter than their launch; seconds[i] is call i's device time
- * (seconds has `calls` entries, calls >= 1). MPCG_ERR_NO_DEVICE on a CPU context or in a
+/* Run fn `warmup` times (untimed), then `groups` groups of `per_group` calls back to back, a CUDA
+ * event before each group and after the last, all queued on the context's stream behind a
+ * kernel that keeps the device busy while they are queued (12 us a call), before the one wait
+ * at the end: the steady state of a solve's queued launches or graph, the host's launch time
+ * hidden behind the device's work even for calls shorter than their launch, and no event
+ * between the calls of a group; seconds[g] is group g's device time per call (seconds has
+ * `groups` entries; groups, per_group >= 1). MPCG_ERR_NO_DEVICE on a CPU context or in a
  * CPU-only build. */
 mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
-                                    int calls, double *seconds);
+                                    int groups, int per_group, double *seconds);
 
 /* Seconds of host wall time spent in host-to-device mpcgi_device_copy calls on ctx so far (0 on
  * a CPU context): the benchmarks split a plan's setup into transfers and the rest. A pageable

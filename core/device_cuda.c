@@ -302,37 +302,40 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx)
 static int64_t spin_ns(int64_t queued) { return SPIN_BASE_NS + SPIN_CALL_NS * queued; }
 
 mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
-                                    int calls, double *seconds)
+                                    int groups, int per_group, double *seconds)
 {
     const struct mpcgi_gpu *g = mpcgi_gpu_of(ctx);
     mpcg_status st = MPCG_SUCCESS;
     cudaEvent_t *e = NULL;
     int made = 0;
     MPCG_ENSURE(ctx, g, MPCG_ERR_NO_DEVICE, "events asked for on context %s", ctx->device_name);
-    MPCG_ENSURE(ctx, calls >= 1, MPCG_ERR_INVALID_ARG, "%d timed calls", calls);
+    MPCG_ENSURE(ctx, groups >= 1 && per_group >= 1, MPCG_ERR_INVALID_ARG,
+                "%d timed groups of %d calls", groups, per_group);
     MPCG_CUDA(ctx, cudaSetDevice(g->id)); /* the events belong to the context's GPU */
-    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)calls + 1, sizeof *e, &e));
-    for (; made <= calls; made++) MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e[made]));
+    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)groups + 1, sizeof *e, &e));
+    for (; made <= groups; made++) MPCG_CUDA_GOTO(ctx, st, cudaEventCreate(&e[made]));
     MPCG_CUDA_GOTO(ctx, st, cudaStreamSynchronize(g->stream)); /* what came before is not ours */
     /* nothing waited for until the end: a spin ahead of the calls, then the warm-up, keep the
      * device busy while the host queues the timed calls, as a solve's queued launches (or its
      * graph) keep it; without the spin a call shorter than its host's launch time left the
-     * device idle between calls, and the events timed the host (docs/backends.md, "The
-     * trial") */
-    MPCG_CUDA_GOTO(ctx, st,
-                   (cudaError_t)mpcgi_device_spin(g->stream, spin_ns((int64_t)warmup + calls)));
+     * device idle between calls, and the events timed the host. An event only between groups:
+     * inside one the calls follow each other as a solve's do (with PDL, a kernel's start
+     * overlaps the end of the one before), docs/backends.md, "The trial" */
+    const int64_t queued = (int64_t)warmup + (int64_t)groups * per_group;
+    MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_device_spin(g->stream, spin_ns(queued)));
     for (int i = 0; i < warmup; i++)
         MPCG_TRY(ctx, st, fn(ctx, arg));
-    for (int i = 0; i < calls; i++) {
+    for (int i = 0; i < groups; i++) {
         MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(e[i], g->stream));
-        MPCG_TRY(ctx, st, fn(ctx, arg));
+        for (int k = 0; k < per_group; k++)
+            MPCG_TRY(ctx, st, fn(ctx, arg));
     }
-    MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(e[calls], g->stream));
-    MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(e[calls]));
-    for (int i = 0; i < calls; i++) {
+    MPCG_CUDA_GOTO(ctx, st, cudaEventRecord(e[groups], g->stream));
+    MPCG_CUDA_GOTO(ctx, st, cudaEventSynchronize(e[groups]));
+    for (int i = 0; i < groups; i++) {
         float ms = 0;
         MPCG_CUDA_GOTO(ctx, st, cudaEventElapsedTime(&ms, e[i], e[i + 1]));
-        seconds[i] = 1e-3 * (double)ms;
+        seconds[i] = 1e-3 * (double)ms / per_group;
     }
 done:
     for (int i = 0; i < made; i++) (void)cudaEventDestroy(e[i]);

@@ -76,9 +76,9 @@ mpcg_status mpcgi_device_sync(mpcg_context *ctx)
 }
 
 mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, void *arg, int warmup,
-                                    int calls, double *seconds)
+                                    int groups, int per_group, double *seconds)
 {
-    (void)fn, (void)arg, (void)warmup, (void)calls, (void)seconds;
+    (void)fn, (void)arg, (void)warmup, (void)groups, (void)per_group, (void)seconds;
     MPCG_FAIL(ctx, MPCG_ERR_NO_DEVICE, "no GPU to time on in a CPU-only build");
 }
 

@@ -46,8 +46,8 @@ static const mpcgi_option_key auto_keys[MPCGI_OPT_AUTO_COUNT] = {
                                     "or all of it (a pass over the CSR) into the fingerprint"},
     [MPCGI_OPT_AUTO_CLOSE] = {"auto.close_pct", MPCGI_OPTION_INT, 12, 0, 100000, 0, 0, NULL,
                               "spmv auto on a GPU: a candidate's SpMV and the kept plan's within "
-                              "this % of each other are timed again, 30 SpMVs each, and those "
-                              "medians decide (0: never; docs/backends.md)"},
+                              "this % of each other are timed again, 3 groups of 10 SpMVs each, "
+                              "and those medians decide (0: never; docs/backends.md)"},
 };
 
 const mpcgi_option_table mpcgi_auto_options = {auto_keys, MPCGI_OPT_AUTO_COUNT};
@@ -198,28 +198,31 @@ static double median(double *v, int n)
  * keeping the device busy while the host queues the timed calls; on the host one. */
 static int warmups(int on_device) { return on_device ? 2 : 1; }
 
-/* One SpMV of plan in the solve's iteration precision: reps calls after the warm-up; on a GPU
- * queued back to back as a solve queues them (mpcgi_device_time_calls: CUDA events, the host's
- * launch time hidden), on the host each timed alone by the wall clock; their median. */
-static mpcg_status time_spmv(trial *t, mpcgi_spmv_plan *plan, int reps, double *spmv_s)
+/* One SpMV of plan in the solve's iteration precision: `groups` groups of `per` calls after the
+ * warm-up; on a GPU queued back to back as a solve queues them (mpcgi_device_time_calls: CUDA
+ * events between groups only, the host's launch time hidden), on the host each group timed by
+ * the wall clock; the median of the groups' times per call. */
+static mpcg_status time_spmv(trial *t, mpcgi_spmv_plan *plan, int groups, int per,
+                             double *spmv_s)
 {
     mpcg_context *ctx = t->ctx;
     double s[MAX_REPS];
     apply_arg a = {plan, t->req->apply, t->x, t->y, fused_dot_of(t, plan)};
     if (a.dot) t->c->timed_dot = 1;
     if (plan->on_device) {
-        MPCG_CHECK(ctx, mpcgi_device_time_calls(ctx, apply_once, &a, warmups(1), reps, s));
+        MPCG_CHECK(ctx, mpcgi_device_time_calls(ctx, apply_once, &a, warmups(1), groups, per, s));
     } else {
         for (int k = 0; k < warmups(0); k++)
             MPCG_CHECK(ctx, apply_once(ctx, &a));
-        for (int k = 0; k < reps; k++) {
+        for (int k = 0; k < groups; k++) {
             double t0 = mpcgi_wtime();
-            MPCG_CHECK(ctx, apply_once(ctx, &a));
-            s[k] = mpcgi_wtime() - t0;
+            for (int j = 0; j < per; j++)
+                MPCG_CHECK(ctx, apply_once(ctx, &a));
+            s[k] = (mpcgi_wtime() - t0) / per;
         }
     }
     /* at least a nanosecond: an empty matrix launches nothing, and the budget divides by it */
-    *spmv_s = fmax(median(s, reps), 1e-9);
+    *spmv_s = fmax(median(s, groups), 1e-9);
     return MPCG_SUCCESS;
 }
 
@@ -258,7 +261,7 @@ static mpcg_status try_candidate(trial *t, int i, mpcgi_spmv_plan **plan)
         snprintf(c->reason, sizeof c->reason, "exports no rows for this plan (adaptive: its "
                  "tiles path): a small system runs the persistent loop over a backend's rows");
     else if (st == MPCG_SUCCESS)
-        st = time_spmv(t, *plan, t->reps, &c->spmv_s);
+        st = time_spmv(t, *plan, t->reps, 1, &c->spmv_s);
     if (st != MPCG_SUCCESS && !own_failure(st)) { /* the setup fails, its error recorded */
         mpcgi_spmv_plan_destroy(ctx, *plan);
         *plan = NULL;
@@ -305,10 +308,12 @@ static int within_budget(trial *t, int i)
 /* A close call: the kept plan's SpMV and the new candidate p's (both on the GPU) within
  * auto.close_pct % of each other, timed with fewer than CLOSE_REPS calls. The first SpMVs after
  * a plan's build can run slower than its steady state by more than such a gap, by how much
- * depends on the backend (docs/backends.md, "The trial"), so both are timed again, CLOSE_REPS
- * calls each, and their medians replace the first ones. */
-#define CLOSE_REPS 30
-static_assert(CLOSE_REPS <= MAX_REPS, "CLOSE_REPS: at most MAX_REPS");
+ * depends on the backend, and an event between two calls keeps the second from overlapping the
+ * first as a solve's do (docs/backends.md, "The trial"), so both are timed again, CLOSE_GROUPS
+ * groups of CLOSE_PER calls each, and the medians of their groups replace the first times. */
+#define CLOSE_GROUPS 3
+#define CLOSE_PER 10
+#define CLOSE_REPS (CLOSE_GROUPS * CLOSE_PER)
 
 static mpcg_status settle_close_call(trial *t, int i, mpcgi_spmv_plan *p)
 {
@@ -318,13 +323,13 @@ static mpcg_status settle_close_call(trial *t, int i, mpcgi_spmv_plan *p)
         hi > lo * (1.0 + t->close_pct / 100.0))
         return MPCG_SUCCESS;
     const double first_b = b->spmv_s, first_i = c[i].spmv_s;
-    MPCG_CHECK(t->ctx, time_spmv(t, t->plan, CLOSE_REPS, &b->spmv_s));
-    MPCG_CHECK(t->ctx, time_spmv(t, p, CLOSE_REPS, &c[i].spmv_s));
+    MPCG_CHECK(t->ctx, time_spmv(t, t->plan, CLOSE_GROUPS, CLOSE_PER, &b->spmv_s));
+    MPCG_CHECK(t->ctx, time_spmv(t, p, CLOSE_GROUPS, CLOSE_PER, &c[i].spmv_s));
     mpcgi_log(t->ctx, MPCG_LOG_INFO,
-              "auto: %s and %s within %d %% (%.4g and %.4g ms): timed again, %d SpMVs each: "
-              "%.4g and %.4g ms",
-              b->backend, c[i].backend, (int)t->close_pct, first_b * 1e3, first_i * 1e3, CLOSE_REPS,
-              b->spmv_s * 1e3, c[i].spmv_s * 1e3);
+              "auto: %s and %s within %d %% (%.4g and %.4g ms): timed again, %d groups of %d "
+              "SpMVs each: %.4g and %.4g ms",
+              b->backend, c[i].backend, (int)t->close_pct, first_b * 1e3, first_i * 1e3,
+              CLOSE_GROUPS, CLOSE_PER, b->spmv_s * 1e3, c[i].spmv_s * 1e3);
     return MPCG_SUCCESS;
 }
 

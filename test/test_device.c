@@ -435,6 +435,7 @@ static mpcg_status timed_call(mpcg_context *ctx, void *arg)
 }
 
 /* mpcgi_device_time_calls times the device: a spin of 50 us measures 50 us (at most 2 ms more),
+ * alone or in groups of 3 (a group's time per call; groups of 0 calls refused),
  * and calls whose host side (8 us) outlasts their device work (a 4-byte memset) measure the
  * device's time, not the host's (all but two under 6 us): the timer's own spin covers the
  * queueing. */
@@ -442,11 +443,17 @@ static void test_device_timer(mpcg_context *ctx)
 {
     double s[8];
     struct timer_call c = {50000, 0, NULL};
-    CHECK_OK(ctx, mpcgi_device_time_calls(ctx, timed_call, &c, 1, 4, s));
+    CHECK_OK(ctx, mpcgi_device_time_calls(ctx, timed_call, &c, 1, 4, 1, s));
     for (int i = 0; i < 4; i++) CHECK(s[i] >= 50e-6 && s[i] <= 50e-6 + 2e-3);
+    /* groups of 3: a group's time per call, 50 us each */
+    for (int i = 0; i < 3; i++) s[i] = NAN;
+    CHECK_OK(ctx, mpcgi_device_time_calls(ctx, timed_call, &c, 1, 3, 3, s));
+    for (int i = 0; i < 3; i++) CHECK(s[i] >= 50e-6 && s[i] <= 50e-6 + 2e-3);
+    CHECK_STATUS(ctx, mpcgi_device_time_calls(ctx, timed_call, &c, 1, 3, 0, s),
+                 MPCG_ERR_INVALID_ARG);
     CHECK_OK(ctx, mpcgi_device_alloc(ctx, 4, &c.d));
     c.spin_ns = 0, c.host_s = 8e-6;
-    CHECK_OK(ctx, mpcgi_device_time_calls(ctx, timed_call, &c, 2, 8, s));
+    CHECK_OK(ctx, mpcgi_device_time_calls(ctx, timed_call, &c, 2, 8, 1, s));
     int slow = 0;
     double lo = s[0], hi = s[0];
     for (int i = 0; i < 8; i++) lo = fmin(lo, s[i]), hi = fmax(hi, s[i]), slow += s[i] >= 6e-6;
