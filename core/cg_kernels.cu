@@ -16,23 +16,22 @@ static_assert(sizeof(mpcgi_cg_state) % sizeof(double) == 0, "the partials follow
 
 /*
  * The grid-wide sums of every thread's N values acc[], in a fixed order: each block stores its
- * tree sums in partial[j * gridDim.x + blockIdx.x]; the block that arrives last (an integer
- * counter, after a fence) adds the partials in a fixed tree and resets the counter. Returns true
- * in that block only, with the totals in total[] in thread 0. Which block is last varies; the
- * order of the sums does not. partial: N * gridDim.x doubles.
+ * sums (mpcgi_block_sum_shfl) in partial[j * gridDim.x + blockIdx.x]; the block that arrives
+ * last (an integer counter, after a fence) adds the partials, each thread its entries in order,
+ * then the same block sum, and resets the counter. Returns true in that block only, with the
+ * totals in total[] in thread 0. Which block is last varies; the order of the sums does not.
+ * partial: N * gridDim.x doubles.
  */
 template <int N>
 static __device__ bool grid_sums(const double (&acc)[N], double *partial, unsigned *arrived,
                                  double (&total)[N])
 {
-    __shared__ double s[N][THREADS];
+    __shared__ double ws[N][THREADS / 32];
     __shared__ bool last;
-    for (int j = 0; j < N; j++) {
-        s[j][threadIdx.x] = acc[j];
-        mpcgi_block_sum(s[j]);
-    }
+    double b[N];
+    for (int j = 0; j < N; j++) b[j] = mpcgi_block_sum_shfl<THREADS>(acc[j], ws[j]);
     if (threadIdx.x == 0) {
-        for (int j = 0; j < N; j++) partial[j * gridDim.x + blockIdx.x] = s[j][0];
+        for (int j = 0; j < N; j++) partial[j * gridDim.x + blockIdx.x] = b[j];
         __threadfence(); /* the partials are visible before the count says so */
         last = atomicAdd(arrived, 1u) == gridDim.x - 1;
     }
@@ -41,15 +40,11 @@ static __device__ bool grid_sums(const double (&acc)[N], double *partial, unsign
     __threadfence(); /* the other blocks' partials are read after their counts */
     for (int j = 0; j < N; j++) {
         double a = 0.0;
-        for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS)
-            a += __ldcg(&partial[j * gridDim.x + b]);
-        s[j][threadIdx.x] = a; /* thread 0 read s[j][0] before the barrier above */
-        mpcgi_block_sum(s[j]);
+        for (unsigned k = threadIdx.x; k < gridDim.x; k += THREADS)
+            a += __ldcg(&partial[j * gridDim.x + k]);
+        total[j] = mpcgi_block_sum_shfl<THREADS>(a, ws[j]); /* ws[j] read before the barrier */
     }
-    if (threadIdx.x == 0) {
-        for (int j = 0; j < N; j++) total[j] = s[j][0];
-        *arrived = 0; /* ready for the next reduction (kernels on the stream run in order) */
-    }
+    if (threadIdx.x == 0) *arrived = 0; /* ready for the next reduction (kernels run in order) */
     return true;
 }
 
@@ -153,23 +148,42 @@ static __global__ void __launch_bounds__(THREADS, 8)
     if (grid_sum(acc, partial, &st->arrived, &pq) && threadIdx.x == 0) st->pq = pq;
 }
 
+/* Rows of update_xr_kernel's grid-stride loop whose r a thread loads before its PDL wait. */
+#define EARLY_ROWS 2
+
 /* With X: x += alpha p, r -= alpha q, rr_new = r.r (48 B per row); without: r and rr_new only
  * (24 B), alpha and xpend = 1 left in the state for update_p to add alpha p to x (update_begin
  * clears xpend). At most 32 registers, so that 8 blocks fit an SM and the MPCGI_CG_BLOCKS blocks
- * run in one wave on an H100 (132 SMs). */
+ * run in one wave on an H100 (132 SMs). Each thread loads r of its first EARLY_ROWS rows before
+ * the wait (core/launch.cuh, "early loads": r is written by this kernel only, q by the product
+ * right ahead of it, which is why q waits). */
 template <typename T, bool X>
 static __global__ void __launch_bounds__(THREADS, 8)
     update_xr_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q,
                      T *__restrict__ r, mpcgi_cg_state *st, double *partial)
 {
+    const int64_t stride = (int64_t)gridDim.x * THREADS,
+                  i0 = (int64_t)blockIdx.x * THREADS + threadIdx.x;
+    T early[EARLY_ROWS];
+#pragma unroll
+    for (int j = 0; j < EARLY_ROWS; j++)
+        if (i0 + j * stride < n) early[j] = r[i0 + j * stride];
     mpcgi_pdl_start();
     double alpha;
     if (!update_begin(st, &alpha)) return;
     const T ta = (T)alpha; /* alpha itself for double */
     T *__restrict__ x = mpcgi_cg_state_x<T>(st);
-    const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
-    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
+    int64_t i = i0;
+#pragma unroll
+    for (int j = 0; j < EARLY_ROWS; j++, i += stride)
+        if (i < n) {
+            if (X) x[i] += ta * p[i];
+            const T ri = early[j] - ta * q[i];
+            r[i] = ri;
+            acc += (double)ri * (double)ri;
+        }
+    for (; i < n; i += stride) {
         if (X) x[i] += ta * p[i];
         const T ri = r[i] - ta * q[i];
         r[i] = ri;
@@ -185,19 +199,29 @@ static __global__ void __launch_bounds__(THREADS, 8)
 /* x += alpha p where update_xr left it pending (xpend; also after the update that stopped), then
  * p = r + beta p while running, one fused multiply-add as the backends' apply_direction_dot:
  * 40 B per row, 24 B without the x. X: the iterate's type (double beside fp32 vectors in a mixed
- * solve: x += alpha (double)p with alpha unrounded, 28 B per row). */
+ * solve: x += alpha (double)p with alpha unrounded, 28 B per row). Each thread loads p and x of
+ * its first row before the PDL wait (core/launch.cuh, "early loads": only this kernel writes
+ * them; r, written by the update right ahead, waits). */
 template <typename T, typename X>
 static __global__ void update_p_kernel(int64_t n, const T *__restrict__ r, T *__restrict__ p,
                                        const mpcgi_cg_state *st)
 {
+    const int64_t i0 = (int64_t)blockIdx.x * THREADS + threadIdx.x;
+    X *__restrict__ x = mpcgi_cg_state_x<X>(st); /* set by the host before the solve */
+    T p0 = T(0);
+    X x0 = X(0);
+    if (i0 < n) p0 = p[i0], x0 = x[i0];
     mpcgi_pdl_start();
     const bool run = !st->stop, add_x = st->xpend;
     if (!run && !add_x) return;
     const T beta = (T)st->beta; /* itself for double */
     const X alpha = (X)st->alpha;
-    X *__restrict__ x = mpcgi_cg_state_x<X>(st);
+    if (i0 < n) {
+        if (add_x) x[i0] = x0 + alpha * (X)p0;
+        if (run) p[i0] = fma(beta, p0, r[i0]);
+    }
     const int64_t stride = (int64_t)gridDim.x * THREADS;
-    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
+    for (int64_t i = i0 + stride; i < n; i += stride) {
         const T pi = p[i];
         if (add_x) x[i] += alpha * (X)pi;
         if (run) p[i] = fma(beta, pi, r[i]);

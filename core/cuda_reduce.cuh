@@ -27,6 +27,48 @@ static __device__ inline void mpcgi_block_sum(double *s)
     }
 }
 
+/* v summed over the block's threads (blockDim.x = B, a multiple of 32, at most 1024) in a fixed
+ * order: butterflies in each warp, then warp 0 the warps' sums by butterflies; valid in thread
+ * 0. One barrier (the block sum with a barrier a level, mpcgi_block_sum, cost the fused CG's
+ * update_r 0.5 - 1 us an iteration on the H200: docs/roofline.md). ws: B / 32 doubles of shared
+ * memory, not in use by a previous call unless a barrier came between. */
+template <int B> static __device__ __forceinline__ double mpcgi_block_sum_shfl(double v, double *ws)
+{
+    static_assert(B % 32 == 0 && B <= 1024, "mpcgi_block_sum_shfl: whole warps, at most 1024");
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0) ws[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < B / 32 ? ws[threadIdx.x] : 0.0;
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    }
+    return v;
+}
+
+/* part[0 .. count) summed by one block of B threads into *out (thread t adds j = t, t + B, ... in
+ * order, its loads U at a time ahead of the adds; then mpcgi_block_sum_shfl): a dot's second
+ * level in a kernel of its own. */
+template <int B, int U = 8>
+static __device__ __forceinline__ void mpcgi_one_block_sum(const double *part, int64_t count,
+                                                           double *out)
+{
+    __shared__ double ws[B / 32];
+    double acc = 0.0;
+    int64_t j = threadIdx.x;
+    for (; j + (int64_t)(U - 1) * B < count; j += (int64_t)U * B) {
+        double v[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) v[u] = __ldcg(part + j + (int64_t)u * B);
+#pragma unroll
+        for (int u = 0; u < U; u++) acc += v[u];
+    }
+    for (; j < count; j += B) acc += __ldcg(part + j);
+    acc = mpcgi_block_sum_shfl<B>(acc, ws);
+    if (threadIdx.x == 0) *out = acc;
+}
+
 /* The block of the grid that counts last sums part[0 .. count) into *out, each thread its
  * entries j = t, t + MPCGI_THREADS, ... in order, then mpcgi_block_sum; it resets *arrived (0
  * between launches) for the next one. Every thread of every block (MPCGI_THREADS threads) calls

@@ -15,11 +15,18 @@
  * mpcgi_pdl_start until the kernel before has finished and its writes are visible, before they
  * read or write anything: the order and the results are those of a plain launch.
  *
- * Every kernel launched by mpcgi_launch calls mpcgi_pdl_start first, in every block, before any
- * memory access and before any early return (a block that returned without waiting would let
- * the kernel finish before its predecessor, and the next kernel's wait would no longer cover
- * that one). On devices below compute capability 9.0 launches are plain, and the wait is a
- * no-op. (An environment knob that turned PDL off is gone: docs/solver.md keeps its numbers.)
+ * Every kernel launched by mpcgi_launch calls mpcgi_pdl_start in every block before any early
+ * return (a block that returned without waiting would let the kernel finish before its
+ * predecessor, and the next kernel's wait would no longer cover that one), and before any
+ * memory access but its early loads. On devices below compute capability 9.0 launches are
+ * plain, and the wait is a no-op. (An environment knob that turned PDL off is gone:
+ * docs/solver.md keeps its numbers.)
+ *
+ * Early loads: a kernel's blocks start only once every block of the kernel right ahead of it
+ * has passed its own wait, so everything queued two kernels back or more has finished and its
+ * writes are visible. Before its wait a kernel may therefore load what the kernel right ahead
+ * of it does not write (the fused CG's update kernels: core/cg_kernels.cu), overlapping the
+ * loads with that kernel's last wave; it writes nothing before the wait.
  */
 
 /* Wait for the kernel before (PDL), then allow the kernel after to be scheduled. */

@@ -24,7 +24,8 @@
  *
  * apply_dot: each block of the SpMV sums x_p y_p of its rows that are not folded (fixed order:
  * butterflies, then warp 0) into part[block]; the fixup adds x_i y_i of each folded row to
- * fpart[j], and its last block sums part and fpart (mpcgi_last_block_sum).
+ * fpart[j], and its last block sums part and fpart (mpcgi_last_block_sum); where no row is
+ * folded, fold_dot_finish_kernel's one block of MPCGI_FOLD_FINISH_THREADS sums part alone.
  */
 
 namespace fold {
@@ -127,6 +128,16 @@ static __global__ void __launch_bounds__(MPCGI_THREADS)
     if constexpr (DOT) mpcgi_last_block_sum(part, blocks + a.folded, a.arrived, dot, sums);
 }
 
+/* apply_dot's second level where no row is folded: one block sums the SpMV blocks' partials
+ * into *dot (mpcgi_one_block_sum). */
+static __global__ void __launch_bounds__(MPCGI_FOLD_FINISH_THREADS)
+    fold_dot_finish_kernel(const double *part, int64_t blocks, double *dot, const int *skip)
+{
+    mpcgi_pdl_start();
+    if (skip && *skip) return;
+    mpcgi_one_block_sum<MPCGI_FOLD_FINISH_THREADS>(part, blocks, dot);
+}
+
 /* The gather backend's accelerator: xg[i] = x[col[i]] for every slot i < F np. */
 template <typename T>
 static __global__ void gather_kernel(const __grid_constant__ mpcgi_fold_args a,
@@ -157,6 +168,9 @@ static int fixup(const mpcgi_fold_args *a, const T *piece, const T *x, T *y, dou
                  double *dot, const int *skip)
 {
     if (!DOT && a->folded == 0) return (int)cudaSuccess;
+    if (DOT && a->folded == 0) /* the partials' sum alone: one block of more threads */
+        return (int)mpcgi_launch(fold_dot_finish_kernel, 1, MPCGI_FOLD_FINISH_THREADS, a->stream,
+                                 (const double *)part, mpcgi_fold_blocks(a->np), dot, skip);
     const int64_t warps = a->folded > 0 ? a->folded : 1;
     const unsigned fb = (unsigned)((warps + MPCGI_THREADS / 32 - 1) / (MPCGI_THREADS / 32));
     return (int)mpcgi_launch(fold_fixup_kernel<T, DOT>, fb, MPCGI_THREADS, a->stream, *a, piece,

@@ -11,6 +11,8 @@ extern "C" {
 
 /* Threads a block of the SpMV kernel. */
 #define MPCGI_FOLD_THREADS 256
+/* Threads of the one block that sums apply_dot's partials where no row is folded. */
+#define MPCGI_FOLD_FINISH_THREADS 1024
 
 /* One plan's device arrays and shape (spmv/fold_impl.h: the layout). */
 typedef struct mpcgi_fold_args {
