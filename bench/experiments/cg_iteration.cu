@@ -90,44 +90,12 @@ template <bool EL> static __device__ __forceinline__ void st(double *a, double v
                      : "memory");
 }
 
-/* A block's sum of v (fixed order) in thread 0. */
-static __device__ double block_sum(double v)
-{
-    __shared__ double s[THREADS / 32];
-    for (int o = 16; o > 0; o /= 2)
-        v += __shfl_xor_sync(0xffffffffu, v, o);
-    if ((threadIdx.x & 31) == 0) s[threadIdx.x / 32] = v;
-    __syncthreads();
-    double t = 0;
-    if (threadIdx.x == 0)
-        for (int w = 0; w < THREADS / 32; w++)
-            t += s[w];
-    return t;
-}
+static __device__ double block_sum(double v) { return block_sum_of<THREADS>(v); }
 
-/* The end of an r update: the blocks' partials of r.r, the last block (a counter after a fence)
- * sums them in a fixed order: beta = r.r / rr, rr = r.r. */
+/* The end of an r update (experiment.cuh's rr_finish_of). */
 static __device__ void rr_finish(double acc, double *part, state *s)
 {
-    __shared__ bool last;
-    acc = block_sum(acc);
-    if (threadIdx.x == 0) {
-        part[blockIdx.x] = acc;
-        __threadfence();
-        last = atomicAdd(&s->arrived, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    double t = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS)
-        t += __ldcg(part + b);
-    t = block_sum(t);
-    if (threadIdx.x == 0) {
-        s->beta = t / s->rr;
-        s->rr = t;
-        s->arrived = 0;
-    }
+    rr_finish_of<THREADS>(acc, part, s);
 }
 
 template <int M>
@@ -193,17 +161,7 @@ __global__ void __launch_bounds__(1024)
 
 __global__ void __launch_bounds__(1024) dot_finish(int parts, const double *part, state *s)
 {
-    __shared__ double sh[1024];
-    double t = 0;
-    for (int b = threadIdx.x; b < parts; b += 1024)
-        t += part[b];
-    sh[threadIdx.x] = t;
-    __syncthreads();
-    for (int h = 512; h > 0; h /= 2) {
-        if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) s->pq = sh[0], s->alpha = s->rr / sh[0];
+    dot_finish_of(parts, part, s);
 }
 
 template <int M>
@@ -417,40 +375,13 @@ template <int M> static double run(problem &P, cudaStream_t st, std::vector<doub
     return ms;
 }
 
-static double copy_gbs()
-{
-    const size_t bytes = (size_t)1 << 30;
-    void *a, *b;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMalloc(&b, bytes));
-    double ms = time_ms([&] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
-    CK(cudaFree(a));
-    CK(cudaFree(b));
-    return 2.0 * bytes / (ms * 1e-3) / 1e9;
-}
-
 static void one_matrix(int m, int pts, double gbs, const cudaDeviceProp &prop)
 {
     mat A = stencil(m, pts);
     problem P{};
-    P.n = A.n;
-    P.K = 0;
-    for (int i = 0; i < A.n; i++)
-        P.K = std::max(P.K, A.rp[i + 1] - A.rp[i]);
+    const ell E = ell_of(A);
+    P.n = E.n, P.K = E.K, P.val = E.val, P.col = E.col;
     const long slots = (long)P.K * P.n;
-    std::vector<double> v(slots, 0.0);
-    std::vector<int> c(slots);
-    for (int i = 0; i < A.n; i++)
-        for (int k = 0; k < P.K; k++) {
-            const int e = A.rp[i] + k;
-            const bool in = e < A.rp[i + 1];
-            v[(long)k * P.n + i] = in ? A.val[e] : 0.0;
-            c[(long)k * P.n + i] = in ? A.col[e] : i;
-        }
-    CK(cudaMalloc(&P.val, slots * 8));
-    CK(cudaMalloc(&P.col, slots * 4));
-    CK(cudaMemcpy(P.val, v.data(), slots * 8, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(P.col, c.data(), slots * 4, cudaMemcpyHostToDevice));
     const size_t vb = (size_t)P.n * 8, slab = 4 * vb;
     CK(cudaMalloc(&P.slab, slab));
     P.r = P.slab, P.p = P.slab + P.n, P.q = P.slab + 2L * P.n, P.x = P.slab + 3L * P.n;

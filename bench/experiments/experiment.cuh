@@ -45,6 +45,80 @@ template <typename F> static double time_ms(F f, cudaStream_t stream = 0)
     return t[3];
 }
 
+/* The device's copy bandwidth, GB/s: cudaMemcpyAsync device to device of 1 GiB, read + write
+ * counted (time_ms's median). */
+static double copy_gbs()
+{
+    const size_t bytes = (size_t)1 << 30;
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    CK(cudaMemset(a, 1, bytes));
+    double ms = time_ms([&] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    return 2.0 * bytes / (ms * 1e-3) / 1e9;
+}
+
+/* A block's sum of v over its B threads (fixed order: butterflies, then the warps' sums in
+ * order) in thread 0. */
+template <int B> static __device__ double block_sum_of(double v)
+{
+    __shared__ double s[B / 32];
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0) s[threadIdx.x / 32] = v;
+    __syncthreads();
+    double t = 0;
+    if (threadIdx.x == 0)
+        for (int w = 0; w < B / 32; w++)
+            t += s[w];
+    return t;
+}
+
+/* The end of a CG r update (blocks of B threads): the blocks' partials of r.r, the last block
+ * (a counter after a fence) sums them in a fixed order: beta = r.r / rr, rr = r.r. S: a state
+ * with rr, beta and an unsigned counter `arrived`, 0 between kernels. */
+template <int B, typename S> static __device__ void rr_finish_of(double acc, double *part, S *s)
+{
+    __shared__ bool last;
+    acc = block_sum_of<B>(acc);
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = acc;
+        __threadfence();
+        last = atomicAdd(&s->arrived, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    double t = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += B)
+        t += __ldcg(part + b);
+    t = block_sum_of<B>(t);
+    if (threadIdx.x == 0) {
+        s->beta = t / s->rr;
+        s->rr = t;
+        s->arrived = 0;
+    }
+}
+
+/* pq = part[0] + ... + part[parts - 1] (one block of 1024 threads, a shared tree), alpha =
+ * rr / pq into the CG state s (fields rr, pq, alpha). */
+template <typename S> static __device__ void dot_finish_of(int parts, const double *part, S *s)
+{
+    __shared__ double sh[1024];
+    double t = 0;
+    for (int b = threadIdx.x; b < parts; b += 1024)
+        t += part[b];
+    sh[threadIdx.x] = t;
+    __syncthreads();
+    for (int h = 512; h > 0; h /= 2) {
+        if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) s->pq = sh[0], s->alpha = s->rr / sh[0];
+}
+
 static double rel_diff(const std::vector<double> &ref, const double *dy, int n)
 {
     std::vector<double> y(n);
@@ -83,8 +157,10 @@ struct cusparse_spmv {
     }
 };
 
-/* A 7- or 27-point stencil on an m^3 grid (CSR, columns ascending), SPD: diagonal 6 or 26, the
- * others -1 - 0.001 (i mod 7). */
+/* A 7- or 27-point stencil on an m^3 grid (CSR, columns ascending): diagonal 6 or 26, the
+ * others -1 - 0.001 (i mod 7), row i's. Not symmetric and not positive definite (the interior
+ * rows' sums are negative): the experiments time kernels, and CG on it meets p.q <= 0 within
+ * tens of iterations. */
 struct mat {
     int n;
     long nnz;
@@ -118,6 +194,37 @@ static mat stencil(int m, int pts)
             }
     A.nnz = (long)A.col.size();
     return A;
+}
+
+/* A's slot-major ELL on the device (K = the longest row; slot k of row i at k n + i, padding 0
+ * with column i), as fold lays out a matrix without folded rows. */
+struct ell {
+    int n = 0, K = 0;
+    double *val = nullptr;
+    int *col = nullptr;
+};
+
+static ell ell_of(const mat &A)
+{
+    ell E;
+    E.n = A.n;
+    for (int i = 0; i < A.n; i++)
+        E.K = std::max(E.K, A.rp[i + 1] - A.rp[i]);
+    const long slots = (long)E.K * E.n;
+    std::vector<double> v(slots, 0.0);
+    std::vector<int> c(slots);
+    for (int i = 0; i < A.n; i++)
+        for (int k = 0; k < E.K; k++) {
+            const int e = A.rp[i] + k;
+            const bool in = e < A.rp[i + 1];
+            v[(long)k * E.n + i] = in ? A.val[e] : 0.0;
+            c[(long)k * E.n + i] = in ? A.col[e] : i;
+        }
+    CK(cudaMalloc(&E.val, slots * 8));
+    CK(cudaMalloc(&E.col, slots * 4));
+    CK(cudaMemcpy(E.val, v.data(), slots * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(E.col, c.data(), slots * 4, cudaMemcpyHostToDevice));
+    return E;
 }
 
 #endif /* MPCG_BENCH_EXPERIMENT_CUH */

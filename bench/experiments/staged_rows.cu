@@ -360,19 +360,6 @@ __global__ void __launch_bounds__(128) staged_z_kernel(int n, int tile_rows, int
     }
 }
 
-static double copy_gbs()
-{
-    size_t bytes = (size_t)1 << 30;
-    void *a, *b;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMalloc(&b, bytes));
-    CK(cudaMemset(a, 1, bytes));
-    double ms = time_ms([&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice); });
-    cudaFree(a);
-    cudaFree(b);
-    return 2.0 * bytes / (ms * 1e-3) / 1e9;
-}
-
 static void run(const char *name, int m, int pts, double copy, bool diff)
 {
     mat A = stencil(m, pts);
