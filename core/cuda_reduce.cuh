@@ -29,9 +29,10 @@ static __device__ inline void mpcgi_block_sum(double *s)
 
 /* v summed over the block's threads (blockDim.x = B, a multiple of 32, at most 1024) in a fixed
  * order: butterflies in each warp, then warp 0 the warps' sums by butterflies; valid in thread
- * 0. One barrier (the block sum with a barrier a level, mpcgi_block_sum, cost the fused CG's
- * update_r 0.5 - 1 us an iteration on the H200: docs/roofline.md). ws: B / 32 doubles of shared
- * memory, not in use by a previous call unless a barrier came between. */
+ * 0. One barrier where mpcgi_block_sum has one a level (docs/roofline.md: what it cost the fused
+ * CG). ws: B / 32 doubles of shared memory, not in use by a previous call unless a barrier came
+ * between. The dots of core/vec_cuda.cu and the fused CG's grid sums both use it, so the host
+ * loop's dots and the fused kernels' agree bit for bit. */
 template <int B> static __device__ __forceinline__ double mpcgi_block_sum_shfl(double v, double *ws)
 {
     static_assert(B % 32 == 0 && B <= 1024, "mpcgi_block_sum_shfl: whole warps, at most 1024");

@@ -16,25 +16,25 @@ template <typename T>
 static __global__ void dot_partial_kernel(int64_t n, const T *__restrict__ x,
                                           const T *__restrict__ y, double *__restrict__ partial)
 {
-    __shared__ double s[THREADS];
+    __shared__ double ws[THREADS / 32];
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
         acc += (double)x[i] * (double)y[i];
-    s[threadIdx.x] = acc;
-    mpcgi_block_sum(s);
-    if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+    acc = mpcgi_block_sum_shfl<THREADS>(acc, ws);
+    if (threadIdx.x == 0) partial[blockIdx.x] = acc;
 }
 
-/* ws[MPCGI_DOT_BLOCKS] = ws[0] + ... + ws[nblocks - 1], in one block */
+/* ws[MPCGI_DOT_BLOCKS] = ws[0] + ... + ws[nblocks - 1], in one block: the order of the fused
+ * CG's grid sums (core/cg_kernels.cu), so the host loop's dots and the fused kernels' agree bit
+ * for bit */
 static __global__ void dot_final_kernel(int nblocks, double *ws)
 {
-    __shared__ double s[THREADS];
+    __shared__ double sh[THREADS / 32];
     double acc = 0.0;
     for (int b = threadIdx.x; b < nblocks; b += THREADS) acc += ws[b];
-    s[threadIdx.x] = acc;
-    mpcgi_block_sum(s);
-    if (threadIdx.x == 0) ws[MPCGI_DOT_BLOCKS] = s[0];
+    acc = mpcgi_block_sum_shfl<THREADS>(acc, sh);
+    if (threadIdx.x == 0) ws[MPCGI_DOT_BLOCKS] = acc;
 }
 
 /* y += a x (24 B per fp64 row) */
