@@ -369,10 +369,7 @@ static void reset(problem &P, cudaStream_t st)
 template <int M> static double run(problem &P, cudaStream_t st, std::vector<double> &xout)
 {
     reset(P, st);
-    const double ms = time_ms([&] { iteration<M>(P, st); }, st);
-    xout.resize(P.n);
-    CK(cudaMemcpy(xout.data(), P.x, P.n * 8, cudaMemcpyDeviceToHost));
-    return ms;
+    return time_ms_fetch([&] { iteration<M>(P, st); }, st, P.x, P.n, xout);
 }
 
 static void one_matrix(int m, int pts, double gbs, const cudaDeviceProp &prop)

@@ -119,6 +119,18 @@ template <typename S> static __device__ void dot_finish_of(int parts, const doub
     if (threadIdx.x == 0) s->pq = sh[0], s->alpha = s->rr / sh[0];
 }
 
+/* ms a call of f (time_ms on stream), then the n doubles at x_dev copied into x: an
+ * experiment's iteration timed and its iterate kept for a bit-for-bit comparison. */
+template <typename F>
+static double time_ms_fetch(F f, cudaStream_t stream, const double *x_dev, int n,
+                            std::vector<double> &x)
+{
+    const double ms = time_ms(f, stream);
+    x.resize(n);
+    CK(cudaMemcpy(x.data(), x_dev, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
+    return ms;
+}
+
 static double rel_diff(const std::vector<double> &ref, const double *dy, int n)
 {
     std::vector<double> y(n);

@@ -309,10 +309,7 @@ template <int M, int E>
 static double run(problem &P, cudaStream_t st, std::vector<double> &xout)
 {
     reset(P, st);
-    const double ms = time_ms([&] { iteration<M, E>(P, st); }, st);
-    xout.resize(P.n);
-    CK(cudaMemcpy(xout.data(), P.x, P.n * 8, cudaMemcpyDeviceToHost));
-    return ms;
+    return time_ms_fetch([&] { iteration<M, E>(P, st); }, st, P.x, P.n, xout);
 }
 
 static void one_matrix(int m, int pts, double gbs, const cudaDeviceProp &prop)
