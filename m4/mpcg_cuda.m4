@@ -9,6 +9,11 @@ AC_ARG_WITH([cuda-arch],
   [AS_HELP_STRING([--with-cuda-arch=LIST], [GPU architectures, e.g. "80 90" (default: 80 90 =
                   Ampere and Hopper, plus PTX of the last)])],
   [], [with_cuda_arch="80 90"])
+AC_ARG_ENABLE([lineinfo],
+  [AS_HELP_STRING([--enable-lineinfo], [device code with source line tables (nvcc -lineinfo), for
+                  Nsight Compute's source view; it triples the modules CUDA loads at a kernel's
+                  first launch (docs/DEVELOPING.md)])],
+  [], [enable_lineinfo=no])
 AC_ARG_VAR([NVCC], [the CUDA compiler])
 
 mpcg_have_cuda=no
@@ -16,6 +21,7 @@ mpcg_cuda_summary=no
 CUDA_CPPFLAGS=
 CUDA_LIBS=
 CUDA_GENCODE=
+CUDA_CODEFLAGS=
 AS_IF([test "x$with_cuda" != xno], [
   AS_CASE([$with_cuda], [yes], [cuda_dir=], [cuda_dir=$with_cuda])
   AS_IF([test -z "$NVCC"], [
@@ -66,6 +72,14 @@ _MPCG_EOF
   AS_IF([$NVCC -std=c++17 $CUDA_GENCODE -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
     [AC_MSG_RESULT([yes])],
     [AC_MSG_RESULT([no]); AC_MSG_ERROR([$NVCC cannot compile a CUDA kernel for "$with_cuda_arch" (see config.log)])])
+
+  dnl Uncompressed fatbins: CUDA loads a module at the first launch of one of its kernels, and a
+  dnl compressed one is decompressed there first (docs/backends.md, "The first plan of a process")
+  AC_MSG_CHECKING([whether $NVCC takes --no-compress])
+  AS_IF([$NVCC -std=c++17 --no-compress $CUDA_GENCODE -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
+    [AC_MSG_RESULT([yes]); CUDA_CODEFLAGS="--no-compress"],
+    [AC_MSG_RESULT([no])])
+  AS_IF([test "x$enable_lineinfo" = xyes], [CUDA_CODEFLAGS="$CUDA_CODEFLAGS -lineinfo"])
   rm -f conftest.cu conftest.$OBJEXT
 
   dnl the .cu objects are C++: the C linker needs libstdc++
@@ -77,11 +91,12 @@ _MPCG_EOF
 
   CUDA_LIBS="-L$cuda_libdir -Wl,-rpath,$cuda_libdir -lcusparse -lcublas -lcudart -lstdc++"
   mpcg_have_cuda=yes
-  mpcg_cuda_summary="yes ($NVCC, arch $with_cuda_arch)"
+  mpcg_cuda_summary="yes ($NVCC, arch $with_cuda_arch${CUDA_CODEFLAGS:+, $CUDA_CODEFLAGS})"
   AC_DEFINE([MPCG_HAVE_CUDA], [1], [Define to 1 if mpcg is built with CUDA])
 ])
 AC_SUBST([CUDA_CPPFLAGS])
 AC_SUBST([CUDA_LIBS])
 AC_SUBST([CUDA_GENCODE])
+AC_SUBST([CUDA_CODEFLAGS])
 AM_CONDITIONAL([MPCG_HAVE_CUDA], [test "x$mpcg_have_cuda" = xyes])
 ])
