@@ -156,7 +156,6 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
     if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d.lo32));
     MPCG_CHECK(ctx, mpcgi_adaptive_device_binning(ctx, p));
     MPCG_CHECK(ctx, upload_values(ctx, p)); /* after the binning: the tiles' slot order */
-    MPCG_CHECK(ctx, mpcgi_adaptive_block_upload(ctx, p)); /* after the binning: col16 or not */
     /* the dot's grid: one block per virtual block like apply (a grid-stride loop over a wave
      * of resident blocks ran slower: docs/backends.md), at most DOT_GRID_MAX; fixed per plan,
      * so the dot's order is too */

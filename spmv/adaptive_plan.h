@@ -172,8 +172,8 @@ mpcg_status mpcgi_adaptive_tiling_device(mpcg_context *ctx, adaptive_plan *p);
 mpcg_status mpcgi_adaptive_mixed_supported(mpcg_context *ctx, const adaptive_plan *p);
 
 /* adaptive_block.c: the block product (SpMM, spmv/spmm.h) on the plan's CSR */
-/* At upload: the int64 row pointers and, where the SpMV reads 16-bit offsets, int32 columns. */
-mpcg_status mpcgi_adaptive_block_upload(mpcg_context *ctx, adaptive_plan *p);
+/* Y = A X; the first call adds the int64 row pointers and, where the SpMV reads 16-bit offsets,
+ * int32 columns. */
 mpcg_status mpcgi_adaptive_apply_block(mpcg_context *ctx, void *impl, mpcg_precision prec, int s,
                                        const void *X, void *Y, void *ws);
 mpcg_status mpcgi_adaptive_apply_block_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
