@@ -20,15 +20,38 @@
 #include <stdlib.h>
 #include <time.h>
 
-enum { F_MALLOC, F_FREE, F_MALLOC_HOST, F_FREE_HOST, F_MEMCPY, F_MEMCPY_ASYNC, F_MEMSET_ASYNC,
-       F_STREAM_SYNC, F_DEVICE_SYNC, F_EVENT_SYNC, F_LAUNCH, F_LAUNCH_EX, F_PROPS, F_FUNC_ATTR,
-       F_COUNT };
+enum {
+    F_MALLOC,
+    F_FREE,
+    F_MALLOC_HOST,
+    F_FREE_HOST,
+    F_MEMCPY,
+    F_MEMCPY_ASYNC,
+    F_MEMSET_ASYNC,
+    F_STREAM_SYNC,
+    F_DEVICE_SYNC,
+    F_EVENT_SYNC,
+    F_LAUNCH,
+    F_LAUNCH_EX,
+    F_PROPS,
+    F_FUNC_ATTR,
+    F_COUNT
+};
 
-static const char *const names[F_COUNT] = {
-    "cudaMalloc", "cudaFree", "cudaMallocHost", "cudaFreeHost", "cudaMemcpy", "cudaMemcpyAsync",
-    "cudaMemsetAsync", "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
-    "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaGetDeviceProperties",
-    "cudaFuncGetAttributes"};
+static const char *const names[F_COUNT] = {"cudaMalloc",
+                                           "cudaFree",
+                                           "cudaMallocHost",
+                                           "cudaFreeHost",
+                                           "cudaMemcpy",
+                                           "cudaMemcpyAsync",
+                                           "cudaMemsetAsync",
+                                           "cudaStreamSynchronize",
+                                           "cudaDeviceSynchronize",
+                                           "cudaEventSynchronize",
+                                           "cudaLaunchKernel",
+                                           "cudaLaunchKernelExC",
+                                           "cudaGetDeviceProperties",
+                                           "cudaFuncGetAttributes"};
 
 static double total[F_COUNT], t_first = -1;
 static long calls[F_COUNT];
@@ -104,13 +127,22 @@ typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, vo
 typedef cudaError_t (*props_fn)(struct cudaDeviceProp *, int);
 typedef cudaError_t (*attr_fn)(struct cudaFuncAttributes *, const void *);
 
-cudaError_t cudaMalloc(void **p, size_t n) { WRAP(F_MALLOC, n, ((malloc_fn)next(F_MALLOC))(p, n)); }
-cudaError_t cudaFree(void *p) { WRAP(F_FREE, 0, ((free_fn)next(F_FREE))(p)); }
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+    WRAP(F_MALLOC, n, ((malloc_fn)next(F_MALLOC))(p, n));
+}
+cudaError_t cudaFree(void *p)
+{
+    WRAP(F_FREE, 0, ((free_fn)next(F_FREE))(p));
+}
 cudaError_t cudaMallocHost(void **p, size_t n)
 {
     WRAP(F_MALLOC_HOST, n, ((malloc_fn)next(F_MALLOC_HOST))(p, n));
 }
-cudaError_t cudaFreeHost(void *p) { WRAP(F_FREE_HOST, 0, ((free_fn)next(F_FREE_HOST))(p)); }
+cudaError_t cudaFreeHost(void *p)
+{
+    WRAP(F_FREE_HOST, 0, ((free_fn)next(F_FREE_HOST))(p));
+}
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
 {
     WRAP(F_MEMCPY, n, ((memcpy_fn)next(F_MEMCPY))(d, s, n, k));
@@ -128,7 +160,10 @@ cudaError_t cudaStreamSynchronize(cudaStream_t st)
 {
     WRAP(F_STREAM_SYNC, 0, ((stream_fn)next(F_STREAM_SYNC))(st));
 }
-cudaError_t cudaDeviceSynchronize(void) { WRAP(F_DEVICE_SYNC, 0, ((void_fn)next(F_DEVICE_SYNC))()); }
+cudaError_t cudaDeviceSynchronize(void)
+{
+    WRAP(F_DEVICE_SYNC, 0, ((void_fn)next(F_DEVICE_SYNC))());
+}
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
     WRAP(F_EVENT_SYNC, 0, ((event_fn)next(F_EVENT_SYNC))(e));
