@@ -11,8 +11,8 @@ AC_ARG_WITH([cuda-arch],
   [], [with_cuda_arch="80 90"])
 AC_ARG_ENABLE([lineinfo],
   [AS_HELP_STRING([--enable-lineinfo], [device code with source line tables (nvcc -lineinfo), for
-                  Nsight Compute's source view; it triples the modules CUDA loads at a kernel's
-                  first launch (docs/DEVELOPING.md)])],
+                  Nsight Compute's source view; the modules CUDA loads at a kernel's first
+                  launch grow up to three times (docs/backends.md)])],
   [], [enable_lineinfo=no])
 AC_ARG_VAR([NVCC], [the CUDA compiler])
 
