@@ -52,4 +52,5 @@ EXTRA_DIST += bench/experiments/column_split.cu bench/experiments/row_tiles.cu \
 	bench/experiments/tile_sort.cu bench/experiments/experiment.cuh \
 	bench/experiments/cg_recurrences_fp32.c bench/experiments/staged_rows.cu \
 	bench/experiments/cg_iteration.cu bench/experiments/pdl_early.cu \
-	bench/experiments/lib_loop.c bench/experiments/api_time.c
+	bench/experiments/lib_loop.c bench/experiments/api_time.c \
+	bench/experiments/pool_cost.cu bench/experiments/plan_setup.c

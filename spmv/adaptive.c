@@ -27,15 +27,19 @@ static void adaptive_destroy(mpcg_context *ctx, void *impl)
     mpcgi_host_free(p->h.rows);
     mpcgi_host_free(p->h.long_start);
     mpcgi_host_free(p->h.part);
-    mpcgi_device_free(ctx, p->d.row_ptr);
-    mpcgi_device_free(ctx, p->d.col_idx);
-    mpcgi_device_free(ctx, p->d.col16);
     if (!p->d.row_ptr || p->d.rows != p->d.row_ptr + p->A->n + 1) /* not in its block */
         mpcgi_device_free(ctx, p->d.rows);
-    mpcgi_device_free(ctx, p->d.counters);
-    mpcgi_device_free(ctx, p->d.val64);
-    mpcgi_device_free(ctx, p->d.val32);
-    mpcgi_device_free(ctx, p->d.lo32);
+    if (p->d.block) { /* every array below */
+        mpcgi_device_free(ctx, p->d.block);
+    } else {
+        mpcgi_device_free(ctx, p->d.row_ptr);
+        mpcgi_device_free(ctx, p->d.col_idx);
+        mpcgi_device_free(ctx, p->d.col16);
+        mpcgi_device_free(ctx, p->d.counters);
+        mpcgi_device_free(ctx, p->d.val64);
+        mpcgi_device_free(ctx, p->d.val32);
+        mpcgi_device_free(ctx, p->d.lo32);
+    }
     mpcgi_device_free(ctx, p->d.row_ptr64);
     mpcgi_device_free(ctx, p->d.col_block);
     mpcgi_host_free(p->t.tile_row), mpcgi_host_free(p->t.tile_long), mpcgi_host_free(p->t.tile_off);
@@ -82,14 +86,16 @@ done:
 }
 
 /* Device values of the precisions in use; fp32 converted on the device from the fp64 upload
- * (the same rounding as the host's (float)a: hi), the mixed storage's low halves copied. */
-static mpcg_status upload_values(mpcg_context *ctx, adaptive_plan *p)
+ * (the same rounding as the host's (float)a: hi), the mixed storage's low halves copied. A plan
+ * without fp64 values uploads them to `room` (nnz doubles of the caller's), or where that is NULL
+ * to a temporary of its own. */
+static mpcg_status upload_values(mpcg_context *ctx, adaptive_plan *p, double *room)
 {
     mpcg_status st = MPCG_SUCCESS;
     void *s = mpcgi_device_stream(ctx);
     size_t nnz = (size_t)p->A->nnz;
-    double *v64 = p->d.val64;
-    if (!p->use64) MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, nnz * sizeof(double), &v64));
+    double *v64 = p->use64 ? p->d.val64 : room;
+    if (!v64) MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, nnz * sizeof(double), &v64));
     MPCG_TRY(ctx, st, mpcgi_csr_to_device(ctx, p->A, MPCGI_PART_VAL, v64));
     if (p->use32)
         MPCG_CUDA_GOTO(ctx, st,
@@ -106,7 +112,7 @@ done:
     if (v64 != p->d.val64) {
         /* the conversion must finish before the temporary goes */
         if (st == MPCG_SUCCESS) st = mpcgi_device_sync(ctx);
-        mpcgi_device_free(ctx, v64);
+        if (v64 != room) mpcgi_device_free(ctx, v64);
     }
     return st;
 }
@@ -136,26 +142,78 @@ static void log_plan(mpcg_context *ctx, const adaptive_plan *p)
               p->ms.columns_ms);
 }
 
+/* A region of `bytes` at *at of a block being laid out (base NULL: only counted), aligned as a
+ * cudaMalloc is. */
+static void *region(char *base, size_t *at, size_t bytes)
+{
+    void *r = base ? base + *at : NULL;
+    *at += (bytes + 255) / 256 * 256;
+    return r;
+}
+
+/* The row pointers (with the row list's room where rows_reserved), the 32-bit columns and the
+ * values: a small plan's in one block (BLOCK_NNZ) with the counters' and the 16-bit columns'
+ * rooms, a larger plan's each its own. */
+static mpcg_status alloc_arrays(mpcg_context *ctx, adaptive_plan *p)
+{
+    const size_t n = (size_t)p->A->n, nnz = (size_t)p->A->nnz;
+    /* 256 bytes more: the tiles' setup keeps its sort keys there before the values */
+    const size_t rp = (n + 1 + p->d.rows_reserved) * sizeof(int32_t), ci = nnz * sizeof(int32_t),
+                 v64 = nnz * sizeof(double) + 256, v32 = nnz * sizeof(float);
+    if (p->A->n >= ROWS_RESERVE || p->A->nnz > BLOCK_NNZ) {
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, rp, &p->d.row_ptr));
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, ci, &p->d.col_idx));
+        if (p->use64) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, v64, &p->d.val64));
+        if (p->use32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, v32, &p->d.val32));
+        if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, v32, &p->d.lo32));
+        return MPCG_SUCCESS;
+    }
+    /* count, then place; a region of 0 bytes (no nonzeros) is there all the same: its pointer
+     * says which arrays the plan has */
+    for (int pass = 0; pass < 2; pass++) {
+        char *b = p->d.block;
+        size_t at = 0;
+        p->d.row_ptr = region(b, &at, rp);
+        p->d.counters_room = region(b, &at, (n + 1) * sizeof(int));
+        p->d.col_idx = region(b, &at, ci);
+        p->d.col16_room = region(b, &at, nnz * sizeof(int16_t));
+        p->d.val64 = p->use64 ? region(b, &at, v64) : NULL;
+        p->d.val32 = p->use32 ? region(b, &at, v32) : NULL;
+        p->d.lo32 = p->mixed ? region(b, &at, v32) : NULL;
+        if (pass == 0) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, at, &p->d.block));
+    }
+    return MPCG_SUCCESS;
+}
+
+/* The binning's scratch, which then serves a plan without fp64 values as the room of their
+ * upload (the binning is done with it by then: one stream). */
+static size_t scratch_bytes(const adaptive_plan *p)
+{
+    const size_t b = mpcgi_adaptive_binning_bytes(p->A->n);
+    const size_t v = p->use64 ? 0 : (size_t)p->A->nnz * sizeof(double);
+    return b > v ? b : v;
+}
+
 /* On failure the dispatcher destroys the plan, which releases what was created here. */
 static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_sizes *sizes)
 {
     adaptive_plan *p = impl;
     const mpcgi_csr *A = p->A;
     mpcgi_adaptive_launch *L = &p->L;
-    size_t n = (size_t)A->n, nnz = (size_t)A->nnz;
+    size_t n = (size_t)A->n;
+    void *scratch = NULL;
+    mpcg_status st = MPCG_SUCCESS;
     /* small plans: the row pointers and room for any row list in one allocation (below) */
     p->d.rows_reserved = A->n < ROWS_RESERVE ? 2 * n + 1 : 0;
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, (n + 1 + p->d.rows_reserved) * sizeof(int32_t),
-                                       &p->d.row_ptr));
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(int32_t), &p->d.col_idx));
+    MPCG_CHECK(ctx, alloc_arrays(ctx, p));
     MPCG_CHECK(ctx, mpcgi_csr_to_device(ctx, A, MPCGI_PART_COL, p->d.col_idx));
-    /* 256 bytes more: the tiles' setup keeps its sort keys there before the values */
-    if (p->use64)
-        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(double) + 256, &p->d.val64));
-    if (p->use32) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d.val32));
-    if (p->mixed) MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, nnz * sizeof(float), &p->d.lo32));
-    MPCG_CHECK(ctx, mpcgi_adaptive_device_binning(ctx, p));
-    MPCG_CHECK(ctx, upload_values(ctx, p)); /* after the binning: the tiles' slot order */
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, scratch_bytes(p), &scratch));
+    MPCG_TRY(ctx, st, mpcgi_adaptive_device_binning(ctx, p, scratch));
+    /* after the binning: the tiles' slot order */
+    MPCG_TRY(ctx, st, upload_values(ctx, p, p->use64 ? NULL : scratch));
+done:
+    mpcgi_device_free(ctx, scratch);
+    if (st != MPCG_SUCCESS) return st;
     /* the dot's grid: one block per virtual block like apply (a grid-stride loop over a wave
      * of resident blocks ran slower: docs/backends.md), at most DOT_GRID_MAX; fixed per plan,
      * so the dot's order is too */
@@ -166,7 +224,10 @@ static mpcg_status adaptive_upload(mpcg_context *ctx, void *impl, mpcgi_spmv_siz
                   : L->vblocks > DOT_GRID_MAX         ? DOT_GRID_MAX
                                                       : (int)L->vblocks;
     size_t counters = ((size_t)L->n_long + 1) * sizeof(int);
-    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, counters, &p->d.counters));
+    if (p->d.counters_room) /* a small plan: n_long <= n */
+        p->d.counters = p->d.counters_room;
+    else
+        MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, counters, &p->d.counters));
     MPCG_CUDA(ctx, cudaMemsetAsync(p->d.counters, 0, counters, mpcgi_gpu_of(ctx)->stream));
     L->row_ptr = p->d.row_ptr;
     L->col_idx = p->d.col_idx; /* one of the two, the other NULL */
@@ -186,7 +247,7 @@ static mpcg_status adaptive_update_values(mpcg_context *ctx, void *impl, const m
 {
     adaptive_plan *p = impl;
     p->A = A;
-    if (p->d.row_ptr) MPCG_CHECK(ctx, upload_values(ctx, p)); /* uploaded: a device plan */
+    if (p->d.row_ptr) MPCG_CHECK(ctx, upload_values(ctx, p, NULL)); /* uploaded: a device plan */
     return MPCG_SUCCESS;
 }
 

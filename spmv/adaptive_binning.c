@@ -105,25 +105,31 @@ static mpcg_status columns16(mpcg_context *ctx, adaptive_plan *p, int32_t span)
     if (p->A->nnz == 0 || span || p->par.index32 || p->L.path == MPCGI_ADAPTIVE_TILES)
         return MPCG_SUCCESS;
     double t0 = mpcgi_wtime();
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, (size_t)p->A->nnz * sizeof(int16_t), &p->d.col16));
+    if (p->d.col16_room) /* a small plan: its block has the room, and keeps the 32-bit columns */
+        p->d.col16 = p->d.col16_room;
+    else
+        MPCG_TRY(ctx, st,
+                 mpcgi_device_alloc(ctx, (size_t)p->A->nnz * sizeof(int16_t), &p->d.col16));
     MPCG_CUDA_GOTO(ctx, st,
                    (cudaError_t)mpcgi_adaptive_setup_col16(mpcgi_device_stream(ctx), p->A->n,
                                                            p->d.row_ptr, p->d.col_idx,
                                                            p->d.col16));
-    MPCG_TRY(ctx, st, mpcgi_device_sync(ctx)); /* the offsets are written: the columns go */
-    mpcgi_device_free(ctx, p->d.col_idx);
+    if (!p->d.block) {
+        MPCG_TRY(ctx, st, mpcgi_device_sync(ctx)); /* the offsets are written: the columns go */
+        mpcgi_device_free(ctx, p->d.col_idx);
+    }
     p->d.col_idx = NULL;
     p->ms.columns_ms = (mpcgi_wtime() - t0) * 1e3;
 done:
     if (st != MPCG_SUCCESS) {
-        mpcgi_device_free(ctx, p->d.col16);
+        if (!p->d.block) mpcgi_device_free(ctx, p->d.col16);
         p->d.col16 = NULL;
     }
     return st;
 }
 
 /* The device binning's scratch: the 64-bit row pointers, the tiles' counts and maxima, the
- * totals (one allocation, tmp). */
+ * totals (the caller's scratch, tmp). */
 typedef struct binning_scratch {
     char *tmp;
     int64_t *rp64;
@@ -193,13 +199,24 @@ static mpcg_status elapsed(mpcg_context *ctx, cudaEvent_t a, cudaEvent_t b, doub
     return MPCG_SUCCESS;
 }
 
+/* The scratch of the device binning of n rows: the 64-bit row pointers, the tiles' counts and
+ * maxima, the totals. */
+size_t mpcgi_adaptive_binning_bytes(int64_t n)
+{
+    const int64_t ntiles = mpcgi_adaptive_setup_tiles(n);
+    return ((size_t)n + 1) * sizeof(int64_t) +
+           (size_t)ntiles * (MPCGI_ADAPTIVE_QUANTITIES + 2) * sizeof(int32_t) +
+           MPCGI_ADAPTIVE_TOTALS * sizeof(int32_t);
+}
+
 /* The binning on the GPU: one launch counts, finds the longest row and the span of the columns
  * (whether the plan is wide) and scans; one copy of the totals to the host, the decision there,
  * then the scatter into the row list, which also writes the list's last chunk offset. Timed with
  * events from the count to the end, the copies, the decision and the row list's allocation
- * (small plans: none, ROWS_RESERVE) included; the scratch is allocated before. After it, each
- * timed apart: the tiles' layout on the tiles path, the 16-bit columns (columns16). */
-mpcg_status mpcgi_adaptive_device_binning(mpcg_context *ctx, adaptive_plan *p)
+ * (small plans: none, ROWS_RESERVE) included. After it, each timed apart: the tiles' layout on
+ * the tiles path, the 16-bit columns (columns16). `scratch`: mpcgi_adaptive_binning_bytes(n)
+ * bytes of the caller's, free once the work queued here is done. */
+mpcg_status mpcgi_adaptive_device_binning(mpcg_context *ctx, adaptive_plan *p, void *scratch)
 {
     mpcg_status st = MPCG_SUCCESS;
     cudaStream_t cs = mpcgi_gpu_of(ctx)->stream;
@@ -207,9 +224,8 @@ mpcg_status mpcgi_adaptive_device_binning(mpcg_context *ctx, adaptive_plan *p)
     binning_scratch b = {0};
     cudaEvent_t t0 = NULL, t1 = NULL, t2 = NULL;
     const size_t rp_bytes = ((size_t)n + 1) * sizeof *b.rp64;
-    const size_t tb = (size_t)ntiles * (MPCGI_ADAPTIVE_QUANTITIES + 2) * sizeof *b.counts;
     const size_t totb = MPCGI_ADAPTIVE_TOTALS * sizeof *b.d_totals;
-    MPCG_TRY(ctx, st, mpcgi_device_alloc(ctx, rp_bytes + tb + totb, &b.tmp));
+    b.tmp = scratch;
     b.rp64 = (int64_t *)b.tmp;
     b.counts = (int32_t *)(b.tmp + rp_bytes);
     b.tile_max = b.counts + (size_t)ntiles * MPCGI_ADAPTIVE_QUANTITIES;
@@ -235,6 +251,5 @@ done:
     if (t0) (void)cudaEventDestroy(t0);
     if (t1) (void)cudaEventDestroy(t1);
     if (t2) (void)cudaEventDestroy(t2);
-    mpcgi_device_free(ctx, b.tmp);
     return st;
 }

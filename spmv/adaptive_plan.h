@@ -56,6 +56,14 @@ typedef enum {
  * than one SpMV of such a matrix: docs/backends.md). */
 #define ROWS_RESERVE ((int64_t)1 << 19)
 
+/* A device plan of fewer than ROWS_RESERVE rows and at most this many nonzeros is one allocation
+ * (adaptive_dev.block): its row pointers with the row list's room, the counters' room (a long
+ * row at most per row), the 32-bit columns, the 16-bit columns' room and the values, used or
+ * not (at most 4 bytes a nonzero and 4 a row more than the plan's arrays). A cudaMalloc and a
+ * cudaFree cost 30 - 60 us each on the H200 machine, 5 - 10 SpMVs of such a matrix; the plan's
+ * own allocations were most of its setup (docs/backends.md). */
+#define BLOCK_NNZ ((int64_t)1 << 22)
+
 /* The most blocks of the dot (adaptive.dot_grid, and its default). */
 #define DOT_GRID_MAX (1 << 20)
 
@@ -91,11 +99,12 @@ typedef struct adaptive_host {
 
 /* The arrays of a device plan (row_ptr is set once uploaded). */
 typedef struct adaptive_dev {
+    void *block; /* a small plan's one allocation (BLOCK_NNZ), or NULL: each array its own */
     int32_t *row_ptr, *col_idx, *rows, *long_start; /* long_start: in rows' block */
     size_t rows_reserved; /* room for the row list after the row pointers (ROWS_RESERVE): rows
                              is then in row_ptr's block, else its own */
-    int16_t *col16;
-    int *counters;
+    int16_t *col16, *col16_room; /* col16_room: in the block, where there is one */
+    int *counters, *counters_room;
     double *val64;
     float *val32; /* fp32 values: hi with the mixed storage */
     float *lo32;  /* the mixed storage's low halves, or NULL */
@@ -160,7 +169,8 @@ size_t mpcgi_adaptive_bytes_matrix32(const adaptive_plan *p);
 
 /* adaptive_binning.c */
 mpcg_status mpcgi_adaptive_host_binning(mpcg_context *ctx, adaptive_plan *p);
-mpcg_status mpcgi_adaptive_device_binning(mpcg_context *ctx, adaptive_plan *p);
+size_t mpcgi_adaptive_binning_bytes(int64_t n);
+mpcg_status mpcgi_adaptive_device_binning(mpcg_context *ctx, adaptive_plan *p, void *scratch);
 
 /* adaptive_tiles_setup.c */
 mpcg_status mpcgi_adaptive_tiling_start(mpcg_context *ctx, adaptive_plan *p, int sms);

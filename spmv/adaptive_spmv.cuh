@@ -86,9 +86,11 @@ static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v, V v
  * made the fused SpMV + dot markedly slower than the SpMV alone (docs/backends.md). */
 static __device__ void warp_partial(const mpcgi_adaptive_launch &L, double *ws, double dacc)
 {
+    const int warps = mpcgi_adaptive_dot_warps(&L), w = (int)threadIdx.x / 32;
+    if (w >= warps) return; /* the staged path: a warp past its tile's rows (whole warps) */
     dacc = warp_sum(dacc);
     if ((threadIdx.x & 31) == 0)
-        ws[L.long_blocks + L.n_long + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32] = dacc;
+        ws[L.long_blocks + L.n_long + (int64_t)blockIdx.x * warps + w] = dacc;
 }
 
 /* The dot: the `parts` warp partials, then the long rows' terms, in a fixed order. Block b of
@@ -264,14 +266,7 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, 12)
             dacc = (double)xi * (double)acc;
         }
     }
-    if constexpr (DOT) { /* a partial for each warp that can hold rows */
-        const int warps = mpcgi_adaptive_dot_warps(&L), w = t / 32;
-        if (w < warps) {
-            double *part = ws + L.long_blocks + L.n_long;
-            dacc = warp_sum(dacc);
-            if ((t & 31) == 0) part[(int64_t)blockIdx.x * warps + w] = dacc;
-        }
-    }
+    if constexpr (DOT) warp_partial(L, ws, dacc); /* a partial for each warp that can hold rows */
 }
 
 /* ---------------------------------------------------------------- launchers of the SpMV */

@@ -913,6 +913,40 @@ static void check_staged_rule(mpcg_context *ctx)
     free_matrix(&t);
 }
 
+/* A device plan of fewer than ROWS_RESERVE rows and at most BLOCK_NNZ nonzeros holds its arrays
+ * in one allocation and frees its one scratch (spmv/adaptive_plan.h): with the plan's workspace,
+ * three device allocations a setup in every precision set, with 16-bit columns (random 10007)
+ * and without (wide 40000), and two after new values where there are fp64 values (one more, a
+ * temporary, where there are none). The values are checked by check_device. */
+static void test_small_plan(void)
+{
+    const int matrices[2] = {3, 10};
+    const unsigned cap_sets[3] = {MPCG_CAP_FP64, MPCG_CAP_FP32, MPCG_CAP_FP64 | MPCG_CAP_FP32};
+    set_config(1); /* binned: no tiles, whose layout has arrays of its own */
+    for (int m = 0; m < 2; m++) {
+        test_matrix t;
+        CHECK(make_matrix(matrices[m], &t) == 0);
+        for (int cs = 0; cs < 3; cs++) {
+            mpcgi_spmv_plan *plan = NULL;
+            const int64_t a0 = mpcgi_alloc_device_attempts();
+            CHECK_OK(gpu, mpcgi_spmv_plan_create(gpu, &mpcgi_spmv_adaptive, &t.A, cap_sets[cs],
+                                                 &opts, &plan));
+            const int64_t a1 = mpcgi_alloc_device_attempts();
+            CHECK_OK(gpu, mpcgi_spmv_plan_update_values(gpu, plan, &t.A));
+            const int64_t a2 = mpcgi_alloc_device_attempts();
+            if (a1 - a0 != 3 || a2 - a1 != (cap_sets[cs] & MPCG_CAP_FP64 ? 0 : 1))
+                printf("test_spmv_adaptive: %s, precisions %u: %lld device allocations at setup, "
+                       "%lld at new values\n",
+                       t.name, cap_sets[cs], (long long)(a1 - a0), (long long)(a2 - a1));
+            CHECK(a1 - a0 == 3);
+            CHECK(a2 - a1 == (cap_sets[cs] & MPCG_CAP_FP64 ? 0 : 1));
+            mpcgi_spmv_plan_destroy(gpu, plan);
+        }
+        free_matrix(&t);
+    }
+    set_config(0);
+}
+
 /* CG with --spmv=adaptive converges as with cusparse (iterations within 1). */
 static void test_solve(void)
 {
@@ -970,6 +1004,7 @@ int main(void)
         test_device();
         check_rows_rule(gpu);
         check_staged_rule(gpu);
+        test_small_plan();
         test_solve();
         mpcg_context_destroy(gpu);
     }
