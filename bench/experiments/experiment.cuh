@@ -1,6 +1,6 @@
-/* bench/experiments/experiment.cuh: what the single-file experiments share (error check,
- * timing, comparison with a CPU product, the cuSPARSE baseline); included by them, not built by
- * make */
+/* bench/experiments/experiment.cuh: what the single-file experiments share (the error checks
+ * of experiment.h, timing, comparison with a CPU product, the cuSPARSE baseline); included by them,
+ * not built by make */
 #ifndef MPCG_BENCH_EXPERIMENT_CUH
 #define MPCG_BENCH_EXPERIMENT_CUH
 
@@ -12,14 +12,7 @@
 #include <cusparse.h>
 #include <vector>
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "experiment.h"
 
 /* Median over 7 groups of 10 calls of f (after 20), in ms per call; the events on `stream`. */
 template <typename F> static double time_ms(F f, cudaStream_t stream = 0)

@@ -26,23 +26,7 @@
 #include "solver/solver.h"
 #include "spmv/spmv.h"
 
-#define CKC(x)                                                                                     \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));           \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CKM(ctx, x)                                                                                \
-    do {                                                                                           \
-        if ((x) != MPCG_SUCCESS) {                                                                 \
-            char m_[256];                                                                          \
-            mpcg_last_error_message(ctx, m_, sizeof m_);                                           \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, m_);                                \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "experiment.h"
 
 enum { ITER, ONLY_DOT, ONLY_R, ONLY_P };
 
@@ -54,9 +38,9 @@ static void queue(mpcg_solver *s, int what)
     double *p = s->p, *q = s->q, *r = s->r;
     if (what == ITER || what == ONLY_DOT)
         CKM(s->ctx, mpcgi_spmv_apply_dot(s->ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
-    if (what == ITER || what == ONLY_R) CKC((cudaError_t)mpcgi_cg_update_r(stream, n, q, r, f->st,
-                                                                          f->partial));
-    if (what == ITER || what == ONLY_P) CKC((cudaError_t)mpcgi_cg_update_p(stream, n, r, p, f->st));
+    if (what == ITER || what == ONLY_R)
+        CK((cudaError_t)mpcgi_cg_update_r(stream, n, q, r, f->st, f->partial));
+    if (what == ITER || what == ONLY_P) CK((cudaError_t)mpcgi_cg_update_p(stream, n, r, p, f->st));
 }
 
 static int cmp(const void *a, const void *b)
@@ -71,16 +55,16 @@ static double timed(mpcg_solver *s, int what)
     cudaStream_t st = (cudaStream_t)mpcgi_device_stream(s->ctx);
     cudaEvent_t a, b;
     double t[7];
-    CKC(cudaEventCreate(&a));
-    CKC(cudaEventCreate(&b));
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
     for (int i = 0; i < 20; i++) queue(s, what);
     for (int g = 0; g < 7; g++) {
         float ms;
-        CKC(cudaEventRecord(a, st));
+        CK(cudaEventRecord(a, st));
         for (int i = 0; i < 10; i++) queue(s, what);
-        CKC(cudaEventRecord(b, st));
-        CKC(cudaEventSynchronize(b));
-        CKC(cudaEventElapsedTime(&ms, a, b));
+        CK(cudaEventRecord(b, st));
+        CK(cudaEventSynchronize(b));
+        CK(cudaEventElapsedTime(&ms, a, b));
         t[g] = ms / 10.0;
     }
     qsort(t, 7, sizeof *t, cmp);
@@ -93,9 +77,9 @@ static double timed(mpcg_solver *s, int what)
 static void unstop(mpcg_solver *s)
 {
     mpcgi_cg_state m;
-    CKC(cudaMemcpy(&m, s->fused->st, sizeof m, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&m, s->fused->st, sizeof m, cudaMemcpyDeviceToHost));
     m.stop = 0, m.kmax = (int64_t)1 << 50, m.threshold = 0, m.k = 0;
-    CKC(cudaMemcpy(s->fused->st, &m, sizeof m, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(s->fused->st, &m, sizeof m, cudaMemcpyHostToDevice));
 }
 
 static double solve_ms(mpcg_context *ctx, mpcg_solver *s, const double *b, double *x, int maxit,
@@ -103,8 +87,8 @@ static double solve_ms(mpcg_context *ctx, mpcg_solver *s, const double *b, doubl
 {
     mpcg_info info;
     CKM(ctx, mpcg_solver_set_maxit(s, maxit));
-    CKC(cudaMemset(x, 0, (size_t)s->A->csr.n * 8));
-    CKC(cudaDeviceSynchronize());
+    CK(cudaMemset(x, 0, (size_t)s->A->csr.n * 8));
+    CK(cudaDeviceSynchronize());
     const double t0 = mpcgi_wtime();
     CKM(ctx, mpcg_solve_device(s, b, x, &info));
     *iters = info.iterations;
@@ -127,11 +111,11 @@ int main(int argc, char **argv)
     CKM(ctx, mpcg_solver_setup(s));
     const int64_t n = mpcg_matrix_n(A);
     double *b, *x;
-    CKC(cudaMalloc((void **)&b, n * 8));
-    CKC(cudaMalloc((void **)&x, n * 8));
+    CK(cudaMalloc((void **)&b, n * 8));
+    CK(cudaMalloc((void **)&x, n * 8));
     double *ones = malloc(n * 8);
     for (int64_t i = 0; i < n; i++) ones[i] = 1.0;
-    CKC(cudaMemcpy(b, ones, n * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(b, ones, n * 8, cudaMemcpyHostToDevice));
     free(ones);
     int64_t it1, it2;
     double t1 = solve_ms(ctx, s, b, x, 300, &it1); /* warm-up */
@@ -153,7 +137,7 @@ int main(int argc, char **argv)
     unstop(s);
     it_again = timed(s, ITER);
     mpcgi_cg_state m;
-    CKC(cudaMemcpy(&m, s->fused->st, sizeof m, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&m, s->fused->st, sizeof m, cudaMemcpyDeviceToHost));
     printf("%s %s: loop of launched iterations %.5f ms, again %.5f; apply_dot alone %.5f, "
            "update_r alone %.5f, update_p alone %.5f (state at the end: stop %d, k %lld)\n",
            spec, spmv, it, it_again, d, r, p, m.stop, (long long)m.k);

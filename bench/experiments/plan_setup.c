@@ -22,16 +22,7 @@
 #include "spmv/auto.h"
 #include "spmv/spmv.h"
 
-#define CKM(ctx, x)                                                                                \
-    do {                                                                                           \
-        mpcg_status s_ = (x);                                                                      \
-        if (s_ != MPCG_SUCCESS) {                                                                  \
-            char m_[512];                                                                          \
-            mpcg_last_error_message(ctx, m_, sizeof m_);                                           \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, m_);                                \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "experiment.h"
 
 static int cmp(const void *a, const void *b)
 {

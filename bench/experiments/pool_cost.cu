@@ -87,6 +87,19 @@ static double plan(const char *what, const size_t *sz, int n, alloc_fn al, free_
     return t_alloc + t_free;
 }
 
+/* Two rounds of a trial: plan a kept, b and c built and freed; each round's total. */
+static void trial_rounds(alloc_fn al, free_fn fr, cudaStream_t s, cudaMemPool_t pool,
+                         const char *note)
+{
+    for (int round = 0; round < 2; round++) {
+        double tot = 0;
+        tot += plan("plan a (kept)", plan_a, NA, al, fr, s, pool, 0);
+        tot += plan("plan b (loses)", plan_b, NB, al, fr, s, pool, 1);
+        tot += plan("plan c (loses)", plan_c, NC, al, fr, s, pool, 1);
+        printf("  round %d total %.1f us%s\n", round, tot, note);
+    }
+}
+
 int main()
 {
     cudaStream_t s;
@@ -98,13 +111,7 @@ int main()
     CK(cudaGetDevice(&dev));
 
     printf("cudaMalloc / cudaFree, a trial of three plans (two lose), then the same again:\n");
-    for (int round = 0; round < 2; round++) {
-        double tot = 0;
-        tot += plan("plan a (kept)", plan_a, NA, plain_alloc, plain_free, s, nullptr, 0);
-        tot += plan("plan b (loses)", plan_b, NB, plain_alloc, plain_free, s, nullptr, 1);
-        tot += plan("plan c (loses)", plan_c, NC, plain_alloc, plain_free, s, nullptr, 1);
-        printf("  round %d total %.1f us\n", round, tot);
-    }
+    trial_rounds(plain_alloc, plain_free, s, nullptr, "");
 
     for (int reserve = 0; reserve < 2; reserve++) {
         cudaMemPoolProps props = {};
@@ -125,13 +132,7 @@ int main()
             CK(cudaStreamSynchronize(s));
             printf("  reserve 512 MiB: %.1f us\n", now_us() - t0);
         }
-        for (int round = 0; round < 2; round++) {
-            double tot = 0;
-            tot += plan("plan a (kept)", plan_a, NA, pool_alloc, pool_free, s, pool, 0);
-            tot += plan("plan b (loses)", plan_b, NB, pool_alloc, pool_free, s, pool, 1);
-            tot += plan("plan c (loses)", plan_c, NC, pool_alloc, pool_free, s, pool, 1);
-            printf("  round %d total %.1f us (plan a's arrays stay)\n", round, tot);
-        }
+        trial_rounds(pool_alloc, pool_free, s, pool, " (plan a's arrays stay)");
         size_t reserved = 0, used = 0;
         CK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
         CK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
