@@ -47,10 +47,3 @@ adaptive_sweep_LDADD = libmpcgi.la $(LIBS)
 endif
 EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py bench/cupy_pcg.py \
 	bench/python_cupy_cg.py bench/cupy_batch_cg.py
-# an experiment built by hand (its header says how; docs/backends.md, gather-bound matrices)
-EXTRA_DIST += bench/experiments/column_split.cu bench/experiments/row_tiles.cu \
-	bench/experiments/tile_sort.cu bench/experiments/experiment.cuh bench/experiments/experiment.h \
-	bench/experiments/cg_recurrences_fp32.c bench/experiments/staged_rows.cu \
-	bench/experiments/cg_iteration.cu bench/experiments/pdl_early.cu \
-	bench/experiments/lib_loop.c bench/experiments/api_time.c \
-	bench/experiments/pool_cost.cu bench/experiments/plan_setup.c

@@ -14,7 +14,7 @@
 #include "core/rng.h"
 #include "core/timer.h"
 #include "solver/options.h"
-#include "spmv/adaptive.h"
+#include "spmv/adaptive/adaptive.h"
 #include "spmv/spmv.h"
 
 static const char usage_text[] =

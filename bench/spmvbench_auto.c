@@ -8,7 +8,7 @@
 #include "bench/spmvbench_auto.h"
 #include "core/error.h"
 #include "core/timer.h"
-#include "spmv/auto.h"
+#include "spmv/auto/auto.h"
 
 mpcg_status bench_auto_trial(mpcg_context *ctx, mpcgi_csr *A, mpcg_precision prec,
                              const mpcgi_options *opts, bench_auto *a)

@@ -1,5 +1,5 @@
 /* core/batch.c: mpcg_batch_create, update_values, destroy and the settings (the solve:
- * solver/batch_cg.c; the product: spmv/batch_spmm.c) */
+ * solver/batch_cg.c; the product: spmv/spmm/batch.c) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <string.h>

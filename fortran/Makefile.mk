@@ -36,6 +36,7 @@ fortran_example_heat_LDADD = fortran/libmpcgf.la libmpcg.la
 # and the enum values, as the C compiler and the Fortran module see them
 check_PROGRAMS += test/info_layout_c test/info_layout_f
 test_info_layout_c_SOURCES = test/info_layout_c.c
+test_info_layout_c_LDADD =
 test_info_layout_f_SOURCES = test/info_layout_f.f90
 test_info_layout_f_LDADD = fortran/libmpcgf.la libmpcg.la
 # and runs this one: atol and the residual history through the module

@@ -1,4 +1,4 @@
-# solver/Makefile.mk: the solver object, the CG loops (CPU and fused GPU), and the cgsolve command
+# solver/Makefile.mk: the solver object, the CG loops (CPU and fused GPU), block and batched CG
 libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c solver/cg_mixed.c solver/pcg.c solver/options.c \
 	solver/options.h solver/cg_variants.c solver/cg_variants.h solver/history.c solver/history.h
 # many right-hand sides: block CG (docs/block.md)
@@ -17,12 +17,3 @@ MPCG_CU_FILES += solver/batch_cg.cu
 else
 libmpcgi_la_SOURCES += solver/cg_fused_stub.c
 endif
-
-bin_PROGRAMS += cgsolve
-cgsolve_SOURCES = solver/cgsolve.c solver/cgsolve.h solver/cgsolve_args.c \
-	solver/cgsolve_report.c solver/cgsolve_info.c solver/cgsolve_block.c \
-	solver/cgsolve_history.c solver/cgsolve_plot.c solver/cgsolve_progress.c \
-	solver/cgsolve_batch.c \
-	solver/cgsolve_choice.c
-# the public API only, as any user program (test/test_cgsolve.sh checks its objects)
-cgsolve_LDADD = libmpcg.la $(LIBS)

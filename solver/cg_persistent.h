@@ -15,7 +15,7 @@ extern "C" {
 /*
  * The two persistent loops of solver/cg_persistent.cu, instantiated on the row functor a plan
  * exports (spmv/rows.h: MPCGI_ROWS_CSR -> spmv/csr_rows.cuh, MPCGI_ROWS_ADAPTIVE ->
- * spmv/adaptive_rows.cuh). Both run up to c->iters iterations of one window in one cooperative
+ * spmv/adaptive/rows.cuh). Both run up to c->iters iterations of one window in one cooperative
  * launch, with the state and stop tests of core/cg_kernels.h (mpcgi_cg_loop):
  *   - the two-barrier loop: the direction formed inside the SpMV, two grid barriers an iteration;
  *   - the single-reduction loop (Chronopoulos-Gear): one SpMV w = A r and one barrier an

@@ -5,7 +5,7 @@
 #define MPCG_SOLVER_CG_ROWS_DISPATCH_CUH
 
 #include "solver/cg_persistent.h"
-#include "spmv/adaptive_rows.cuh"
+#include "spmv/adaptive/rows.cuh"
 #include "spmv/csr_rows.cuh"
 
 /*

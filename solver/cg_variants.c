@@ -55,11 +55,10 @@ static const mpcgi_cg_variant *const variants[] = {
 /*
  * Whether auto may take the single-reduction loop: not in a mixed solve. Its recurrences for p.A p
  * and A p drift further in fp32 than CG's own, and a solve to fp64 accuracy runs its fp32
- * iterations through every reliable update: an emulation of both in fp32 on the bundled matrices
- * (bench/experiments/cg_recurrences_fp32.c: tol 1e-10, the fp64 head) took 529 - 649 iterations
- * against 444 on bcsstk05, 294 against 256 on Trefethen_500, and once broke down into the fp64
- * finish. The two-barrier loop has the launched kernels' recurrences. cg.variant=persistent-single
- * still runs it.
+ * iterations through every reliable update: in fp32 it takes more iterations than the launched
+ * kernels' recurrences and can break down into the fp64 finish (docs/precision.md). The
+ * two-barrier loop has the launched kernels' recurrences. cg.variant=persistent-single still
+ * runs it.
  */
 static int single_for_auto(mpcg_solver *s, char *why, size_t size)
 {

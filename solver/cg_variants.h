@@ -61,13 +61,13 @@ mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s);
 /* 1 when the solve will run a persistent loop over the plan's rows: cg.variant names one, or
  * auto on a GPU without a preconditioner and n <= cg.small_n (the rule of docs/solver.md). Known
  * before the plan (s->pc_type resolved), so auto's trial ranks only the backends that export
- * rows (spmv/auto.h, need_rows). */
+ * rows (spmv/auto/auto.h, need_rows). */
 int mpcgi_cg_variant_needs_rows(const mpcg_solver *s);
 
 /* 1 when the solve's iteration will form q = A p and p.q in one pass where the plan can
  * (solver/cg_fused.c: apply_dot): fp64 on a GPU, no block solve, no preconditioner or Jacobi,
  * cg.variant auto, launched or graph, and no persistent loop ahead. Known before the plan, so
- * auto's trial times that product (spmv/auto.h, fused_dot). */
+ * auto's trial times that product (spmv/auto/auto.h, fused_dot). */
 int mpcgi_cg_variant_fuses_dot(const mpcg_solver *s);
 
 /* The launched variant's enqueue (solver/cg_fused.c): `iters` iterations of the fused kernels

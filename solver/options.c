@@ -9,7 +9,7 @@
 #include "solver/options.h"
 #include "precond/precond.h"
 #include "solver/solver.h"
-#include "spmv/auto.h"
+#include "spmv/auto/auto.h"
 #include "spmv/spmv.h"
 
 static const char *const variant_words[] = {

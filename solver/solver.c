@@ -16,7 +16,7 @@
 #include "solver/cg_variants.h"
 #include "solver/options.h"
 #include "solver/solver.h"
-#include "spmv/auto.h"
+#include "spmv/auto/auto.h"
 
 static int valid(const mpcg_solver *s) { return s && s->magic == MPCGI_SOLVER_MAGIC; }
 

@@ -43,7 +43,7 @@ struct mpcg_solver {
     uint64_t values_version; /* A->values_version the plan was built or updated for */
     double setup_time_s;     /* of the most recent setup */
     mpcgi_spmv_plan *plan;
-    /* how the plan's backend was chosen (spmv/auto.h; mpcg_solver_backend_choice) */
+    /* how the plan's backend was chosen (spmv/auto/auto.h; mpcg_solver_backend_choice) */
     mpcg_backend_choice choice;
     int need_block;          /* a block solve asked for a block product: auto tries only
                                 backends with one (solver/block_cg.c) */

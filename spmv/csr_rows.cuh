@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /*
- * What the loops of solver/cg_persistent.cu ask of a functor (spmv/adaptive_rows.cuh has the
+ * What the loops of solver/cg_persistent.cu ask of a functor (spmv/adaptive/rows.cuh has the
  * same members):
  *   - entries, for the single-reduction loop, which copies a block's rows into shared memory
  *     once per launch: begin(i), end(i) of row i, col(k, i) and val(k) of its entry k;

@@ -8,15 +8,35 @@
 #include "core/error.h"
 #include "spmv/spmv.h"
 
-static const struct mpcgi_spmv_ops *const backends[] = {
-    &mpcgi_spmv_cpu,
+/*
+ * The one list of backends: a backend is one entry here (and the extern of its table in
+ * spmv/spmv.h). The order is the listing's (`cgsolve --list-backends`, mpcg_backend_get).
+ *
+ * rank is the backend's place in auto's trial (spmv/auto/auto.c, docs/backends/auto.md): auto
+ * times the ranked backends in rank order, as far as the solve allows them (capabilities,
+ * precision, a block product) and the trial's budget reaches. Most often fastest first: adaptive
+ * is within 5 % of the fastest on most of the standard set, fold is the fastest on the stencils,
+ * segscan on the replicas in row order; cusparse, the vendor baseline, last. A backend of rank 0
+ * is never timed, for the reason given. The cpu backend ranks last: a GPU trial refuses it by its
+ * caps (it runs on the CPU), a trial on a CPU context (the tests) can time it.
+ */
+static const struct {
+    const struct mpcgi_spmv_ops *ops;
+    int rank;
+    const char *skip;
+} backends[] = {
+    {&mpcgi_spmv_cpu, 5, NULL},
 #if MPCG_HAVE_CUDA
-    &mpcgi_spmv_cusparse,
-    &mpcgi_spmv_adaptive,
-    &mpcgi_spmv_segscan,
-    &mpcgi_spmv_fold,
-    &mpcgi_spmv_cusparse_sell,
-    &mpcgi_spmv_gather,
+    {&mpcgi_spmv_cusparse, 4, NULL},
+    {&mpcgi_spmv_adaptive, 1, NULL},
+    {&mpcgi_spmv_segscan, 3, NULL},
+    {&mpcgi_spmv_fold, 2, NULL},
+    {&mpcgi_spmv_cusparse_sell, 0,
+     "never tried by auto: cuSPARSE's sliced ELL is built on the host, a setup of about a "
+     "thousand SpMVs, and fold's layout is as fast or faster (docs/backends.md)"},
+    {&mpcgi_spmv_gather, 0,
+     "never tried by auto: it emulates a memory accelerator, fold's product after a gather "
+     "step, never faster than fold (docs/backends/fold.md)"},
 #endif
 };
 
@@ -24,44 +44,15 @@ int mpcgi_spmv_count(void) { return (int)(sizeof backends / sizeof backends[0]);
 
 const struct mpcgi_spmv_ops *mpcgi_spmv_get(int i)
 {
-    return i >= 0 && i < mpcgi_spmv_count() ? backends[i] : NULL;
+    return i >= 0 && i < mpcgi_spmv_count() ? backends[i].ops : NULL;
 }
-
-/*
- * "auto" on a GPU times candidates at setup (spmv/auto.c, docs/backends.md "auto"): the ranked
- * backends below, in rank order, as far as the solve allows them (capabilities, precision, a
- * block product) and the trial's budget reaches. Most often fastest first: adaptive is within 5 %
- * of the fastest on most of the standard set, fold is the fastest on the stencils, segscan on the
- * replicas in row order; cusparse, the vendor baseline, last. A backend of rank 0 is never timed,
- * for the reason given. The cpu backend ranks last: a GPU trial refuses it by its caps (it runs on
- * the CPU), a trial on a CPU context (the tests) can time it.
- */
-static const struct {
-    const struct mpcgi_spmv_ops *ops;
-    int rank;
-    const char *skip;
-} auto_policy[] = {
-#if MPCG_HAVE_CUDA
-    {&mpcgi_spmv_adaptive, 1, NULL},
-    {&mpcgi_spmv_fold, 2, NULL},
-    {&mpcgi_spmv_segscan, 3, NULL},
-    {&mpcgi_spmv_cusparse, 4, NULL},
-    {&mpcgi_spmv_cusparse_sell, 0,
-     "never tried by auto: cuSPARSE's sliced ELL is built on the host, a setup of about a "
-     "thousand SpMVs, and fold's layout is as fast or faster (docs/backends.md)"},
-    {&mpcgi_spmv_gather, 0,
-     "never tried by auto: it emulates a memory accelerator, fold's product after a gather "
-     "step, never faster than fold (docs/backends.md)"},
-#endif
-    {&mpcgi_spmv_cpu, 5, NULL},
-};
 
 int mpcgi_spmv_auto_rank(const struct mpcgi_spmv_ops *ops, const char **skip)
 {
-    for (size_t i = 0; i < sizeof auto_policy / sizeof auto_policy[0]; i++)
-        if (auto_policy[i].ops == ops) {
-            *skip = auto_policy[i].skip;
-            return auto_policy[i].rank;
+    for (int i = 0; i < mpcgi_spmv_count(); i++)
+        if (backends[i].ops == ops) {
+            *skip = backends[i].skip;
+            return backends[i].rank;
         }
     *skip = "never tried by auto: not in its list (spmv/registry.c)";
     return 0;
@@ -75,7 +66,7 @@ int mpcgi_spmv_is_auto(const char *name)
 const struct mpcgi_spmv_ops *mpcgi_spmv_find(const char *name)
 {
     for (int i = 0; name && i < mpcgi_spmv_count(); i++)
-        if (strcmp(backends[i]->name, name) == 0) return backends[i];
+        if (strcmp(backends[i].ops->name, name) == 0) return backends[i].ops;
     return NULL;
 }
 
@@ -88,9 +79,10 @@ static const char *auto_choice(const mpcg_context *ctx)
     const char *skip;
     if (ctx->kind != MPCG_DEVICE_CUDA) return "cpu";
     for (int i = 0; i < mpcgi_spmv_count(); i++) {
-        int r = mpcgi_spmv_auto_rank(backends[i], &skip);
-        if (r > 0 && (backends[i]->caps & MPCG_CAP_NEEDS_DEVICE) && (!first || r < best))
-            first = backends[i], best = r;
+        const struct mpcgi_spmv_ops *ops = backends[i].ops;
+        int r = mpcgi_spmv_auto_rank(ops, &skip);
+        if (r > 0 && (ops->caps & MPCG_CAP_NEEDS_DEVICE) && (!first || r < best))
+            first = ops, best = r;
     }
     return first ? first->name : "none";
 }
@@ -105,7 +97,7 @@ mpcg_status mpcgi_spmv_lookup(mpcg_context *ctx, const char *name,
     char known[256] = "auto";
     for (int i = 0; i < mpcgi_spmv_count(); i++) {
         size_t len = strlen(known);
-        snprintf(known + len, sizeof known - len, ", %s", backends[i]->name);
+        snprintf(known + len, sizeof known - len, ", %s", backends[i].ops->name);
     }
     MPCG_FAIL(ctx, MPCG_ERR_INVALID_ARG, "unknown SpMV backend \"%s\" (known in this build: %s)",
               name, known);
@@ -118,8 +110,8 @@ mpcg_status mpcg_backend_get(int i, mpcg_backend_info *info)
     MPCG_ENSURE(NULL, info, MPCG_ERR_INVALID_ARG, "info must not be NULL");
     MPCG_ENSURE(NULL, i >= 0 && i < mpcgi_spmv_count(), MPCG_ERR_INVALID_ARG,
                 "backend index %d out of range [0, %d)", i, mpcgi_spmv_count());
-    info->name = backends[i]->name;
-    info->description = backends[i]->description;
-    info->caps = backends[i]->caps;
+    info->name = backends[i].ops->name;
+    info->description = backends[i].ops->description;
+    info->caps = backends[i].ops->caps;
     return MPCG_SUCCESS;
 }

@@ -9,7 +9,7 @@
  * The persistent CG loops (solver/cg_persistent.cu) are solver code templated on a device
  * row-sum functor; a backend exports the arrays its functor reads through the `rows` slot of
  * its ops table, tagged with the functor's kind. The solver's dispatcher turns the descriptor
- * into the functor (spmv/csr_rows.cuh for MPCGI_ROWS_CSR; spmv/adaptive_rows.cuh for
+ * into the functor (spmv/csr_rows.cuh for MPCGI_ROWS_CSR; spmv/adaptive/rows.cuh for
  * MPCGI_ROWS_ADAPTIVE) and instantiates the loops on it. Every pointer is device memory of the
  * plan, valid until the plan is destroyed. A backend fills in the values it holds: fp64 (val),
  * fp32 (val32: the matrix's A->val32, hi with the mixed storage), or both; mpcgi_spmv_rows

@@ -150,11 +150,11 @@ mpcg_status mpcgi_spmv_lookup(mpcg_context *ctx, const char *name,
                               const struct mpcgi_spmv_ops **out);
 /* The backend registered as `name` ("auto" is not one), or NULL; records no error. */
 const struct mpcgi_spmv_ops *mpcgi_spmv_find(const char *name);
-/* 1 if name is "auto", the policy (spmv/auto.h) rather than a backend. */
+/* 1 if name is "auto", the policy (spmv/auto/auto.h) rather than a backend. */
 int mpcgi_spmv_is_auto(const char *name);
 /* auto's trial order for ops (1 first, 2 next, ...), or 0 when auto never times it: *skip then
  * says why (NULL for a ranked backend). The trial also drops ranked backends the solve does not
- * allow (spmv/auto.c). */
+ * allow (spmv/auto/auto.c). */
 int mpcgi_spmv_auto_rank(const struct mpcgi_spmv_ops *ops, const char **skip);
 
 /* The dispatcher (spmv/spmv.c). */
@@ -169,7 +169,7 @@ mpcg_status mpcgi_spmv_plan_create(mpcg_context *ctx, const struct mpcgi_spmv_op
 mpcg_status mpcgi_spmv_plan_update_values(mpcg_context *ctx, mpcgi_spmv_plan *plan,
                                           const mpcgi_csr *A);
 /* A device plan built while A had a device view attached for a while (auto's copy of a host
- * matrix, spmv/auto_copy.c; the view now detached) goes on as a plan of A's host arrays: A gets
+ * matrix, spmv/auto/copy.c; the view now detached) goes on as a plan of A's host arrays: A gets
  * the host fp32 copies a plan built on it would have made (its value updates refresh from them),
  * and the plan's view note is cleared. Only for MPCGI_VIEW_DEVICE plans, whose layout is their
  * own. */

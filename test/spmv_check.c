@@ -21,7 +21,8 @@ mpcg_context *spmv_check_cpu, *spmv_check_gpu;
 int spmv_check_skew_csr(mpcgi_rng *g, int64_t n, const int64_t *len, mpcgi_csr *A)
 {
     int64_t nnz = 0;
-    for (int64_t i = 0; i < n; i++) nnz += len[i];
+    for (int64_t i = 0; i < n; i++)
+        nnz += len[i];
     if (mpcgi_csr_alloc(cpu, n, nnz, A) != MPCG_SUCCESS) return -1;
     A->row_ptr[0] = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -59,7 +60,8 @@ int64_t spmv_check_reference(const mpcgi_csr *A, const double *x, const void *y,
 
 static void poison(void *d, size_t bytes) /* NaN in every fp64 and fp32 entry */
 {
-    CHECK_OK(gpu, MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(d, 0xff, bytes, mpcg_context_stream(gpu))));
+    CHECK_OK(gpu,
+             MPCGI_CUDA_STATUS(gpu, cudaMemsetAsync(d, 0xff, bytes, mpcg_context_stream(gpu))));
 }
 
 static int all_poisoned(const void *h, size_t bytes)
@@ -110,6 +112,64 @@ done:
 }
 
 /* test/spmv_check.h */
+void spmv_check_options(const char *const *kv, mpcgi_options *o)
+{
+    memset(o, 0, sizeof *o);
+    for (; kv && *kv; kv++) {
+        char key[64];
+        const char *eq = strchr(*kv, '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - *kv), *kv);
+        CHECK_OK(NULL, mpcgi_options_set_text(NULL, o, key, eq + 1));
+    }
+}
+
+/* A random x in [-1, 1) for A, then check(what, A, x, arg) and a line saying so. */
+static void check_shape(const char *what, mpcgi_csr *A, mpcgi_rng *g, spmv_check_fn *check,
+                        void *arg)
+{
+    double *x = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)A->n + 1, sizeof *x, &x));
+    for (int64_t i = 0; x && i < A->n; i++)
+        x[i] = 2 * mpcgi_rng_uniform(g) - 1;
+    if (x) check(what, A, x, arg);
+    printf("  %s: n = %lld, nnz = %lld checked\n", what, (long long)A->n, (long long)A->nnz);
+    mpcgi_host_free(x);
+}
+
+/* test/spmv_check.h */
+void spmv_check_fold_shapes(mpcgi_rng *g, spmv_check_fn *check, void *arg)
+{
+    mpcgi_csr A;
+    /* random rows with empty ones, n not a multiple of 32 */
+    if (test_random_csr(g, 1001, 9, 1, &A) == 0)
+        check_shape("random 1001", &A, g, check, arg), mpcgi_csr_free(&A);
+    /* skew: rows far longer than 10 F (F about 3), empty rows between, rows of 1 - 3 */
+    int64_t n = 3001, *len = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *len, &len));
+    for (int64_t i = 0; len && i < n; i++)
+        len[i] = i % 7 == 3 ? 0 : 1 + (int64_t)mpcgi_rng_below(g, 3);
+    if (len) {
+        len[0] = 1500, len[1] = 0, len[2] = 777, len[n - 1] = 0, len[n - 2] = 0, len[900] = 64;
+        if (spmv_check_skew_csr(g, n, len, &A) == 0)
+            check_shape("skew", &A, g, check, arg), mpcgi_csr_free(&A);
+        for (int64_t i = 0; i < n; i++)
+            len[i] = 0; /* no nonzeros: y = 0 */
+        if (spmv_check_skew_csr(g, 77, len, &A) == 0)
+            check_shape("empty", &A, g, check, arg), mpcgi_csr_free(&A);
+    }
+    mpcgi_host_free(len);
+}
+
+/* test/spmv_check.h */
+void spmv_check_with_defaults(const char *what, mpcgi_csr *A, const double *x, void *arg)
+{
+    const spmv_check_target *t = arg;
+    char name[128];
+    snprintf(name, sizeof name, "%s %s", what, t->ops->name);
+    spmv_check_backend(t->ops, name, A, NULL, x, t->exact);
+}
+
+/* test/spmv_check.h */
 void spmv_check_backend(const struct mpcgi_spmv_ops *ops, const char *name, mpcgi_csr *A,
                         const mpcgi_options *opts, const double *x, int exact)
 {
@@ -124,16 +184,19 @@ void spmv_check_backend(const struct mpcgi_spmv_ops *ops, const char *name, mpcg
         CHECK_OK(cpu, mpcgi_host_alloc(cpu, bytes + 8, &gy));
         if (!hx || !hy || !gy) return;
         for (int64_t i = 0; i < n; i++) {
-            if (fp32) ((float *)hx)[i] = (float)x[i];
-            else ((double *)hx)[i] = x[i];
+            if (fp32)
+                ((float *)hx)[i] = (float)x[i];
+            else
+                ((double *)hx)[i] = x[i];
         }
         memset(hy, 0xff, bytes); /* NaN */
         mpcgi_spmv_plan *emu = NULL;
         CHECK_OK(cpu, mpcgi_spmv_plan_create(cpu, ops, A, both, opts, &emu));
         if (emu) CHECK_OK(cpu, mpcgi_spmv_apply(cpu, emu, prec, hx, hy));
         int64_t bad = spmv_check_reference(A, x, hy, fp32);
-        if (bad) printf("  %s %s: %lld rows off the reference\n", name, fp32 ? "fp32" : "fp64",
-                        (long long)bad);
+        if (bad)
+            printf("  %s %s: %lld rows off the reference\n", name, fp32 ? "fp32" : "fp64",
+                   (long long)bad);
         CHECK(bad == 0);
         if (gpu) {
             mpcgi_spmv_plan *plan = NULL;
@@ -145,10 +208,11 @@ void spmv_check_backend(const struct mpcgi_spmv_ops *ops, const char *name, mpcg
                 poison(dy, bytes);
                 CHECK_OK(gpu, mpcgi_spmv_apply(gpu, plan, prec, dx, dy));
                 CHECK_OK(gpu, mpcgi_device_copy(gpu, gy, dy, bytes, MPCGI_D2H));
-                int same = exact ? memcmp(gy, hy, bytes) == 0
-                                 : spmv_check_reference(A, x, gy, fp32) == 0;
-                if (!same) printf("  %s %s: GPU differs from the emulation\n", name,
-                                  fp32 ? "fp32" : "fp64");
+                int same =
+                    exact ? memcmp(gy, hy, bytes) == 0 : spmv_check_reference(A, x, gy, fp32) == 0;
+                if (!same)
+                    printf("  %s %s: GPU differs from the emulation\n", name,
+                           fp32 ? "fp32" : "fp64");
                 CHECK(same);
             }
             if (plan && !fp32 && ops->apply_dot) check_dot(A, plan, dx, x, hy);
@@ -159,4 +223,3 @@ void spmv_check_backend(const struct mpcgi_spmv_ops *ops, const char *name, mpcg
         mpcgi_host_free(hx), mpcgi_host_free(hy), mpcgi_host_free(gy);
     }
 }
-

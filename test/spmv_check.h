@@ -18,6 +18,24 @@ int spmv_check_skew_csr(mpcgi_rng *g, int64_t n, const int64_t *len, mpcgi_csr *
 /* Rows of y (fp32: float, else double) off the long double sum by more than (len + 2) eps
  * sum |a x| (the first three printed). */
 int64_t spmv_check_reference(const mpcgi_csr *A, const double *x, const void *y, int fp32);
+/* Options from "key=value" words (NULL-terminated; kv may be NULL), each set through
+ * mpcgi_options_set_text (a refused one fails the test). */
+void spmv_check_options(const char *const *kv, mpcgi_options *o);
+/* A check of one matrix A with a random x (outputs of the check's own). */
+typedef void spmv_check_fn(const char *what, mpcgi_csr *A, const double *x, void *arg);
+/* check(what, A, x, arg) on the shapes fold's layout is checked on, and the backends on that
+ * layout, each with a fresh random x: random rows with empty ones (n = 1001, not a multiple of
+ * 32); skew (n = 3001: rows far longer than 10 F at F about 3, empty rows between, rows of 1 - 3);
+ * no nonzeros (n = 77). */
+void spmv_check_fold_shapes(mpcgi_rng *g, spmv_check_fn *check, void *arg);
+/* A backend and how its GPU result must match (spmv_check_backend's exact). */
+typedef struct {
+    const struct mpcgi_spmv_ops *ops;
+    int exact;
+} spmv_check_target;
+/* An spmv_check_fn: spmv_check_backend with the default options of the target (arg) named by
+ * `what` and the backend's name. */
+void spmv_check_with_defaults(const char *what, mpcgi_csr *A, const double *x, void *arg);
 /* The backend ops with options opts on A and x, named `name` in messages: fp64 and fp32, the
  * emulation against the reference, the GPU against the emulation twice (exact: bit for bit;
  * else the GPU against the reference), and apply_dot where the backend has it (y bitwise equal

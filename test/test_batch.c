@@ -1,5 +1,5 @@
 /* test/test_batch.c: batches of small systems (core/batch.c, solver/batch_cg.c,
- * spmv/batch_spmm.c): batched CG on the CPU against one mpcg_solve per system (200 Laplacians of
+ * spmv/spmm/batch.c): batched CG on the CPU against one mpcg_solve per system (200 Laplacians of
  * 9 .. 196 rows with random diagonals, plain and Jacobi; converged, true residual as computed
  * here, x and counts as the single solves'), the members that stop alone (a negated system, b =
  * 0, a 1 x 1 system, the iteration cap), new values, the empty batch, the largest system a batch

@@ -5,10 +5,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_srcdir:=.}"
 cd "$top_srcdir" || exit 1
-# the library's sources: core, io, spmv, precond, solver without the cgsolve command (which is a
-# client)
-files=`ls core/*.[ch] core/*.cu core/*.cuh io/*.[ch] spmv/*.[ch] spmv/*.cu spmv/*.cuh \
-    precond/*.[ch] precond/*.cu solver/*.[ch] solver/*.cu 2>/dev/null | grep -v '^solver/cgsolve'`
+# the library's sources: core, io, spmv (its top and every backend's folder), precond, solver; not
+# the cgsolve command (cli/, a client of the public API)
+files=`find core io spmv precond solver -type f \( -name '*.[ch]' -o -name '*.cu' -o \
+    -name '*.cuh' \) | LC_ALL=C sort`
 fail=0
 
 # 1. getenv: only solver/options.c (MPCG_OPTIONS)
@@ -31,11 +31,11 @@ long=`awk 'FNR == 1 { start = 0 }
 if [ -n "$long" ]; then echo "FAIL: functions over 80 lines:"; echo "$long"; fail=1; fi
 
 # 4. backend names compared outside spmv/registry.c
-names=`sed -n 's/^ *\.name = "\([a-z0-9_]*\)",.*/\1/p' spmv/*.c | sort -u | tr '\n' '|' | sed 's/|$//'`
-if [ -z "$names" ]; then echo "FAIL: no backend names found in spmv/*.c"; exit 1; fi
+names=`sed -n 's/^ *\.name = "\([a-z0-9_]*\)",.*/\1/p' spmv/*/*.c | sort -u | tr '\n' '|' | sed 's/|$//'`
+if [ -z "$names" ]; then echo "FAIL: no backend names found in spmv/*/*.c"; exit 1; fi
 # ("cpu" is also a device name: it counts only beside a backend's name field)
 others=`echo "$names" | tr '|' '\n' | grep -v '^cpu$' | tr '\n' '|' | sed 's/|$//'`
-cmp=`grep -nE "strn?cmp *\\(([^;]*\"($others)\"|[^;]*name[^;]*\"cpu\")" $files solver/cgsolve*.c |
+cmp=`grep -nE "strn?cmp *\\(([^;]*\"($others)\"|[^;]*name[^;]*\"cpu\")" $files cli/*.c |
     grep -v '^spmv/registry\.c:'`
 if [ -n "$cmp" ]; then echo "FAIL: strcmp on backend names outside spmv/registry.c:"; echo "$cmp"; fail=1; fi
 

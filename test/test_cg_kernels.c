@@ -43,9 +43,10 @@ static void run_updates(upd *u, mpcgi_cg_state *h, double *xpqr)
 }
 
 /* p.q over 3 * 2^20 + 5 rows: the reduction's grid stays within the MPCGI_CG_BLOCKS partials
- * after the state (a canary after them is untouched) and the sum of small integers is exact.
- * (740014f gave core/launch.cuh a grid helper of the same name as core/cuda_reduce.cuh's, which
- * core/cg_kernels.cu took from 2^20 rows on: 3073 blocks, 2049 partials past the end.) */
+ * after the state (a canary after them is untouched) and the sum of small integers is exact: a
+ * grid helper of core/launch.cuh with the name of core/cuda_reduce.cuh's, taken by
+ * core/cg_kernels.cu from 2^20 rows on, would launch 3073 blocks and write 2049 partials past the
+ * end. */
 static void test_reduction_grid(void)
 {
     const int64_t n = 3 * ((int64_t)1 << 20) + 5;

@@ -56,7 +56,7 @@ expect 0 'result +converged \(converged: relative residual below tol\)' -- \
 expect 2 '--rhs=zeros: expected ones, random or Aones' -- --rhs=zeros "$data/nos4.mtx"
 expect 2 'give either A.mtx or --generate, not both' -- --generate=poisson2d:4 "$data/nos4.mtx"
 expect 2 '--precision=fp16: expected fp64, fp32 or mixed' -- --precision=fp16 "$data/nos4.mtx"
-# fp32 and mixed run (issue 18); mixed reaches fp64's tolerance and says its strategy
+# fp32 and mixed run; mixed reaches fp64's tolerance and says its strategy
 expect 0 'precision fp32' -- --device=cpu --precision=fp32 --precond=none --tol=1e-5 "$data/nos4.mtx"
 expect 0 'precision mixed \(reliable\)' -- --device=cpu --precision=mixed --tol=1e-10 "$data/nos4.mtx"
 expect 0 'precision mixed \(refinement\)' -- --device=cpu --precision=mixed -O mixed.strategy=refinement "$data/nos4.mtx"
@@ -168,7 +168,7 @@ expect 2 '--info describes A with the default options' -- --info -O cg.variant=h
 # -v: the CG variant that ran, and why (JSON: solver.variant, solver.variant_reason)
 expect 0 '^variant ' -- --device=cpu -v "$data/nos4.mtx"
 
-# --batch (issue 24, docs/batched.md): the small systems of a directory (its *.mtx and *.mtx.gz,
+# --batch (docs/batched.md): the small systems of a directory (its *.mtx and *.mtx.gz,
 # sorted by name; other files ignored) or of a comma-separated list, solved by batched CG
 mkdir "$tmp/batch" "$tmp/nomtx" "$tmp/batchbad"
 cp "$data/bcsstk05.mtx" "$tmp/batch/"
@@ -360,7 +360,7 @@ fi
 
 # cgsolve is a program of the public API: its objects call no internal mpcgi_ symbol and
 # include no internal header
-objs=`ls "$top_builddir"/solver/cgsolve*.o 2>/dev/null`
+objs=`ls "$top_builddir"/cli/*.o 2>/dev/null`
 if [ -n "$objs" ] && command -v nm >/dev/null; then
     internal=`nm -u $objs | grep 'mpcgi_'`
     if [ -n "$internal" ]; then
@@ -369,7 +369,7 @@ if [ -n "$objs" ] && command -v nm >/dev/null; then
         echo "ok: cgsolve's objects use public symbols only"
     fi
 fi
-if grep -nE '#include "(core|spmv|io)/' "$top_srcdir"/solver/cgsolve*.c "$top_srcdir"/solver/cgsolve.h; then
+if grep -nE '#include "(core|spmv|io|precond|solver)/' "$top_srcdir"/cli/*.[ch]; then
     echo "FAIL: cgsolve includes internal headers"; fail=1
 fi
 

@@ -1,8 +1,8 @@
-/* test/test_cgsolve_progress.c: cgsolve's progress line (solver/cgsolve_progress.c): the rate
+/* test/test_cgsolve_progress.c: cgsolve's progress line (cli/progress.c): the rate
  * over the last points, the iterations it predicts, the line's words, and at most one line an
  * interval, none before the first, erased at the end */
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "solver/cgsolve.h"
+#include "cli/cgsolve.h"
 #include "test/testutil.h"
 
 /* A relres falling by q an iteration is seen as rate q, from a point every iteration (the CPU)

@@ -11,7 +11,7 @@
 #     after a '/', so also behind ../ or in an absolute path), taken from that component on: the
 #     material next to the checkout, which a tarball or another checkout does not have;
 #   - one that starts (after any ../ or ./) with a directory of the repository and ends in .c .h
-#     .cu .cuh .md .sh .py .mk .am .ac .in or .1 (spmv/adaptive_spmv_f64.cu, docs/solver.md).
+#     .cu .cuh .md .sh .py .mk .am .ac .in or .1 (spmv/adaptive/spmv_f64.cu, docs/solver.md).
 # Each must exist relative to $top_srcdir. Runs starting with // (URLs) are skipped; so are runs
 # with wildcards or placeholders (test/test_*.c and test/test_<module>.c stop at the '*' or '<'
 # and end in no extension). Prints FILE:LINE: PATH for each path that does not exist.
@@ -57,7 +57,7 @@ function cite(f, n, t,    q) {
     q = t
     while (substr(q, 1, 3) == "../") q = substr(q, 4)
     if (substr(q, 1, 2) == "./") q = substr(q, 3)
-    if (q ~ /^(docs|spmv|core|solver|io|bench|test|include|precond|examples|man|fuzz|build-aux|m4)\/[A-Za-z0-9_.\/-]*\.(c|h|cu|cuh|md|sh|py|mk|am|ac|in|1)$/)
+    if (q ~ /^(docs|spmv|core|solver|cli|io|bench|test|include|precond|examples|man|fuzz|python|fortran|build-aux|m4)\/[A-Za-z0-9_.\/-]*\.(c|h|cu|cuh|md|sh|py|mk|am|ac|in|1)$/)
         print q "\t" f ":" n
 }
 BEGIN {

@@ -100,7 +100,7 @@ static mpcg_solver *gpu_solver(mpcg_matrix *A, const char *spmv)
 }
 
 /*
- * The adaptive backend's layout keys (spmv/adaptive.c's option table: adaptive.mode =
+ * The adaptive backend's layout keys (spmv/adaptive/adaptive.c's option table: adaptive.mode =
  * auto|uniform|split|binned|tiles, adaptive.index = auto|32), all set here so a renamed key
  * fails in one place. 0 (with a note) where this build has no such key.
  */
@@ -454,7 +454,7 @@ static void test_loop_too_wide(void)
     mpcgi_host_free(rp), mpcgi_host_free(col), mpcgi_host_free(val);
 }
 
-/* The absolute tolerance and the history in the running variant (issue 26): atol, the looser
+/* The absolute tolerance and the history in the running variant: atol, the looser
  * bound, decides and the true residual meets it; the history starts at iteration 0 with the
  * initial residual, its iterations strictly increasing to the solve's last and its times
  * monotone, and it ends with the solve's own residuals. */

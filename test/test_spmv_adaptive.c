@@ -7,7 +7,7 @@
 #include "core/cuda_check.h"
 #include "core/device.h"
 #include "core/matrix.h"
-#include "spmv/adaptive.h"
+#include "spmv/adaptive/adaptive.h"
 #include "solver/options.h"
 #include "spmv/spmv.h"
 #include "test/testutil.h"
@@ -446,7 +446,7 @@ static int make_matrix(int k, test_matrix *t)
         return shaped_csr(&g, &sh, &t->A);
     }
     if (k == 11) { /* 2^19 rows or more: setup tiles of 1024 rows, the row list allocated apart
-                      from the row pointers (spmv/adaptive_plan.h, ROWS_RESERVE) */
+                      from the row pointers (spmv/adaptive/plan.h, ROWS_RESERVE) */
         shape sh = {.n = 600000, .even = 2, .odd = 3, .row = 300001, .len = 3000, .dense = 0};
         snprintf(t->name, sizeof t->name, "random 600000 with a 3000-long row");
         return shaped_csr(&g, &sh, &t->A);
@@ -501,7 +501,7 @@ static void test_emulation(void)
             printf("test_spmv_adaptive: %s: path %d, NT %d, R %d\n", t.name, info.path, info.nt,
                    info.rows_per_group);
             if (k < 4) CHECK(info.path == MPCGI_ADAPTIVE_UNIFORM);
-            /* the tuned rule (spmv/adaptive_rules.c): NT >= mean / 2; R = 1 below 2^16 rows */
+            /* the tuned rule (spmv/adaptive/rules.c): NT >= mean / 2; R = 1 below 2^16 rows */
             if (k == 4) CHECK(info.path == MPCGI_ADAPTIVE_SPLIT && info.nt == 2);
             /* small: rows over 256 are long, in chunks of 512 */
             if (k == 4) CHECK(info.bin_rows[0] == 1 && info.long_blocks == 40);
@@ -719,7 +719,7 @@ static void check_device(test_matrix *t, int config)
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d.xf, xf, (size_t)n * 4, MPCGI_H2D));
     const unsigned both = MPCG_CAP_FP64 | MPCG_CAP_FP32;
     /* the tiles configs also with one precision: their setup keeps its sort buffers in the
-     * values' buffers of the precisions there are (spmv/adaptive_tiles_setup.c) */
+     * values' buffers of the precisions there are (spmv/adaptive/tiles_setup.c) */
     const unsigned cap_sets[3] = {both, MPCG_CAP_FP64, MPCG_CAP_FP32};
     const int sets = config >= 6 && config <= 8 ? 3 : 1;
     for (int cs = 0; cs < sets; cs++) {
@@ -914,7 +914,7 @@ static void check_staged_rule(mpcg_context *ctx)
 }
 
 /* A device plan of fewer than ROWS_RESERVE rows and at most BLOCK_NNZ nonzeros holds its arrays
- * in one allocation and frees its one scratch (spmv/adaptive_plan.h): with the plan's workspace,
+ * in one allocation and frees its one scratch (spmv/adaptive/plan.h): with the plan's workspace,
  * three device allocations a setup in every precision set, with 16-bit columns (random 10007)
  * and without (wide 40000), and two after new values where there are fp64 values (one more, a
  * temporary, where there are none). The values are checked by check_device. */

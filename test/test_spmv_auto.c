@@ -12,7 +12,7 @@
 #include "core/context.h"
 #include "core/matrix.h"
 #include "solver/options.h"
-#include "spmv/auto.h"
+#include "spmv/auto/auto.h"
 #include "testutil.h"
 
 static mpcg_context *ctx;

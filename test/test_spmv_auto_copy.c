@@ -1,4 +1,4 @@
-/* test/test_spmv_auto_copy.c: auto's one device copy of a host matrix (spmv/auto_copy.c). A plan
+/* test/test_spmv_auto_copy.c: auto's one device copy of a host matrix (spmv/auto/copy.c). A plan
  * of each GPU backend built on the attached copy and then kept (a device-built plan moved to the
  * host matrix, any other built again on it) computes what the same backend's plan built on the
  * host matrix computes, in every precision the plan holds, before and after new values (bit for
@@ -10,7 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/device.h"
-#include "spmv/auto.h"
+#include "spmv/auto/auto.h"
 #include "test/testutil.h"
 
 static mpcg_context *gpu;

@@ -14,7 +14,7 @@
 #include "core/csr_view.h"
 #include "core/device.h"
 #include "core/matrix.h"
-#include "spmv/auto.h"
+#include "spmv/auto/auto.h"
 #include "testutil.h"
 
 static mpcg_context *gpu;
@@ -96,7 +96,7 @@ static void check_trial(const char *name, const mpcg_backend_choice *c)
         CHECK(c->candidates[i].skipped ||
               c->candidates[i].score_s >= c->candidates[chosen].score_s);
     CHECK(c->trial_s > 0 && c->trial_h2d_s >= 0 && c->trial_h2d_s <= c->trial_s);
-    /* a host matrix, two candidates or more: built from one device copy (spmv/auto_copy.c) */
+    /* a host matrix, two candidates or more: built from one device copy (spmv/auto/copy.c) */
     printf("    one device copy for the candidates: %.3g s\n", c->copy_s);
     CHECK(c->copy_s > 0);
     CHECK(chosen < 0 || test_close(c->trial_cost_spmv_equivalents,

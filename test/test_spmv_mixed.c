@@ -11,7 +11,7 @@
 #include "core/cuda_check.h"
 #include "core/device.h"
 #include "solver/options.h"
-#include "spmv/cusparse_mixed.h"
+#include "spmv/cusparse/mixed.h"
 #include "spmv/spmv.h"
 #include "test/testutil.h"
 

@@ -98,7 +98,7 @@ context_destroy = _proto("mpcg_context_destroy", None, ctx_p)
 context_device_kind = _proto("mpcg_context_device_kind", c_enum, ctx_p)
 context_device_name = _proto("mpcg_context_device_name", c_char_p, ctx_p)
 context_set_stream = _proto("mpcg_context_set_stream", c_enum, ctx_p, c_void_p)
-# the auto trial's decision cache (issue 25): None where the loaded libmpcg predates it
+# the auto trial's decision cache: None where the loaded libmpcg predates it
 context_set_cache_dir = _proto_optional("mpcg_context_set_cache_dir", c_enum, ctx_p, c_char_p)
 last_error = _proto("mpcg_last_error", c_char_p, ctx_p)
 last_error_message = _proto("mpcg_last_error_message", c_size_t, ctx_p, c_void_p, c_size_t)
@@ -110,7 +110,7 @@ matrix_destroy = _proto("mpcg_matrix_destroy", None, mat_p)
 matrix_n = _proto("mpcg_matrix_n", c_int64, mat_p)
 matrix_nnz = _proto("mpcg_matrix_nnz", c_int64, mat_p)
 matrix_update_values = _proto("mpcg_matrix_update_values", c_enum, mat_p, c_void_p)
-# device CSR views (CuPy input): libmpcg 0.1.0 of issue 26 and later
+# device CSR views (CuPy input): None where the loaded libmpcg predates them
 matrix_view_device_csr = _proto_optional("mpcg_matrix_view_device_csr", c_enum, ctx_p, c_int64,
                                          c_int64, c_void_p, c_enum, c_void_p, c_void_p,
                                          POINTER(mat_p))
