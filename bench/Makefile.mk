@@ -39,7 +39,7 @@ batchbench_LDADD = libmpcgi.la $(LIBS)
 endif
 
 # adaptive_sweep: the adaptive backend's adaptive.* option keys timed on one matrix beside
-# cusparse; bench/adaptive_experiment.sh runs it with the seed-003 experiment (docs/backends.md)
+# cusparse; bench/adaptive_experiment.sh runs it with the paper's experiment (docs/backends/adaptive.md)
 if MPCG_HAVE_CUDA
 noinst_PROGRAMS += adaptive_sweep
 adaptive_sweep_SOURCES = bench/adaptive_sweep.c

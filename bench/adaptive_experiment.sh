@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/adaptive_experiment.sh: the adaptive SpMV backend on the GPU: targets, the seed-003
-# experiment shape, the binning's setup cost and the knob sweep (docs/backends.md)
+# experiment shape, the binning's setup cost and the knob sweep (docs/backends/adaptive.md)
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # usage: bench/adaptive_experiment.sh [PART...]     PART: targets seed small sweep (default all)

@@ -88,7 +88,7 @@ static const char usage_rest[] =
     "                        options above); --help-options lists the keys\n"
     "  --ooc                 with --spmv=gather on a GPU: the matrix in pinned host memory,\n"
     "                        streamed in chunks sized to the device memory (sets -O\n"
-    "                        gather.ooc=on; fp64 only; docs/backends.md); refused with a\n"
+    "                        gather.ooc=on; fp64 only; docs/backends/fold.md); refused with a\n"
     "                        backend that cannot stream, --device=cpu or no GPU\n"
     "  --device-memory-limit=BYTES\n"
     "                        cap the GPU memory mpcg may hold (suffix K, M, G or T: powers\n"

@@ -320,7 +320,7 @@ mpcg_status mpcgi_device_time_calls(mpcg_context *ctx, mpcgi_device_call fn, voi
      * graph) keep it; without the spin a call shorter than its host's launch time left the
      * device idle between calls, and the events timed the host. An event only between groups:
      * inside one the calls follow each other as a solve's do (with PDL, a kernel's start
-     * overlaps the end of the one before), docs/backends.md, "The trial" */
+     * overlaps the end of the one before), docs/backends/auto.md, "The trial" */
     const int64_t queued = (int64_t)warmup + (int64_t)groups * per_group;
     MPCG_CUDA_GOTO(ctx, st, (cudaError_t)mpcgi_device_spin(g->stream, spin_ns(queued)));
     for (int i = 0; i < warmup; i++)

@@ -8,14 +8,13 @@
 #include "core/error.h"
 
 /*
- * A cudaMemcpyAsync from pageable memory is staged by the driver through its own pinned buffer,
- * one thread copying: about 8 GB/s on the H200 machine (a setup's "H2D" in cgsolve -v: 22.7 ms
- * for fold's 176 MB on poisson3d:128), against 55 GB/s from pinned memory (spmvbench --info).
- * Here the host threads (OpenMP) copy a chunk into pinned buffer k while the DMA of the other
- * buffer runs; an event per buffer says when its last DMA has landed, so a buffer is refilled
- * only after that, in this copy or a later one. The caller's array may change as soon as the
- * call returns (every byte is in a pinned buffer or on the device by then), as with the
- * pageable copy it replaces.
+ * A cudaMemcpyAsync from pageable memory is staged by the driver through its own pinned buffer, one
+ * thread copying, several times slower than a copy from pinned memory (docs/gpu.md, "Where pointers
+ * live"). Here the host threads (OpenMP) copy a chunk into pinned buffer k while the DMA of the
+ * other buffer runs; an event per buffer says when its last DMA has landed, so a buffer is refilled
+ * only after that, in this copy or a later one. The caller's array may change as soon as the call
+ * returns (every byte is in a pinned buffer or on the device by then), as with the pageable copy it
+ * replaces.
  */
 
 /* dst[0, len) = src[0, len), with the host's threads, in pieces of 256 KiB (32 to a buffer). */

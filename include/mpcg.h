@@ -280,7 +280,7 @@ typedef struct mpcg_backend_candidate {
 #define MPCG_BACKEND_CHOICE_MAX 12
 
 /**
- * How the setup chose the SpMV backend (mpcg_solver_backend_choice; docs/backends.md, "auto").
+ * How the setup chose the SpMV backend (mpcg_solver_backend_choice; docs/backends/auto.md).
  * A plain output struct: fields are only ever added at the end, never reordered or removed.
  */
 typedef struct mpcg_backend_choice {
@@ -381,10 +381,10 @@ MPCG_API void *mpcg_context_stream(const mpcg_context *ctx);
 MPCG_API mpcg_status mpcg_context_set_device_memory_limit(mpcg_context *ctx, size_t bytes);
 
 /**
- * Where `--spmv=auto` keeps its decisions (docs/backends.md, "auto"): one small text file per
- * matrix fingerprint (n, nnz, a hash of the pattern, precision, GPU model, mpcg version), so a
- * later setup on the same pattern skips the trial. The library reads no environment variable for
- * it: cgsolve passes $XDG_CACHE_HOME/mpcg (else $HOME/.cache/mpcg); a program chooses its own.
+ * Where `--spmv=auto` keeps its decisions (docs/backends/auto.md, "The cache"): one small text
+ * file per matrix fingerprint (n, nnz, a hash of the pattern, precision, GPU model, mpcg version),
+ * so a later setup on the same pattern skips the trial. The library reads no environment variable
+ * for it: cgsolve passes $XDG_CACHE_HOME/mpcg (else $HOME/.cache/mpcg); a program chooses its own.
  * The directory is created at the first write (mode 0700). A file that cannot be read or does not
  * parse is ignored (a warning in the log and in mpcg_backend_choice.note), never an error; a
  * failed write is logged and the setup goes on. Option auto.cache=off turns it off per solver.

@@ -12,7 +12,7 @@ AC_ARG_WITH([cuda-arch],
 AC_ARG_ENABLE([lineinfo],
   [AS_HELP_STRING([--enable-lineinfo], [device code with source line tables (nvcc -lineinfo), for
                   Nsight Compute's source view; the modules CUDA loads at a kernel's first
-                  launch grow up to three times (docs/backends.md)])],
+                  launch grow up to three times (docs/backends/adaptive.md)])],
   [], [enable_lineinfo=no])
 AC_ARG_VAR([NVCC], [the CUDA compiler])
 
@@ -74,7 +74,8 @@ _MPCG_EOF
     [AC_MSG_RESULT([no]); AC_MSG_ERROR([$NVCC cannot compile a CUDA kernel for "$with_cuda_arch" (see config.log)])])
 
   dnl Uncompressed fatbins: CUDA loads a module at the first launch of one of its kernels, and a
-  dnl compressed one is decompressed there first (docs/backends.md, "The first plan of a process")
+  dnl compressed one is decompressed there first (docs/backends/adaptive.md, "The first plan of a
+  dnl process")
   AC_MSG_CHECKING([whether $NVCC takes --no-compress])
   AS_IF([$NVCC -std=c++17 --no-compress $CUDA_GENCODE -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
     [AC_MSG_RESULT([yes]); CUDA_CODEFLAGS="--no-compress"],

@@ -54,7 +54,7 @@ static __global__ void blocks_kernel(int64_t n, int64_t nblocks,
 
 /* One thread per block b: z_b = L_b^-T L_b^-1 r_b, forward then backward substitution in z, in
  * the host's order (precond/bjacobi.c). A thread walks its block's nb^2 / 2 factor entries
- * alone, strided by nb^2 from its neighbour's: the measured alternative to the inverses. */
+ * alone, strided by nb^2 from its neighbour's, rather than applying stored inverses. */
 static __global__ void cholesky_kernel(int64_t nblocks, const int64_t *__restrict__ bstart,
                                        const int64_t *__restrict__ boff,
                                        const double *__restrict__ fac,

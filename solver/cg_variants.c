@@ -56,7 +56,7 @@ static const mpcgi_cg_variant *const variants[] = {
  * Whether auto may take the single-reduction loop: not in a mixed solve. Its recurrences for p.A p
  * and A p drift further in fp32 than CG's own, and a solve to fp64 accuracy runs its fp32
  * iterations through every reliable update: in fp32 it takes more iterations than the launched
- * kernels' recurrences and can break down into the fp64 finish (docs/precision.md). The
+ * kernels' recurrences and can break down into the fp64 finish (docs/solver.md, "Precision"). The
  * two-barrier loop has the launched kernels' recurrences. cg.variant=persistent-single still
  * runs it.
  */

@@ -32,7 +32,7 @@ mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, const double *x, doubl
  * z = M^-1 r in V's type and rz = r.z; the reason when r.z says M is not SPD (NONE otherwise).
  * The preconditioner works in fp64: an fp32 iteration (fp32 solves, and mixed solves between
  * their fp64 head and finish) promotes r to pc_r, applies M there and demotes z to zw, and takes
- * r.z in fp64 (docs/preconditioners.md, "Precision").
+ * r.z in fp64 (docs/preconditioners.md, "PCG in the solver").
  */
 static mpcg_status precondition(mpcg_solver *s, void **zv, double *rz, mpcg_reason *reason)
 {

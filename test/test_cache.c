@@ -70,7 +70,7 @@ static void test_pattern_hash(void)
 }
 
 /* The full hash of 64 slices does not depend on the thread count; its cost on a large pattern,
- * printed (docs/backends.md quotes it). */
+ * printed (docs/backends/auto.md quotes it). */
 static void test_pattern_hash_threads(void)
 {
     mpcg_matrix *M = NULL;

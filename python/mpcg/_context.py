@@ -8,8 +8,8 @@ milliseconds on a GPU; cg() therefore keeps one per device string and thread, cr
 first call and reused by the later ones (they live until the process ends). A Solver owns its
 own.
 
-Every context gets the directory of ``--spmv=auto``'s decision cache (docs/backends.md,
-"auto"), the one cgsolve uses: ``$XDG_CACHE_HOME/mpcg``, else ``~/.cache/mpcg``; so a matrix
+Every context gets the directory of ``--spmv=auto``'s decision cache (docs/backends/auto.md,
+"The cache"), the one cgsolve uses: ``$XDG_CACHE_HOME/mpcg``, else ``~/.cache/mpcg``; so a matrix
 pattern timed once (by cgsolve or Python) is not timed again. ``cache_dir=""`` turns it off.
 """
 import ctypes

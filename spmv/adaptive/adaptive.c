@@ -1,4 +1,5 @@
-/* spmv/adaptive/adaptive.c: the adaptive backend's ops table: CSR-vector with NT threads per row, binning */
+/* spmv/adaptive/adaptive.c: the adaptive backend's ops table: CSR-vector with NT threads per row,
+ * binning */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
 #include <string.h>
@@ -14,11 +15,10 @@
 #include "spmv/spmv.h"
 
 /*
- * The plan (spmv/adaptive/plan.h) is built by analyze: the knobs from the options
- * (adaptive_rules.c), then on a CPU context the binning and the layout on the host
- * (adaptive_binning.c, adaptive_tiles_setup.c); on a GPU context only a provisional layout, the
- * binning runs at upload on the device. The kernels are in adaptive_spmv.cuh (SpMV),
- * adaptive_setup.cu (binning) and adaptive_tiles.cu (the tiles' setup).
+ * The plan (spmv/adaptive/plan.h) is built by analyze: the knobs from the options (rules.c),
+ * then on a CPU context the binning and the layout on the host (binning.c, tiles_setup.c); on a
+ * GPU context only a provisional layout, the binning runs at upload on the device. The kernels
+ * are in spmv.cuh (SpMV), setup.cu (binning) and tiles.cu (the tiles' setup).
  */
 
 static void adaptive_destroy(mpcg_context *ctx, void *impl)
@@ -215,8 +215,8 @@ done:
     mpcgi_device_free(ctx, scratch);
     if (st != MPCG_SUCCESS) return st;
     /* the dot's grid: one block per virtual block like apply (a grid-stride loop over a wave
-     * of resident blocks ran slower: docs/backends.md), at most DOT_GRID_MAX; fixed per plan,
-     * so the dot's order is too */
+     * of resident blocks is slower: docs/backends/adaptive.md, "`apply_dot` (fused SpMV + dot,
+     * fp64)"), at most DOT_GRID_MAX; fixed per plan, so the dot's order is too */
     L->dot_grid = L->path == MPCGI_ADAPTIVE_TILES ? L->tiles /* a partial per warp of each */
                   : L->staged_rows > 0 ? (int)(L->vblocks < 1 ? 1 : L->vblocks) /* a block a tile */
                   : p->par.dot_grid                   ? p->par.dot_grid

@@ -8,16 +8,16 @@
 #include "spmv/spmm/spmm.h"
 
 /*
- * The SpMM kernel (spmv/spmm/spmm.cu) walks plain CSR: int64 row pointers, int32 columns, the values
- * in CSR order. A device plan holds int32 row pointers and, where every |col - row| fits,
+ * The SpMM kernel (spmv/spmm/spmm.cu) walks plain CSR: int64 row pointers, int32 columns, the
+ * values in CSR order. A device plan holds int32 row pointers and, where every |col - row| fits,
  * 16-bit column offsets in place of the columns; the first block product adds what the kernel
- * needs: the int64 row pointers (8 (n + 1) bytes) and, with 16-bit offsets, the int32 columns
- * (4 nnz bytes), uploaded from the plan's matrix in device memory counted like the rest of the
- * plan (the memory limit, the INFO log). Made there, not at upload: most plans never run a
- * block product, and on poisson3d:128 the two arrays were 75 MB and two allocations and copies
- * of every adaptive setup (docs/block.md). The values are the plan's own (val64; val32, which is
- * hi with the mixed storage), refreshed with them. The CPU plan (apply_block_host) emulates the
- * kernel's sums on the matrix's arrays.
+ * needs: the int64 row pointers (8 (n + 1) bytes) and, with 16-bit offsets, the int32 columns (4
+ * nnz bytes), uploaded from the plan's matrix in device memory counted like the rest of the plan
+ * (the memory limit, the INFO log). Made there, not at upload: most plans never run a block
+ * product, and on poisson3d:128 the two arrays are 75 MB, two allocations and copies that every
+ * adaptive setup would otherwise make (docs/block.md). The values are the plan's own (val64; val32,
+ * which is hi with the mixed storage), refreshed with them. The CPU plan (apply_block_host)
+ * emulates the kernel's sums on the matrix's arrays.
  */
 
 /* The block product's CSR, once per plan; on failure nothing of it is kept. */

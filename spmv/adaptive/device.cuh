@@ -29,8 +29,8 @@
  * Where the x of an SpMV comes from. The row sums read x_j as src(j); the fused dot reads x_i of
  * its own row once the row is summed and hands it back with src.keep(i, x_i); src.start() runs
  * once per kernel, before any of it. Both sources read through the read-only path: nothing they
- * read is written while the kernel runs. (Prefetching x_i into L1 before the row sum made the
- * fused dot slower: docs/backends.md.)
+ * read is written while the kernel runs. (Prefetching x_i into L1 before the row sum makes the
+ * fused dot slower: docs/backends/adaptive.md, "`apply_dot` (fused SpMV + dot, fp64)".)
  */
 
 template <typename T> struct mpcgi_src_x { /* x itself */
@@ -171,7 +171,7 @@ vblock_rows(const mpcgi_adaptive_launch &L, int64_t first, int64_t count, const 
     }
     /* Streaming loads only for groups of 8 lanes or more: narrower groups read each row's
      * entries over several loads, and the lines must stay in L1 in between (one lane per row
-     * streamed ran at a fraction of the cached rate: docs/backends.md) */
+     * streamed runs at a fraction of the cached rate: docs/backends/adaptive.md, "Paths") */
     rows_sum<NT, R, STREAM && NT >= 8>(row, start, len, lane,
                                        mpcgi_cols<C16>{L.col_idx, L.col16}, val, src, sum);
     if (lane == 0)

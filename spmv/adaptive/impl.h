@@ -20,7 +20,8 @@ static EMU_T EMU(butterfly)(EMU_T *a, int nt)
     return a[0];
 }
 
-/* the row sums of spmv/adaptive/device.cuh: nt lanes stride over [start, end), then the butterfly. */
+/* the row sums of spmv/adaptive/device.cuh: nt lanes stride over [start, end), then the butterfly.
+ * */
 static EMU_T EMU(row_sum)(const int32_t *col, EMU_VALS val, const EMU_T *x, int64_t start,
                           int64_t end, int nt)
 {
@@ -54,8 +55,8 @@ static EMU_T EMU(chunk_sum)(const int32_t *col, EMU_VALS val, const EMU_T *x, in
     return p;
 }
 
-/* y = A x as the device computes it with layout L (the plan's, or mpcgi_adaptive_fp32_launch's); part: the
- * plan's long_blocks chunk partials. */
+/* y = A x as the device computes it with layout L (the plan's, or mpcgi_adaptive_fp32_launch's);
+ * part: the plan's long_blocks chunk partials. */
 static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L, EMU_VALS val,
                          const EMU_T *x, EMU_T *y, EMU_T *part)
 {
@@ -92,8 +93,8 @@ static void EMU(emulate)(const adaptive_plan *p, const mpcgi_adaptive_launch *L,
     }
 }
 
-/* y = A x as the tiles kernel computes it (tile_kernel of spmv/adaptive/spmv.cuh): per tile, y of the
- * tile from 0, its long rows (row_sum with 32 lanes, or chunk_sum over the whole row with the
+/* y = A x as the tiles kernel computes it (tile_kernel of spmv/adaptive/spmv.cuh): per tile, y of
+ * the tile from 0, its long rows (row_sum with 32 lanes, or chunk_sum over the whole row with the
  * block beyond TILE_BLOCK_ROW), then its slots in order (a row's entries in round order). */
 #ifndef EMU_NO_TILES
 static mpcg_status EMU(emulate_tiles)(mpcg_context *ctx, const adaptive_plan *p, EMU_VALS val,

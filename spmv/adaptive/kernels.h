@@ -12,10 +12,11 @@ extern "C" {
 
 /*
  * Kernels of spmv/adaptive/spmv.cuh (SpMV), spmv/adaptive/setup.cu (binning) and
- * spmv/adaptive/tiles.cu (the tiles' setup). `stream` is the context's cudaStream_t; every launcher queues its
- * kernels, never synchronises and returns cudaGetLastError() (callers wrap it in MPCG_LAUNCH).
- * The layout and the row-to-thread mapping are described in spmv/adaptive/plan.h; the CPU
- * emulation (spmv/adaptive/emulate.c) reproduces the arithmetic of these kernels operation by operation.
+ * spmv/adaptive/tiles.cu (the tiles' setup). `stream` is the context's cudaStream_t; every launcher
+ * queues its kernels, never synchronises and returns cudaGetLastError() (callers wrap it in
+ * MPCG_LAUNCH). The layout and the row-to-thread mapping are described in spmv/adaptive/plan.h; the
+ * CPU emulation (spmv/adaptive/emulate.c) reproduces the arithmetic of these kernels operation by
+ * operation.
  */
 
 /* Bins in the order of the row list and of the virtual blocks: long rows first, then the short
@@ -85,7 +86,7 @@ static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_chunks(int64_t len, mpcgi
 }
 
 /* The paths of a plan (spmv/adaptive/rules.c says which is taken). */
-#define MPCGI_ADAPTIVE_UNIFORM 0 /* the seed's kernel: one NT for every row */
+#define MPCGI_ADAPTIVE_UNIFORM 0 /* one NT for every row (Mukunoki and Takahashi's kernel) */
 #define MPCGI_ADAPTIVE_SPLIT 1   /* long rows in chunks, every other row with one NT */
 #define MPCGI_ADAPTIVE_BINNED 2  /* long rows in chunks, the others binned by length */
 #define MPCGI_ADAPTIVE_TILES 3   /* row tiles walked in column order (gather-bound matrices) */
@@ -93,7 +94,8 @@ static inline MPCGI_ADAPTIVE_HD int64_t mpcgi_adaptive_chunks(int64_t len, mpcgi
 /* The uniform path staged (staged_rows > 0): a block of STAGED_BLOCK threads copies the values
  * and columns of a tile of rows to shared memory, STAGED_PER_THREAD entries per thread, then
  * sums each row from there with one thread (NT = 1). The block is a compile-time constant: with
- * blockDim.x the eight loads' addresses took registers of their own (docs/backends.md). */
+ * blockDim.x the eight loads' addresses take registers of their own (docs/backends/adaptive.md,
+ * "The staged uniform path"). */
 #define MPCGI_ADAPTIVE_STAGED_BLOCK 128
 #define MPCGI_ADAPTIVE_STAGED_PER_THREAD 8
 #define MPCGI_ADAPTIVE_STAGED_CAP (MPCGI_ADAPTIVE_STAGED_PER_THREAD * MPCGI_ADAPTIVE_STAGED_BLOCK)

@@ -12,26 +12,26 @@
 #include "spmv/adaptive/kernels.h"
 
 /*
- * Seed 003 (Mukunoki & Takahashi): a group of NT lanes per row, NT the power of two >= the mean
- * row length capped at 32, the lanes striding over the row and reduced by a __shfl_xor_sync
- * butterfly. Beyond the seed, a group sums R rows at once (more loads in flight), and rows of
- * very different lengths are binned. Long rows (> long_min nonzeros) are cut into chunks of
- * `chunk` nonzeros, one block each, the chunk sums added in order by the block that finishes
- * last. Four paths, one launch each (adaptive_rules.c decides):
- *   - uniform (the seed's kernel, no indirection): one NT for every row; taken when the longest
+ * The adaptive CRS method of Mukunoki and Takahashi: a group of NT lanes per row, NT the power
+ * of two >= the mean row length capped at 32, the lanes striding over the row and reduced by a
+ * __shfl_xor_sync butterfly. Beyond the paper, a group sums R rows at once (more loads in
+ * flight), and rows of very different lengths are binned. Long rows (> long_min nonzeros) are
+ * cut into chunks of `chunk` nonzeros, one block each, the chunk sums added in order by the
+ * block that finishes last. Four paths, one launch each (rules.c decides):
+ *   - uniform (the paper's kernel, no indirection): one NT for every row; taken when the longest
  *     row is at most max_ratio times the mean and at most long_min; staged (L.staged_rows > 0)
- *     where adaptive.mode=staged or the tuned rule asks (adaptive_rules.c, want_staged): tiles
- *     of rows copied to shared memory by the block, then NT = 1 from there;
+ *     where adaptive.mode=staged or the tuned rule asks (rules.c, want_staged): tiles of rows
+ *     copied to shared memory by the block, then NT = 1 from there;
  *   - split: the long rows' chunks, then every other row in row order with one NT;
  *   - binned: the long rows' chunks, then bins of short rows with NT = 32, 16, ..., 1 (the
  *     smallest NT with NT * passes >= the row length), through a row list;
  *   - tiles: row tiles walked in column order, for gather-bound (wide) matrices
- *     (adaptive_tiles_setup.c).
+ *     (tiles_setup.c).
  * The row list (rows grouped by bin, ascending within a bin; split and tiles: the long rows) and
- * the long rows' chunk offsets are built on the GPU at upload (adaptive_binning.c: count per
- * tile, scan, scatter); a CPU plan builds the same arrays on the host, and apply_host emulates
- * the kernels' arithmetic operation by operation (adaptive_emulate.c). Tuning knobs are the
- * adaptive.* option keys read at analyze (docs/backends.md).
+ * the long rows' chunk offsets are built on the GPU at upload (binning.c: count per tile, scan,
+ * scatter); a CPU plan builds the same arrays on the host, and apply_host emulates the kernels'
+ * arithmetic operation by operation (emulate.c). Tuning knobs are the adaptive.* option keys
+ * read at analyze (docs/backends/adaptive.md, "Options (`adaptive.*` keys, read at analyze)").
  */
 
 typedef enum { RULE_TUNED, RULE_SEED } adaptive_rule;
@@ -40,10 +40,10 @@ typedef enum {
     MODE_AUTO, MODE_UNIFORM, MODE_SPLIT, MODE_BINNED, MODE_TILES, MODE_STAGED
 } adaptive_mode;
 
-/* The tiles path's defaults and limits (adaptive_rules.c, adaptive_tiles_setup.c): rows per
- * tile at most (y of a tile in shared memory, 160 KiB in fp64; the L1 keeps the rest of the
- * SM's 256 KiB for the loads in flight), the long rows' threshold, and the tiles in multiples
- * of the SMs (CPU plans: of DEFAULT_TILE_WAVE, the H100's and H200's 132). */
+/* The tiles path's defaults and limits (rules.c, tiles_setup.c): rows per tile at most (y of a
+ * tile in shared memory, 160 KiB in fp64; the L1 keeps the rest of the SM's 256 KiB for the
+ * loads in flight), the long rows' threshold, and the tiles in multiples of the SMs (CPU plans:
+ * of DEFAULT_TILE_WAVE, the H100's and H200's 132). */
 #define DEFAULT_TILE_ROWS 20480
 #define MAX_TILE_ROWS 28672
 #define TILE_LONG_MIN 16
@@ -53,15 +53,15 @@ typedef enum {
 /* Below this many rows a device plan allocates room for its row list (every row and a chunk
  * offset per long row: at most 2 n + 1 entries, 4 MiB) with the row pointers, used or not: the
  * binning then allocates nothing between the count and the scatter (a cudaMalloc costs more
- * than one SpMV of such a matrix: docs/backends.md). */
+ * than one SpMV of such a matrix: docs/backends/adaptive.md, "Setup on the GPU"). */
 #define ROWS_RESERVE ((int64_t)1 << 19)
 
 /* A device plan of fewer than ROWS_RESERVE rows and at most this many nonzeros is one allocation
  * (adaptive_dev.block): its row pointers with the row list's room, the counters' room (a long
  * row at most per row), the 32-bit columns, the 16-bit columns' room and the values, used or
- * not (at most 4 bytes a nonzero and 4 a row more than the plan's arrays). A cudaMalloc and a
- * cudaFree cost 30 - 60 us each on the H200 machine, 5 - 10 SpMVs of such a matrix; the plan's
- * own allocations were most of its setup (docs/backends.md). */
+ * not (at most 4 bytes a nonzero and 4 a row more than the plan's arrays). A cudaMalloc or a
+ * cudaFree costs several SpMVs of such a matrix, and one allocation per array would be most of
+ * the plan's setup (docs/backends/adaptive.md, "Setup on the GPU"). */
 #define BLOCK_NNZ ((int64_t)1 << 22)
 
 /* The most blocks of the dot (adaptive.dot_grid, and its default). */
@@ -150,7 +150,7 @@ typedef struct adaptive_plan {
     adaptive_times ms;
 } adaptive_plan;
 
-/* adaptive_rules.c (and mpcgi_adaptive_options, spmv/adaptive/adaptive.h) */
+/* rules.c (and mpcgi_adaptive_options, spmv/adaptive/adaptive.h) */
 /* The knobs from opts (NULL: defaults); the chunk-and-block check fails here, naming both keys. */
 mpcg_status mpcgi_adaptive_params(const mpcg_context *ctx, const mpcgi_options *opts,
                                   int64_t nnz, adaptive_params *par);
@@ -167,12 +167,12 @@ size_t mpcgi_adaptive_bytes_matrix(const adaptive_plan *p);
 /* The same of its fp32 SpMV (the fp32 values, hi); 0 without them. */
 size_t mpcgi_adaptive_bytes_matrix32(const adaptive_plan *p);
 
-/* adaptive_binning.c */
+/* binning.c */
 mpcg_status mpcgi_adaptive_host_binning(mpcg_context *ctx, adaptive_plan *p);
 size_t mpcgi_adaptive_binning_bytes(int64_t n);
 mpcg_status mpcgi_adaptive_device_binning(mpcg_context *ctx, adaptive_plan *p, void *scratch);
 
-/* adaptive_tiles_setup.c */
+/* tiles_setup.c */
 mpcg_status mpcgi_adaptive_tiling_start(mpcg_context *ctx, adaptive_plan *p, int sms);
 mpcg_status mpcgi_adaptive_tiling_host(mpcg_context *ctx, adaptive_plan *p);
 mpcg_status mpcgi_adaptive_tiling_device(mpcg_context *ctx, adaptive_plan *p);
@@ -181,7 +181,7 @@ mpcg_status mpcgi_adaptive_tiling_device(mpcg_context *ctx, adaptive_plan *p);
  * path has no mixed instances). */
 mpcg_status mpcgi_adaptive_mixed_supported(mpcg_context *ctx, const adaptive_plan *p);
 
-/* adaptive_block.c: the block product (SpMM, spmv/spmm/spmm.h) on the plan's CSR */
+/* block.c: the block product (SpMM, spmv/spmm/spmm.h) on the plan's CSR */
 /* Y = A X; the first call adds the int64 row pointers and, where the SpMV reads 16-bit offsets,
  * int32 columns. */
 mpcg_status mpcgi_adaptive_apply_block(mpcg_context *ctx, void *impl, mpcg_precision prec, int s,
@@ -189,7 +189,7 @@ mpcg_status mpcgi_adaptive_apply_block(mpcg_context *ctx, void *impl, mpcg_preci
 mpcg_status mpcgi_adaptive_apply_block_host(mpcg_context *ctx, void *impl, mpcg_precision prec,
                                             int s, const void *X, void *Y);
 
-/* adaptive_emulate.c: y = A x as the kernels compute it (host vectors of precision prec). */
+/* emulate.c: y = A x as the kernels compute it (host vectors of precision prec). */
 mpcg_status mpcgi_adaptive_emulate(mpcg_context *ctx, const adaptive_plan *p, mpcg_precision prec,
                                    const void *x, void *y);
 

@@ -17,7 +17,8 @@
 #define SMALL_CHUNK 512
 #define DEFAULT_SPLIT_PCT 90
 /* the tuned rule's split-or-binned test (choose_path): a round of a group's loop (loads, then
- * dependent gathers) and the device's streaming rate, both rough figures of the H100 */
+ * dependent gathers) and the device's streaming rate, both rough figures of an H100 (model
+ * parameters, docs/backends/adaptive.md, "Paths") */
 #define TAIL_NS_PER_ROUND 500.0
 #define TAIL_BYTES_PER_NS 3000.0
 /* The tuned rule takes the tiles path on wide plans of at least TILE_MIN_NNZ nonzeros whose
@@ -54,7 +55,8 @@ static const char *const indices[] = {"auto", "32", NULL};
      .help = h}
 #define AUTO MPCGI_OPTION_AUTO
 
-/* In the order of the K_* indices. docs/backends.md says which are for experiments only. */
+/* In the order of the K_* indices. docs/backends/adaptive.md, "Options (`adaptive.*` keys, read
+ * at analyze)", says which serve users and which compare alternatives. */
 static const mpcgi_option_key keys[K_COUNT] = {
     WORD("adaptive.mode", modes,
          "the path; staged: uniform with each block's rows copied to shared memory first, a "
@@ -143,9 +145,10 @@ mpcg_status mpcgi_adaptive_params(const mpcg_context *ctx, const mpcgi_options *
 
 /* ---------------------------------------------------------------- rules */
 
-/* NT for rows of nnz / n nonzeros on average. The seed's rule: the smallest power of two
- * NT >= the mean, at most 32. The tuned rule (the default; from the sweeps of docs/backends.md):
- * the smallest power of two NT >= mean / 2, at most 32 (about two entries per lane and row). */
+/* NT for rows of nnz / n nonzeros on average. The seed rule (the paper's): the smallest power of
+ * two NT >= the mean, at most 32. The tuned rule (the default; docs/backends/adaptive.md, "The
+ * tuned rule (default)"): the smallest power of two NT >= mean / 2, at most 32 (about two
+ * entries per lane and row). */
 static int rule_nt(const adaptive_params *par, int64_t n, int64_t nnz)
 {
     if (par->nt) return par->nt;
@@ -160,8 +163,8 @@ static int rule_nt(const adaptive_params *par, int64_t n, int64_t nnz)
  * matrices of 2^16 rows or more that are not wide (more loads in flight per lane), else 1. Small
  * matrices need the blocks more than the loads in flight. Wide plans (some |col - row| above
  * both INT16_MAX and n / 4: permuted or random matrices, not stencils, whose longest offset N^2
- * is far below n / 4) are limited by L2, where fewer rows per group ran faster
- * (docs/backends.md, "R, rows per group"). */
+ * is far below n / 4) are limited by L2, where fewer rows per group run faster
+ * (docs/backends/adaptive.md, "The tuned rule (default)"). */
 static int rows_per_group(const adaptive_params *par, int64_t n, int nt, int wide)
 {
     if (par->rows) return par->rows;
@@ -170,8 +173,8 @@ static int rows_per_group(const adaptive_params *par, int64_t n, int nt, int wid
 }
 
 /* Whether a plan takes the tiles path: asked for, or by the tuned rule on wide plans (random
- * gathers, where the tiles ran faster than split: docs/backends.md) of TILE_MIN_NNZ nonzeros or
- * more whose longest row is at most TILE_MAX_LEN. */
+ * gathers, where the tiles run faster than split: docs/backends/adaptive.md, "The tiles path")
+ * of TILE_MIN_NNZ nonzeros or more whose longest row is at most TILE_MAX_LEN. */
 int mpcgi_adaptive_want_tiles(const adaptive_plan *p, int64_t max_len)
 {
     const adaptive_params *par = &p->par;
@@ -185,7 +188,8 @@ int mpcgi_adaptive_want_tiles(const adaptive_plan *p, int64_t max_len)
  * longest short row takes len / (2 NT) rounds of one group (about TAIL_NS_PER_ROUND each; the
  * first of them every group takes) while the whole SpMV takes about its bytes /
  * TAIL_BYTES_PER_NS; split while the tail is at most a quarter of that. One group of a few lanes
- * on a row of a thousand entries outlasts the rest of a small SpMV (docs/backends.md). */
+ * on a row of a thousand entries outlasts the rest of a small SpMV (docs/backends/adaptive.md,
+ * "Paths"). */
 static int tuned_split(const adaptive_params *par, int64_t n, int64_t nnz, const int64_t *counts,
                        int64_t max_len, int nt)
 {
@@ -200,7 +204,7 @@ static int tuned_split(const adaptive_params *par, int64_t n, int64_t nnz, const
     return tail_ns <= 0.25 * spmv_ns;
 }
 
-/* The path (the rule of docs/backends.md). counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
+/* The path (docs/backends/adaptive.md, "Paths"). counts: MPCGI_ADAPTIVE_QUANTITIES totals. */
 static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const int64_t *counts,
                        int64_t max_len, int *nt)
 {
@@ -230,8 +234,8 @@ static int choose_path(const adaptive_params *par, int64_t n, int64_t nnz, const
 /* Whether a uniform plan stages its tiles: asked for, or by the tuned rule (NT, R, the block and
  * the grids not set) on plans that are not wide, of STAGED_MIN_N rows or more, STAGED_MIN_MEAN
  * entries a row or more on average, the longest row at most STAGED_MAX_SPREAD times the mean and
- * at least STAGED_MIN_ROWS rows a tile: where it was measured faster than NT lanes a row (the
- * 27-point stencils; not the 7-point ones: docs/backends.md, "The staged uniform path"). */
+ * at least STAGED_MIN_ROWS rows a tile: where it runs faster than NT lanes a row (the 27-point
+ * stencils; not the 7-point ones: docs/backends/adaptive.md, "The staged uniform path"). */
 static int want_staged(const adaptive_plan *p, int64_t max_len)
 {
     const adaptive_params *par = &p->par;
@@ -257,7 +261,8 @@ static int64_t group_vblocks(const mpcgi_adaptive_launch *L, int64_t rows, int n
  * The fp32 SpMV's layout, derived from L: the same, but on the uniform path of the tuned rule,
  * where the plan is not wide and NT is not set by the option, half the lanes per row (NT / 2):
  * with half the bytes per entry, fp32 needs more entries per lane to keep as many bytes in
- * flight (on the permuted, wide, replicas halving was slower: docs/backends.md).
+ * flight (on the permuted, wide, replicas halving is slower: docs/backends/adaptive.md, "The
+ * tuned rule (default)").
  */
 void mpcgi_adaptive_fp32_launch(const adaptive_plan *p, mpcgi_adaptive_launch *out)
 {

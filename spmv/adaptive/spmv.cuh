@@ -1,15 +1,16 @@
 /* spmv/adaptive/spmv.cuh: the adaptive backend's SpMV kernels, CSR-vector with NT threads per row
- * (seed 003), and the tiles path's SpMV; instantiated by one file per launcher */
+ * (Mukunoki and Takahashi's adaptive CRS), and the tiles path's SpMV; instantiated by one file
+ * per launcher */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_ADAPTIVE_SPMV_CUH
 #define MPCG_SPMV_ADAPTIVE_SPMV_CUH
 
 /*
  * spmv<DOT, T> below picks one of the plan's template instances (NT, R, loads, column width,
- * path). Each launcher instantiates it in a file of its own (adaptive_spmv_f64.cu,
- * adaptive_spmv_f32.cu, adaptive_spmv_dot_f64.cu), so each is a module of its own: CUDA loads a
- * module at the first launch of one of its kernels, and an fp64 solve never loads the fp32
- * instances (docs/backends.md, "The first plan of a process").
+ * path). Each launcher instantiates it in a file of its own (spmv_f64.cu, spmv_f32.cu,
+ * spmv_dot_f64.cu, spmv_mixed.cu), so each is a module of its own: CUDA loads a module at the
+ * first launch of one of its kernels, and an fp64 solve never loads the fp32 instances
+ * (docs/backends/adaptive.md, "The first plan of a process").
  */
 #include <climits>
 #include <type_traits>
@@ -23,9 +24,9 @@
 #define DOT_THREADS 1024
 #define DOT_CHUNK MPCGI_ADAPTIVE_DOT_CHUNK
 /* Blocks of MPCGI_ADAPTIVE_MAX_BLOCK threads an SM must hold: 2, i.e. at most 32 registers, the
- * full 2048 threads per SM. Without it the fused dot (R = 2) took more registers, fewer blocks
- * per SM, and ran slower than the SpMV alone (docs/backends.md); R = 4 keeps its registers (32
- * would spill). */
+ * full 2048 threads per SM. Without it the fused dot (R = 2) takes more registers, fewer blocks
+ * per SM, and runs slower than the SpMV alone (docs/backends/adaptive.md, "`apply_dot` (fused
+ * SpMV + dot, fp64)"); R = 4 keeps its registers (32 would spill). */
 #define MIN_BLOCKS (2048 / MPCGI_ADAPTIVE_MAX_BLOCK)
 
 /* Virtual block v < long_blocks: one chunk of a long row. part: the chunk partials (ws);
@@ -83,7 +84,8 @@ static __device__ void long_chunk(const mpcgi_adaptive_launch &L, int64_t v, V v
  * dot_reduce_kernel, launched after, adds them. Per warp, not per block: a block-wide sum at the
  * end of every virtual block (two barriers; virtual blocks of 128 threads live a few
  * microseconds), or the last block finishing the sum (a fence and an atomic counter per block),
- * made the fused SpMV + dot markedly slower than the SpMV alone (docs/backends.md). */
+ * makes the fused SpMV + dot markedly slower than the SpMV alone (docs/backends/adaptive.md,
+ * "`apply_dot` (fused SpMV + dot, fp64)"). */
 static __device__ void warp_partial(const mpcgi_adaptive_launch &L, double *ws, double dacc)
 {
     const int warps = mpcgi_adaptive_dot_warps(&L), w = (int)threadIdx.x / 32;
@@ -99,8 +101,8 @@ static __device__ void warp_partial(const mpcgi_adaptive_launch &L, double *ws, 
  * last (an integer counter, after a fence) adds the block sums (a few per thread, in order) and
  * the long rows' terms the same way. The split depends on `parts` alone, so the order is
  * fixed. One partial per thread and tree sums because the reduction is latency-bound: many
- * partials per block and a serial sum of the warp sums took a visible share of the CG iteration
- * (docs/backends.md). */
+ * partials per block and a serial sum of the warp sums take a visible share of the CG iteration
+ * (docs/backends/adaptive.md, "`apply_dot` (fused SpMV + dot, fp64)"). */
 static __device__ double dot_sum(const double *part, int64_t lo, int64_t hi, const double *more,
                                  int n_more, double *sh)
 {
@@ -178,7 +180,7 @@ static __device__ __forceinline__ void binned_vblock(const mpcgi_adaptive_launch
 }
 
 /* The one SpMV kernel. Virtual blocks [0, long_blocks) are long-row chunks; the others hold
- * rows: with NT > 0 consecutive rows, NT lanes each (the seed's kernel: the uniform and split
+ * rows: with NT > 0 consecutive rows, NT lanes each (the paper's kernel: the uniform and split
  * paths), with NT = 0 the bins of the row list (binned path). Blocks stride over the virtual
  * blocks. x comes from src (spmv/adaptive/device.cuh). */
 template <int NT, int R, bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
@@ -214,11 +216,11 @@ static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_MAX_BLOCK, R < 4 ? MIN_B
  * uniform path's sum with NT = 1 (what the emulation computes for it). The copy puts a whole
  * tile's loads in flight at once, where a group of NT lanes a row has two strides of one row's
  * entries in flight. One tile per block, straight code: the same work inside a loop over
- * tiles, even a loop of one trip, ran markedly slower (docs/backends.md, "The staged uniform
- * path"), so apply and apply_dot launch a block per tile (vblocks) and the path takes no
+ * tiles, even a loop of one trip, runs markedly slower (docs/backends/adaptive.md, "The staged
+ * uniform path"), so apply and apply_dot launch a block per tile (vblocks) and the path takes no
  * adaptive.grid or adaptive.dot_grid. At most 40 registers with or without the dot: 12 blocks an
  * SM. The dot writes a partial for each warp that can hold rows of a tile
- * (mpcgi_adaptive_dot_warps), not four a block (docs/backends.md).
+ * (mpcgi_adaptive_dot_warps), not one for every warp of the block.
  */
 template <bool STREAM, bool DOT, bool C16, typename T, typename S, typename V>
 static __global__ void __launch_bounds__(MPCGI_ADAPTIVE_STAGED_BLOCK, 12)

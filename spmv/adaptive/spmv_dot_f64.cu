@@ -1,4 +1,5 @@
-/* spmv/adaptive/spmv_dot_f64.cu: the adaptive SpMV's instances for y = A x and x.y in fp64 (apply_dot) (a module of its own) */
+/* spmv/adaptive/spmv_dot_f64.cu: the adaptive SpMV's instances for y = A x and x.y in fp64
+ * (apply_dot) (a module of its own) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "spmv/adaptive/spmv.cuh"
 

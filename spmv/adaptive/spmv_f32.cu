@@ -1,4 +1,5 @@
-/* spmv/adaptive/spmv_f32.cu: the adaptive SpMV's instances for y = A x in fp32 (a module of its own) */
+/* spmv/adaptive/spmv_f32.cu: the adaptive SpMV's instances for y = A x in fp32 (a module of its
+ * own) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "spmv/adaptive/spmv.cuh"
 

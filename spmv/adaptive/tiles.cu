@@ -263,7 +263,7 @@ static __global__ void __launch_bounds__(BS)
 
 /* Step 3: every short entry to its slot, in sorted order over the grid (the blocks at work at a
  * time gather from one or two tiles' rows and columns, which stay in L2: by tile, with the
- * tiles side by side, it ran much slower: docs/backends.md). */
+ * tiles side by side, it is much slower: docs/backends/adaptive.md, "The tiles path"). */
 static __global__ void slots_kernel(int64_t n_short, int tiles, const int32_t *__restrict__ seg,
                                     const uint32_t *__restrict__ sorted,
                                     const int32_t *__restrict__ tile_row,

@@ -11,19 +11,19 @@
 #include "spmv/adaptive/plan.h"
 
 /*
- * Tiles, for gather-bound matrices (random columns, x far larger than the L1): a CSR kernel
- * issues one L2 request per nonzero for x, and that request rate, not DRAM, limits it (Nsight
- * Compute, docs/backends.md). The tiles path cuts the rows into tiles of at most tile_rows rows
- * (balanced on entries + rows, in multiples of the SM count) and walks each tile's entries in
- * column order, so that the 32 gathers of a warp fall into few 128-byte lines (one request
- * each); y of the tile stays in shared memory. Each tile's short entries (rows of at most
- * tile_long) are dealt into rounds of TILE_BLOCK slots with a row at most once per round
- * (mpcgi_adaptive_tile_setup, spmv/adaptive/tiles.cu: an entry that meets its row again in a
- * round moves to a later level); a round's additions need no atomics, and a row's entries are
- * added in round order: deterministic, and emulated (adaptive_emulate.c). Long rows are summed
+ * Tiles, for gather-bound matrices (random columns, x far larger than the L1): a CSR kernel issues
+ * one L2 request per nonzero for x, and that request rate, not DRAM, limits it (Nsight Compute:
+ * docs/backends/adaptive.md, "Gather-bound matrices: the L2 limit"). The tiles path cuts the rows
+ * into tiles of at most tile_rows rows (balanced on entries + rows, in multiples of the SM count)
+ * and walks each tile's entries in column order, so that the 32 gathers of a warp fall into few
+ * 128-byte lines (one request each); y of the tile stays in shared memory. Each tile's short
+ * entries (rows of at most tile_long) are dealt into rounds of TILE_BLOCK slots with a row at most
+ * once per round (mpcgi_adaptive_tile_setup, spmv/adaptive/tiles.cu: an entry that meets its row
+ * again in a round moves to a later level); a round's additions need no atomics, and a row's
+ * entries are added in round order: deterministic, and emulated (emulate.c). Long rows are summed
  * whole by a warp (by the block beyond TILE_BLOCK_ROW). Device memory: the slots (value, column,
- * row in tile: 14 bytes per fp64 entry, plus the padding of the rounds) and their entries (4
- * bytes) beside the CSR arrays, which the long rows, value updates and the emulation read.
+ * row in tile: 14 bytes per fp64 entry, plus the padding of the rounds) and their entries (4 bytes)
+ * beside the CSR arrays, which the long rows, value updates and the emulation read.
  */
 
 /* Tile t holds rows [cut, next cut): the first row i with row_ptr[i] + i >= t (nnz + n) / T
@@ -75,7 +75,8 @@ static mpcg_status tiles_cut(mpcg_context *ctx, adaptive_plan *p, int wave)
  * set) and the long rows' threshold, then the binning counts again with it. Unless set, rows of
  * more than a quarter of a tile's rounds (nnz / (T TILE_BLOCK), clamped to [16, 254]) are long:
  * a row with an entry in most rounds meets itself often and spreads over many mostly empty
- * levels, and the warp that sums it alone is quick at that length (docs/backends.md). */
+ * levels, and the warp that sums it alone is quick at that length (docs/backends/adaptive.md,
+ * "The tiles path"). */
 mpcg_status mpcgi_adaptive_tiling_start(mpcg_context *ctx, adaptive_plan *p, int sms)
 {
     MPCG_CHECK(ctx, tiles_cut(ctx, p, p->par.tile_wave ? p->par.tile_wave : sms));

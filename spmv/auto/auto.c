@@ -1,5 +1,5 @@
-/* spmv/auto/auto.c: "auto": its options, the rules (pure), and the trial that times the candidate plans
- * and keeps the best (the choice around it: spmv/auto/choose.c) */
+/* spmv/auto/auto.c: "auto": its options, the rules (pure), and the trial that times the candidate
+ * plans and keeps the best (the choice around it: spmv/auto/choose.c) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ static const mpcgi_option_key auto_keys[MPCGI_OPT_AUTO_COUNT] = {
                               cache_words,
                               "spmv auto on a GPU: reuse the decision of an earlier trial on the "
                               "same fingerprint, kept in the context's cache directory (cgsolve: "
-                              "$XDG_CACHE_HOME/mpcg; docs/backends.md)"},
+                              "$XDG_CACHE_HOME/mpcg; docs/backends/auto.md)"},
     [MPCGI_OPT_AUTO_ITERATIONS] = {"auto.iterations", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 0,
                                    1L << 30, 0, 1, NULL,
                                    "spmv auto: the SpMVs a plan's setup is weighed against (it "
@@ -47,7 +47,7 @@ static const mpcgi_option_key auto_keys[MPCGI_OPT_AUTO_COUNT] = {
     [MPCGI_OPT_AUTO_CLOSE] = {"auto.close_pct", MPCGI_OPTION_INT, 12, 0, 100000, 0, 0, NULL,
                               "spmv auto on a GPU: a candidate's SpMV and the kept plan's within "
                               "this % of each other are timed again, 3 groups of 10 SpMVs each, "
-                              "and those medians decide (0: never; docs/backends.md)"},
+                              "and those medians decide (0: never; docs/backends/auto.md)"},
 };
 
 const mpcgi_option_table mpcgi_auto_options = {auto_keys, MPCGI_OPT_AUTO_COUNT};
@@ -306,11 +306,11 @@ static int within_budget(trial *t, int i)
 }
 
 /* A close call: the kept plan's SpMV and the new candidate p's (both on the GPU) within
- * auto.close_pct % of each other, timed with fewer than CLOSE_REPS calls. The first SpMVs after
- * a plan's build can run slower than its steady state by more than such a gap, by how much
- * depends on the backend, and an event between two calls keeps the second from overlapping the
- * first as a solve's do (docs/backends.md, "The trial"), so both are timed again, CLOSE_GROUPS
- * groups of CLOSE_PER calls each, and the medians of their groups replace the first times. */
+ * auto.close_pct % of each other, timed with fewer than CLOSE_REPS calls. The first SpMVs after a
+ * plan's build can run slower than its steady state by more than such a gap, by how much depends on
+ * the backend, and an event between two calls keeps the second from overlapping the first as a
+ * solve's do (docs/backends/auto.md, "The trial"), so both are timed again, CLOSE_GROUPS groups of
+ * CLOSE_PER calls each, and the medians of their groups replace the first times. */
 #define CLOSE_GROUPS 3
 #define CLOSE_PER 10
 #define CLOSE_REPS (CLOSE_GROUPS * CLOSE_PER)

@@ -1,4 +1,5 @@
-/* spmv/auto/auto.h: "auto": the SpMV backend chosen at setup by timing candidate plans, and its cache */
+/* spmv/auto/auto.h: "auto": the SpMV backend chosen at setup by timing candidate plans, and its
+ * cache */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_AUTO_H
 #define MPCG_SPMV_AUTO_H
@@ -12,7 +13,7 @@
 #include "spmv/spmv.h"
 
 /*
- * auto is a policy of the registry, not a backend (docs/backends.md, "auto"). On a CPU context it
+ * auto is a policy of the registry, not a backend (docs/backends/auto.md). On a CPU context it
  * is the cpu backend. On a GPU it builds the plan of each candidate the solve allows (in the
  * order of mpcgi_spmv_auto_rank), times a few SpMVs of each in the precision the solve iterates
  * in, keeps the candidate with the smallest setup + expected SpMVs x SpMV time
@@ -90,7 +91,7 @@ double mpcgi_auto_expected_spmvs(const mpcgi_options *opts, int64_t n, int64_t m
  * predicted_s + calls t_best <= budget x t_best. budget < 0: no cap. */
 int mpcgi_auto_fits(double budget, double spent_s, double predicted_s, double t_best, int calls);
 
-/* ------------------------------------------------- the trial's device copy (auto_copy.c) */
+/* ----------------------------------------------- the trial's device copy (spmv/auto/copy.c) */
 
 /* One device copy of a host matrix that the trial's candidates are built from, instead of an
  * upload per candidate. While attached, A->dev is the copy's view and A->mirror is FULL (A's
@@ -124,7 +125,7 @@ mpcg_status mpcgi_auto_copy_keep(mpcg_context *ctx, mpcgi_csr *A, const mpcgi_au
                                  const mpcgi_auto_request *req, mpcgi_spmv_plan **plan,
                                  double build_s, double *own_s);
 
-/* ---------------------------------------------------------------- the cache (auto_cache.c) */
+/* ------------------------------------------------------- the cache (spmv/auto/cache.c) */
 
 /* 1 if auto uses the cache: the context has a directory (mpcg_context_set_cache_dir) and
  * auto.cache is on. */

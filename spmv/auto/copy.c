@@ -8,12 +8,11 @@
 #include "spmv/auto/auto.h"
 
 /*
- * Without it every candidate uploads the matrix on its own: on the H200 machine the pageable
- * host-to-device copies ran at about 8 GB/s, so four candidates of poisson3d:128 spent 80 ms
- * (1500 SpMVs) on uploads alone (bench/results/nvidia-h200-2026-11-25-session10.md). With it
- * the matrix crosses the bus once, as a device view attached to A for the trial, and each
- * candidate that builds on the device (MPCGI_VIEW_DEVICE, _DIRECT) copies or converts what it
- * needs there, at device bandwidth.
+ * Without it every candidate uploads the matrix on its own, through the driver's pageable staging:
+ * on a large matrix the uploads alone then cost more than a thousand SpMVs (docs/backends/auto.md,
+ * "The trial"). With it the matrix crosses the bus once, as a device view attached to A for the
+ * trial, and each candidate that builds on the device (MPCGI_VIEW_DEVICE, _DIRECT) copies or
+ * converts what it needs there, at device bandwidth.
  */
 
 /* Bytes of the copy's three arrays: row pointers (int64), columns, values. */

@@ -1,4 +1,5 @@
-/* spmv/cpu/cpu.c: the cpu backend: OpenMP CSR SpMV, the reference every GPU result is compared to */
+/* spmv/cpu/cpu.c: the cpu backend: OpenMP CSR SpMV, the reference every GPU result is compared to
+ * */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
 

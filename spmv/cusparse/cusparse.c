@@ -1,4 +1,5 @@
-/* spmv/cusparse/cusparse.c: the cusparse backend: cusparseSpMV on 32-bit-index CSR, and its CPU emulation */
+/* spmv/cusparse/cusparse.c: the cusparse backend: cusparseSpMV on 32-bit-index CSR, and its CPU
+ * emulation */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
-/* spmv/fold/fold.c: the fold backend (seed 002): the Fold method's ELL-like slot-major layout, rows
- * longer than the width folded into pieces added on the GPU; the ops glue and the options */
+/* spmv/fold/fold.c: the fold backend: the Fold method's ELL-like slot-major layout, rows longer
+ * than the width folded into pieces added on the GPU; the ops glue and the options */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +27,8 @@
  * lo) — padding counted as moved —, x gathered, y written, the pieces' sums written and read
  * (2 x 8 a piece), the folded rows' map (16 a row).
  *
- * Defaults: DEFAULT_Q_PCT, DEFAULT_R_PCT (docs/backends.md "fold": the sweep that chose them).
+ * Defaults: DEFAULT_Q_PCT, DEFAULT_R_PCT, the Fold paper's (docs/backends/fold.md, "Options
+ * (`fold.*`, read at analyze)": the sweep that keeps them).
  */
 
 #define DEFAULT_Q_PCT 150

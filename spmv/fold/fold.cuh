@@ -1,6 +1,6 @@
-/* spmv/fold/fold.cuh: the fold backend's SpMV kernels (seed 002): one thread per (sub-)row of the
- * folded, slot-major ELL layout, then the pieces of folded rows added on the GPU; included by
- * spmv/fold/spmv_f64.cu, _f32.cu, _mixed.cu and _dot_f64.cu, one instance set each */
+/* spmv/fold/fold.cuh: the fold backend's SpMV kernels (the Fold method): one thread per (sub-)row
+ * of the folded, slot-major ELL layout, then the pieces of folded rows added on the GPU; included
+ * by spmv/fold/spmv_f64.cu, _f32.cu, _mixed.cu and _dot_f64.cu, one instance set each */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_FOLD_CUH
 #define MPCG_SPMV_FOLD_CUH

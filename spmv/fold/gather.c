@@ -1,6 +1,6 @@
-/* spmv/fold/gather.c: the gather backend (seed 002's memory accelerator, emulated on the GPU): the
- * fold layout, x gathered into slot order by a kernel (the accelerator), then the direct kernel
- * on two dense streams; the ops glue */
+/* spmv/fold/gather.c: the gather backend (the Fold paper's memory accelerator, emulated on the
+ * GPU): the fold layout, x gathered into slot order by a kernel (the accelerator), then the direct
+ * kernel on two dense streams; the ops glue */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 /*
  * The plan is a fold plan (spmv/fold/fold.c: the same analysis, layout, upload, value updates, CPU
  * emulation and fold.* options) with xg, one value per slot, after fold's workspace. An apply
- * is two steps: `gather`, xg[i] = x[col[i]] (what the seed's accelerator would deliver: a dense
+ * is two steps: `gather`, xg[i] = x[col[i]] (what the paper's accelerator would deliver: a dense
  * stream in slot order), and `direct`, fold's kernel reading xg where fold reads x[col] (the
  * same products and sums in the same order: the result is fold's, bit for bit), then fold's
  * fixup. spmvbench times the steps apart (the phases slot): the direct step is what the GPU

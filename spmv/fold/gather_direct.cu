@@ -1,6 +1,6 @@
-/* spmv/fold/gather_direct.cu: the gather backend's kernels (seed 002's memory accelerator emulated on
- * the GPU): the gather of x into slot order and the direct kernel on it, every precision (a module
- * of its own: spmv/fold/fold.cuh) */
+/* spmv/fold/gather_direct.cu: the gather backend's kernels (the Fold paper's memory accelerator
+ * emulated on the GPU): the gather of x into slot order and the direct kernel on it, every
+ * precision (a module of its own: spmv/fold/fold.cuh) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "spmv/fold/fold.cuh"
 

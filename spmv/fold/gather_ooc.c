@@ -1,4 +1,4 @@
-/* spmv/fold/gather_ooc.c: the gather backend's out-of-core mode (seed 002's memory accelerator,
+/* spmv/fold/gather_ooc.c: the gather backend's out-of-core mode (the Fold paper's accelerator,
  * emulated by host threads): the values and columns in pinned host memory in chunk tiles, x
  * copied to pinned memory at each product, each chunk's x gathered on the host while the chunk
  * before streams over PCIe and the one before that is multiplied */

@@ -1,4 +1,5 @@
-/* spmv/fold/gather_ooc.h: the gather backend's out-of-core mode (spmv/fold/gather_ooc.c; issue 22) */
+/* spmv/fold/gather_ooc.h: the gather backend's out-of-core mode (spmv/fold/gather_ooc.c;
+ * docs/backends/fold.md, "Out-of-core mode") */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_GATHER_OOC_H
 #define MPCG_SPMV_GATHER_OOC_H

@@ -11,7 +11,7 @@
 #include "spmv/fold/kernels.h"
 
 /*
- * The Fold layout (seed 002): width F; row i's first min(len_i, F) entries are thread i's slots;
+ * The Fold layout: width F; row i's first min(len_i, F) entries are thread i's slots;
  * a row longer than F is folded: its further entries go, F at a time, to pieces appended after
  * row n - 1 (threads n .. n + pieces - 1, the pieces of one row together, rows in order); each
  * thread's unused slots hold 0 and the column of its last entry (an empty row: its own index;
@@ -72,7 +72,7 @@ typedef struct mpcgi_fold_plan {
     float *d_val32, *d_lo32;
     int *d_arrived;
     size_t xg_offset;        /* the gather backend: its xg in the workspace (0: a fold plan) */
-    void *extra;             /* the gather backend's own state (spmv/fold/gather.c); NULL for fold */
+    void *extra;             /* gather's own state (spmv/fold/gather.c); NULL for fold */
 } mpcgi_fold_plan;
 
 /* The kernels' view of an uploaded plan on ctx's stream. */

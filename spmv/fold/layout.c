@@ -1,4 +1,4 @@
-/* spmv/fold/layout.c: the fold backend's layout (seed 002's Fold method) built on the host, its
+/* spmv/fold/layout.c: the fold backend's layout (the Fold method) built on the host, its
  * values scattered into slot order, and the CPU emulation of its kernels */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>

@@ -1,5 +1,5 @@
-/* spmv/fold/spmv_dot_f64.cu: the fold SpMV's fp64 instances with the fused dot, y = A x and x^T y (a
- * module of its own: spmv/fold/fold.cuh) */
+/* spmv/fold/spmv_dot_f64.cu: the fold SpMV's fp64 instances with the fused dot, y = A x and x^T y
+ * (a module of its own: spmv/fold/fold.cuh) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "spmv/fold/fold.cuh"
 

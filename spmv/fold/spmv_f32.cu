@@ -1,4 +1,5 @@
-/* spmv/fold/spmv_f32.cu: the fold SpMV's fp32 instances (a module of its own: spmv/fold/fold.cuh) */
+/* spmv/fold/spmv_f32.cu: the fold SpMV's fp32 instances (a module of its own: spmv/fold/fold.cuh)
+ * */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "spmv/fold/fold.cuh"
 

@@ -1,5 +1,5 @@
-/* spmv/fold/spmv_mixed.cu: the fold SpMV's mixed instances, y = (hi + lo) x in fp64 (a module of its
- * own: spmv/fold/fold.cuh) */
+/* spmv/fold/spmv_mixed.cu: the fold SpMV's mixed instances, y = (hi + lo) x in fp64 (a module of
+ * its own: spmv/fold/fold.cuh) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "spmv/fold/fold.cuh"
 

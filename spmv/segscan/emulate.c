@@ -1,6 +1,6 @@
-/* spmv/segscan/emulate.c: the segscan backend's CPU emulation: the kernels of spmv/segscan/segscan.cuh
- * replayed on the host, operation for operation, so that `--device=cpu --spmv=segscan` gives
- * the GPU's bits */
+/* spmv/segscan/emulate.c: the segscan backend's CPU emulation: the kernels of
+ * spmv/segscan/segscan.cuh replayed on the host, operation for operation, so that `--device=cpu
+ * --spmv=segscan` gives the GPU's bits */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdint.h>
 #include <string.h>

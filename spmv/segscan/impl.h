@@ -1,5 +1,5 @@
-/* spmv/segscan/impl.h: the segscan backend's plan, shared by its ops glue (spmv/segscan/segscan.c) and
- * its CPU emulation (spmv/segscan/emulate.c) */
+/* spmv/segscan/impl.h: the segscan backend's plan, shared by its ops glue (spmv/segscan/segscan.c)
+ * and its CPU emulation (spmv/segscan/emulate.c) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_SEGSCAN_IMPL_H
 #define MPCG_SPMV_SEGSCAN_IMPL_H
@@ -11,7 +11,7 @@
 
 typedef struct mpcgi_segscan_plan {
     const mpcgi_csr *A;
-    int L, V, index;         /* segment length, nonzeros a thread, the seed's index reduction */
+    int L, V, index;         /* segment length, nonzeros a thread, the paper's index reduction */
     int64_t nseg;            /* max(1, ceil(nnz / L)) */
     int fp64, fp32, mixed;   /* the values held: fp64, fp32 (hi with mixed), lo (mixed) */
     int64_t *hb;             /* host copies for the emulation, built at its first apply */

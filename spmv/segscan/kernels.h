@@ -15,7 +15,7 @@ typedef struct mpcgi_segscan_args {
     int64_t n, nnz, nseg;    /* nseg = max(1, ceil(nnz / L)) */
     int L;                   /* nonzeros a segment: 128 .. 4096, a power of two */
     int V;                   /* nonzeros a thread: 1, 2, 4 or 8; L / V threads a block */
-    int index;               /* 1: the seed's index-based reduction (V = 1); 0: the scan */
+    int index;               /* 1: the paper's index-based reduction (V = 1); 0: the scan */
     const int64_t *row_ptr;  /* n + 1 */
     const int32_t *col;      /* nnz */
     const uint16_t *idx;     /* nnz offsets in the run (index only) */

@@ -1,6 +1,6 @@
-/* spmv/segscan/segscan.c: the segscan backend (seed 001): nonzero segments of L entries on the CSR
- * arrays as they are, a segmented reduction per segment, carries for rows that cross; the ops
- * glue and the options */
+/* spmv/segscan/segscan.c: the segscan backend (the segmented-scan SpMV): nonzero segments of L
+ * entries on the CSR arrays as they are, a segmented reduction per segment, carries for rows that
+ * cross; the ops glue and the options */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,20 +19,21 @@
  * Layout: A's CSR arrays unchanged (int64 row pointers, int32 columns; fp64 values, fp32 values,
  * or the mixed storage's hi and lo) and, built on the GPU at upload (spmv/segscan/setup.cu):
  * hb, the first row with its head in each segment (nseg + 1 int64), and with
- * segscan.reduce=index the seed's per-nonzero run offsets (uint16). The workspace holds one
+ * segscan.reduce=index the paper's per-nonzero run offsets (uint16). The workspace holds one
  * carry per segment, and apply_dot's partial dot per segment.
  *
  * Bytes per SpMV: 12 per nonzero with fp64 values (8 with fp32, 12 with hi + lo), + 2 with the
  * index reduction, + 8 per row (row pointers, read for the heads and again, from cache, for the
  * ends), + 8 per segment; x gathered, y written once per row.
  *
- * The shape (docs/backends.md "segscan"): V nonzeros a thread, L = 256 V a segment by default;
- * DEFAULT_V is the fastest on the H200 (bench/results/nvidia-h200-2026-11-25-segscan-dev.md).
+ * The shape (docs/backends/segscan.md, "Options (`segscan.*`, read at analyze)"): V nonzeros a
+ * thread, L = 256 V a segment by default; DEFAULT_V keeps a block's loads in flight long enough
+ * between its barriers.
  */
 
 #define DEFAULT_V 8
 #define DEFAULT_THREADS 256
-#define SEED_L 256 /* the seed's segment, the index reduction's default */
+#define SEED_L 256 /* the paper's segment, the index reduction's default */
 
 enum { REDUCE_SCAN, REDUCE_INDEX };
 static const char *const reduce_words[] = {"shuffle", "index", NULL};

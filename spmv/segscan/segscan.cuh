@@ -1,7 +1,7 @@
-/* spmv/segscan/segscan.cuh: the segscan backend's SpMV kernel (seed 001): segments of L nonzeros, one
- * block each, V nonzeros a thread, a segmented reduction in the block, then the carries of rows
- * that cross segments; included by spmv/segscan/spmv_f64.cu, _f32.cu, _mixed.cu and _dot_f64.cu,
- * one instance set each */
+/* spmv/segscan/segscan.cuh: the segscan backend's SpMV kernel (the segmented-scan SpMV): segments
+ * of L nonzeros, one block each, V nonzeros a thread, a segmented reduction in the block, then the
+ * carries of rows that cross segments; included by spmv/segscan/spmv_f64.cu, _f32.cu, _mixed.cu
+ * and _dot_f64.cu, one instance set each */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_SEGSCAN_CUH
 #define MPCG_SPMV_SEGSCAN_CUH
@@ -36,7 +36,7 @@
  *      from the threads before it (no artificial zero is ever added);
  *   3. t walks its chunk again from the carry-in and stores each run's sum at the run's last
  *      position (the position before a head, or the segment's last).
- * The seed's index tree (INDEX = true, V = 1, L threads): idx[k] is k's offset in its run; for
+ * The paper's index tree (INDEX = true, V = 1, L threads): idx[k] is k's offset in its run; for
  * c = L/2 .. 1 every element with c <= idx < 2c adds itself to the element c before it (a
  * binomial tree: no element sends and receives in one step); a run's sum lands at its first
  * position.
@@ -44,9 +44,9 @@
  * Then each row with its head here writes y[r] (0 for an empty row; its head segment's part for
  * a row that goes on), and the run that continues a row from an earlier segment writes the
  * segment's carry; fixup_kernel adds each crossing row's carries to y[r], in segment order.
- * (Finishing those rows in the kernel itself, by the block that counts last after a fence, was
- * measured slower: the fence and the count lengthen every block; docs/backends.md.) Every sum
- * has a fixed order, so the bits do not vary from run to run; products use
+ * (Finishing those rows in the kernel itself, by the block that counts last after a fence, is
+ * slower: the fence and the count lengthen every block; docs/backends/segscan.md, "The
+ * method".) Every sum has a fixed order, so the bits do not vary from run to run; products use
  * __dmul_rn / __fmul_rn so that no multiply is contracted into an add, and the CPU emulation
  * (spmv/segscan/emulate.c) repeats the same operations.
  */
@@ -177,7 +177,7 @@ static __device__ __forceinline__ void scan_reduce(const T (&p)[V], unsigned hb,
     }
 }
 
-/* The seed's index tree over sh (V = 1, L threads, products in place): a run's sum at its
+/* The paper's index tree over sh (V = 1, L threads, products in place): a run's sum at its
  * first position. */
 template <typename T, int L>
 static __device__ __forceinline__ void index_reduce(const mpcgi_segscan_args &a, int64_t k, T *sh)

@@ -1,5 +1,5 @@
 /* spmv/segscan/setup.cu: the segscan backend's index arrays, built on the GPU at upload: the
- * first row of each segment (hb) and the seed's per-nonzero run offsets (idx) */
+ * first row of each segment (hb) and the paper's per-nonzero run offsets (idx) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <cuda_runtime.h>
 #include <stdint.h>

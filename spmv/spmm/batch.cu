@@ -1,5 +1,6 @@
-/* spmv/spmm/batch.cu: Y_i = A_i X_i for every system of a batch in one launch (seed 000's
- * batched SpMM: a thread block a system, a sub-warp a row, its lanes over the s columns) */
+/* spmv/spmm/batch.cu: Y_i = A_i X_i for every system of a batch in one launch (the batched SpMM
+ * of the batched sparse-matrix paper: a thread block a system, a sub-warp a row, its lanes over
+ * the s columns) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <cuda_runtime.h>
 

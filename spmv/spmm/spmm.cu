@@ -1,4 +1,5 @@
-/* spmv/spmm/spmm.cu: the CSR SpMM kernel, one sub-warp per row (seed 000's SWA-CSR), fp64 and fp32 */
+/* spmv/spmm/spmm.cu: the CSR SpMM kernel, one sub-warp per row (the SWA-CSR mapping of the
+ * batched sparse-matrix paper), fp64 and fp32 */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <cuda_runtime.h>
 

@@ -1,5 +1,6 @@
-/* spmv/spmm/spmm.h: the CSR SpMM Y = A X for a block of s vectors (seed 000's sub-warp mapping):
- * launchers and the CPU emulation of its sums (plain C, no CUDA types) */
+/* spmv/spmm/spmm.h: the CSR SpMM Y = A X for a block of s vectors (a sub-warp per row, after the
+ * batched sparse-matrix paper): launchers and the CPU emulation of its sums (plain C, no CUDA
+ * types) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef MPCG_SPMV_SPMM_H
 #define MPCG_SPMV_SPMM_H
