@@ -112,6 +112,30 @@ done:
 }
 
 /* test/spmv_check.h */
+int spmv_check_start(const char *test, mpcgi_rng *g)
+{
+    test_init_seed(test);
+    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
+    if (!cpu) return -1;
+    if (mpcgi_device_count() > 0)
+        CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
+    else
+        printf("%s: no usable GPU, the GPU checks are skipped\n", test);
+    mpcgi_rng_seed(g, test_seed);
+    return 0;
+}
+
+/* test/spmv_check.h */
+int spmv_check_finish(const char *test)
+{
+    int skip = !gpu && !test_failures; /* the CPU checks passed; the GPU ones could not run */
+    mpcg_context_destroy(gpu);
+    mpcg_context_destroy(cpu);
+    gpu = cpu = NULL;
+    return skip ? TEST_SKIP : test_finish(test);
+}
+
+/* test/spmv_check.h */
 void spmv_check_options(const char *const *kv, mpcgi_options *o)
 {
     memset(o, 0, sizeof *o);

@@ -18,6 +18,13 @@ int spmv_check_skew_csr(mpcgi_rng *g, int64_t n, const int64_t *len, mpcgi_csr *
 /* Rows of y (fp32: float, else double) off the long double sum by more than (len + 2) eps
  * sum |a x| (the first three printed). */
 int64_t spmv_check_reference(const mpcgi_csr *A, const double *x, const void *y, int fp32);
+/* The start of a backend test's main: its seed, the CPU context and, where a GPU is usable, the
+ * GPU's (else a line saying the GPU checks are skipped); g seeded. 0, or -1 without a CPU context
+ * (return test_finish then). */
+int spmv_check_start(const char *test, mpcgi_rng *g);
+/* The end of it: both contexts destroyed; the exit status (TEST_SKIP where the CPU checks passed
+ * and there was no GPU for the rest). */
+int spmv_check_finish(const char *test);
 /* Options from "key=value" words (NULL-terminated; kv may be NULL), each set through
  * mpcgi_options_set_text (a refused one fails the test). */
 void spmv_check_options(const char *const *kv, mpcgi_options *o);

@@ -14,20 +14,11 @@
 
 int main(void)
 {
-    test_init_seed("test_spmv_cusparsesell");
-    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
-    if (!cpu) return test_finish("test_spmv_cusparsesell");
-    if (mpcgi_device_count() > 0)
-        CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
-    else
-        printf("test_spmv_cusparsesell: no usable GPU, the GPU checks are skipped\n");
     mpcgi_rng g;
-    mpcgi_rng_seed(&g, test_seed);
+    if (spmv_check_start("test_spmv_cusparsesell", &g) != 0)
+        return test_finish("test_spmv_cusparsesell");
     /* against the reference, not bit for bit: cuSPARSE's sums are its own */
     spmv_check_target sell = {&mpcgi_spmv_cusparse_sell, 0};
     spmv_check_fold_shapes(&g, spmv_check_with_defaults, &sell);
-    int skip = !gpu && !test_failures; /* the CPU checks passed; the GPU ones could not run */
-    mpcg_context_destroy(gpu);
-    mpcg_context_destroy(cpu);
-    return skip ? TEST_SKIP : test_finish("test_spmv_cusparsesell");
+    return spmv_check_finish("test_spmv_cusparsesell");
 }

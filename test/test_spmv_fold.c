@@ -168,21 +168,11 @@ static void test_update(mpcgi_rng *g)
 
 int main(void)
 {
-    test_init_seed("test_spmv_fold");
-    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
-    if (!cpu) return test_finish("test_spmv_fold");
-    if (mpcgi_device_count() > 0)
-        CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
-    else
-        printf("test_spmv_fold: no usable GPU, the GPU checks are skipped\n");
     mpcgi_rng g;
-    mpcgi_rng_seed(&g, test_seed);
+    if (spmv_check_start("test_spmv_fold", &g) != 0) return test_finish("test_spmv_fold");
     test_example(&g);
     test_width(&g);
     spmv_check_fold_shapes(&g, check_widths, NULL);
     test_update(&g);
-    int skip = !gpu && !test_failures; /* the CPU checks passed; the GPU ones could not run */
-    mpcg_context_destroy(gpu);
-    mpcg_context_destroy(cpu);
-    return skip ? TEST_SKIP : test_finish("test_spmv_fold");
+    return spmv_check_finish("test_spmv_fold");
 }

@@ -260,15 +260,8 @@ static void test_ooc(mpcgi_rng *g)
 
 int main(void)
 {
-    test_init_seed("test_spmv_gather");
-    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
-    if (!cpu) return test_finish("test_spmv_gather");
-    if (mpcgi_device_count() > 0)
-        CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
-    else
-        printf("test_spmv_gather: no usable GPU, the GPU checks are skipped\n");
     mpcgi_rng g;
-    mpcgi_rng_seed(&g, test_seed);
+    if (spmv_check_start("test_spmv_gather", &g) != 0) return test_finish("test_spmv_gather");
     test_tiles(&g);
     test_ooc_rules();
     /* gather is fold with x pre-gathered: fold's bits, at fold's default width */
@@ -276,8 +269,5 @@ int main(void)
     spmv_check_fold_shapes(&g, spmv_check_with_defaults, &gather);
     test_gather_steps(&g);
     test_ooc(&g);
-    int skip = !gpu && !test_failures; /* the CPU checks passed; the GPU ones could not run */
-    mpcg_context_destroy(gpu);
-    mpcg_context_destroy(cpu);
-    return skip ? TEST_SKIP : test_finish("test_spmv_gather");
+    return spmv_check_finish("test_spmv_gather");
 }
