@@ -140,7 +140,7 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, do
     if (tr->head)
         MPCG_CHECK(s->ctx, mpcgi_mixed_head_end(s, a, k, rr_old, rr, beta, tr, info, reason));
     else if (mpcgi_mixed_iterating(s))
-        MPCG_CHECK(s->ctx, mpcgi_mixed_update(s, a, rr_old, rr, beta, tr, info, reason));
+        MPCG_CHECK(s->ctx, mpcgi_mixed_update(s, a, k, rr_old, rr, beta, tr, info, reason));
     else
         MPCG_CHECK(s->ctx, check_true(s, a, rr, beta, tr, info, reason));
     return mpcgi_history_true(s, k, info->true_relres); /* each sets it */
@@ -242,7 +242,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
             reason = MPCG_DIVERGED_NAN;
             break;
         }
-        if (sqrt(rr_new) <= tr.threshold) {
+        if (sqrt(rr_new) <= tr.threshold || mpcgi_mixed_stalled(s, &tr, k, sqrt(rr_new))) {
             double rr_old = rr;
             rr = rr_new;
             MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));

@@ -260,12 +260,13 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
         if (h->k > k) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm));
         k = h->k;
         rr = s->pc ? h->rr_new : h->rr; /* Jacobi PCG: rr holds r.z */
-        if (h->stop == MPCGI_CG_RUNNING) {
+        if (h->stop == MPCGI_CG_RUNNING && !mpcgi_mixed_stalled(s, &tr, k, sqrt(h->rr_new))) {
             window_grow(&w, k, rr, h->threshold);
-        } else if (h->stop != MPCGI_CG_STOP_CONVERGED) {
+        } else if (h->stop != MPCGI_CG_RUNNING && h->stop != MPCGI_CG_STOP_CONVERGED) {
             reason = stop_reason(h->stop); /* max_iter, NaN, indefinite, breakdown */
         } else {
-            /* the recurrence reached the threshold: the true residual decides (solver/cg.c) */
+            /* the recurrence reached the threshold, or a mixed segment stalled: the true
+             * residual decides (solver/cg.c) */
             double rr_old = h->beta > 0.0 ? h->rr / h->beta : INFINITY; /* r.r before the step */
             MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
             if (reason == MPCG_REASON_NONE && !tr.fallback) {

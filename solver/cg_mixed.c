@@ -31,6 +31,14 @@
 
 /* The true residual must fall at least by this factor from one update to the next. */
 #define PROGRESS 0.5
+/* The stall rule: the best recurrence residual of a segment must fall at least by this factor
+ * in every mixed.stall_window iterations. */
+#define STALL_FALL 0.5
+/* ... and at least at this fraction of the rate (decades an iteration) of the solve's fastest
+ * window so far. */
+#define STALL_RATE 0.25
+/* Stalled segments in a row (no threshold reached between them) before the fp64 finish. */
+#define MAX_STALLS 2
 /* refinement: the first inner solves' relative tolerance */
 #define INITIAL_ETA 1e-5
 
@@ -57,9 +65,17 @@ static double next_threshold(const mpcg_solver *s, const mpcgi_cg_args *a, doubl
     return level > final ? level : final;
 }
 
+/* A new segment from the true residual rnorm at iteration k: the stall rule's reference. */
+static void segment_begin(mpcgi_cg_track *tr, int64_t k, double rnorm)
+{
+    tr->stall_k = k;
+    tr->stall_r = tr->stall_best = rnorm;
+}
+
 void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnorm,
                        mpcgi_cg_track *tr)
 {
+    segment_begin(tr, 0, rnorm);
     tr->last_true = rnorm;
     tr->eta = INITIAL_ETA;
     tr->threshold = next_threshold(s, a, rnorm, tr);
@@ -116,9 +132,37 @@ mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, int64_t
     s->work = MPCG_PRECISION_FP32;
     s->V = V32;
     mpcgi_mixed_begin(s, a, tnorm, tr);
+    segment_begin(tr, k, tnorm);
     *rr = tnorm * tnorm;
     if (reliable(s)) *beta = *rr / rr_old; /* the direction is kept, as in a reliable update */
     return MPCG_SUCCESS;
+}
+
+/*
+ * The stall rule. An fp32 recurrence can stop converging long before its threshold (fp32
+ * rounding in the directions of an ill-conditioned A: CG decays towards steepest descent) while
+ * it still falls a little, so the true residual is never looked at and the solve runs to its
+ * limit. The rule watches the best recurrence residual of the running segment, sampled where
+ * the host reads it (every iteration of the host loop, every window of the GPU variants): when
+ * mixed.stall_window iterations pass without it falling by STALL_FALL, the segment has stalled,
+ * and the true residual decides as at a threshold (mpcgi_mixed_update, tr->forced).
+ */
+int mpcgi_mixed_stalled(const mpcg_solver *s, mpcgi_cg_track *tr, int64_t k, double rnorm)
+{
+    long window =
+        mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_STALL_WINDOW]);
+    if (!mpcgi_mixed_iterating(s) || tr->head || window == 0) return 0;
+    if (rnorm < tr->stall_best) tr->stall_best = rnorm;
+    const int64_t span = k - tr->stall_k; /* a GPU window can end past the stall window */
+    if (span < window) return 0;
+    double rate = log10(tr->stall_r / tr->stall_best) / (double)span; /* decades an iteration */
+    if (rate < -log10(STALL_FALL) / (double)window || rate < STALL_RATE * tr->stall_rate) {
+        tr->forced = 1;
+        return 1;
+    }
+    if (rate > tr->stall_rate) tr->stall_rate = rate;
+    tr->stall_k = k, tr->stall_r = tr->stall_best;
+    return 0;
 }
 
 int mpcgi_mixed_iterating(const mpcg_solver *s)
@@ -133,28 +177,38 @@ int mpcgi_mixed_stop_to_fp64(const mpcg_solver *s, mpcg_reason reason)
             reason == MPCG_DIVERGED_BREAKDOWN);
 }
 
-mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old,
+mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double rr_old,
                                double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                                mpcg_reason *reason)
 {
     double tnorm, wanted = tr->threshold / tr->last_true;
+    const int forced = tr->forced;
+    tr->forced = 0;
     MPCG_CHECK(s->ctx, mpcgi_cg_measure(s, a, &tnorm, info, reason)); /* r = b - A x */
     *beta = 0.0;
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
     double fell = tnorm / tr->last_true;
-    if (fell > PROGRESS) {
+    tr->stalls = forced ? tr->stalls + 1 : 0;
+    if (fell > PROGRESS || tr->stalls >= MAX_STALLS) {
         tr->fallback = 1; /* the caller ends the fp32 loop; mpcgi_cg_finish goes on in fp64 */
         mpcgi_log(s->ctx, MPCG_LOG_INFO,
-                  "mixed: the true residual fell only by %.3g (to %.3e) since the last update: "
-                  "fp32 stopped improving, the solve goes on in fp64", fell, tnorm / a->bnorm);
+                  "mixed: %s at iteration %lld (the true residual fell by %.3g to %.3e since "
+                  "the last update): fp32 stopped improving, the solve goes on in fp64",
+                  forced ? "the fp32 segment stalled" : "the update", (long long)k, fell,
+                  tnorm / a->bnorm);
         return MPCG_SUCCESS;
     }
+    if (forced)
+        mpcgi_log(s->ctx, MPCG_LOG_INFO,
+                  "mixed: the fp32 segment stalled at iteration %lld: r replaced by the true "
+                  "residual (%.3e), CG restarts", (long long)k, tnorm / a->bnorm);
     info->residual_replacements++;
     if (fell > 10.0 * wanted && fell > tr->eta) tr->eta = fell; /* what fp32 reaches here */
     tr->last_true = tnorm;
     *rr = tnorm * tnorm;
-    if (reliable(s)) *beta = *rr / rr_old;
+    if (reliable(s) && !forced) *beta = *rr / rr_old; /* a stalled segment restarts */
     tr->threshold = next_threshold(s, a, tnorm, tr);
+    segment_begin(tr, k, tnorm);
     return MPCG_SUCCESS;
 }
 

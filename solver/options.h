@@ -16,6 +16,7 @@ enum {
     MPCGI_OPT_MIXED_STRATEGY,    /* word: reliable, refinement (solver/cg_mixed.c) */
     MPCGI_OPT_MIXED_RELIABLE_DROP, /* reliable: residual drop between true residuals */
     MPCGI_OPT_MIXED_FP64_HEAD,   /* digits D: fp64 until ||r|| <= tol 10^D ||b|| (0: none) */
+    MPCGI_OPT_MIXED_STALL_WINDOW, /* W: an fp32 segment stalls when W iterations do not halve r */
     MPCGI_OPT_PRECOND_BLOCK_SIZE, /* bjacobi: rows per block (0: node blocks detected) */
     MPCGI_OPT_PRECOND_DEGREE,    /* chebyshev: the polynomial's degree */
     MPCGI_OPT_PRECOND_LMIN_DIVISOR, /* chebyshev: lambda_min = lambda_max / this */

@@ -94,7 +94,7 @@ mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *inf
             break;
         }
         int restart = 0;
-        if (sqrt(rr) <= tr.threshold) {
+        if (sqrt(rr) <= tr.threshold || mpcgi_mixed_stalled(s, &tr, k, sqrt(rr))) {
             /* converged, stagnant, the fp64 finish, or on from the true residual */
             double rr_old = rr;
             MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));

@@ -111,7 +111,19 @@ typedef struct mpcgi_cg_track {
     double eta;       /* mixed refinement: the inner solves' relative reduction */
     int fallback;     /* mixed: fp32 stopped improving, the solve goes on in fp64 */
     int head;         /* mixed: the fp64 head runs (work FP64 until the threshold) */
+    int forced;       /* mixed: this check is a stalled segment's, not the threshold's */
+    int stalls;       /* mixed: stalled segments since the last threshold reached */
+    int64_t stall_k;  /* mixed: the iteration of the stall rule's reference residual */
+    double stall_r;   /* mixed: that reference (the best recurrence residual then) */
+    double stall_best; /* mixed: the best recurrence residual of the running segment */
+    double stall_rate; /* mixed: the fastest fall of the solve's fp32 windows, decades an
+                          iteration */
 } mpcgi_cg_track;
+
+/* Mixed precision's stall rule (solver/cg_mixed.c): the host has read the recurrence residual
+ * rnorm of iteration k; 1 where the running fp32 segment has stalled, and the caller then checks
+ * the true residual as if the threshold were reached (tr->forced set). */
+int mpcgi_mixed_stalled(const mpcg_solver *s, mpcgi_cg_track *tr, int64_t k, double rnorm);
 
 /* The CG iteration (solver/cg.c): fills reason, iterations, residuals of info. */
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
@@ -168,7 +180,7 @@ mpcg_status mpcgi_cg_true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void 
  * segment (mpcgi_cg_check's contract); the fp64 finish after tr->fallback, from iteration k. */
 void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnorm,
                        mpcgi_cg_track *tr);
-mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old,
+mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double rr_old,
                                double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                                mpcg_reason *reason);
 /* The fp64 head: begin it (1 if it runs: work FP64, tr->threshold its end) and end it at

@@ -596,6 +596,63 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
     mpcgi_host_free(x), mpcgi_host_free(x2);
 }
 
+/* One Jacobi PCG solve of A x = ones to tol 1e-8 on the CPU: fp64, or mixed with the stall
+ * window `window` (NULL: the default) and at most maxit iterations. */
+static mpcg_info stall_solve(mpcg_matrix *A, mpcg_precision prec, const char *window,
+                             int64_t maxit, double *b, double *x)
+{
+    mpcg_solver *S = NULL;
+    mpcg_info info;
+    memset(&info, 0xff, sizeof info);
+    for (int64_t i = 0; i < mpcg_matrix_n(A); i++) b[i] = 1.0, x[i] = NAN;
+    CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
+    if (!S) return info;
+    CHECK_OK(cpu, mpcg_solver_set_precond(S, MPCG_PRECOND_JACOBI));
+    CHECK_OK(cpu, mpcg_solver_set_precision(S, prec));
+    CHECK_OK(cpu, mpcg_solver_set_tol(S, 1e-8));
+    if (maxit) CHECK_OK(cpu, mpcg_solver_set_maxit(S, maxit));
+    if (window) CHECK_OK(cpu, mpcg_solver_set_option(S, "mixed.stall_window", window));
+    CHECK_OK(cpu, mpcg_solve(S, b, x, &info));
+    mpcg_solver_destroy(S);
+    return info;
+}
+
+/* The stall rule (mixed.stall_window; solver/cg_mixed.c) on two matrices where the fp32
+ * recurrence keeps falling slowly long after fp64 CG has converged (test/data/stall): without
+ * the rule the mixed solve is still far from tol after twice fp64's iterations; with a window of
+ * 32 a stalled segment is found, the solve finishes in fp64 and converges within 1.3 times
+ * fp64's iterations, its true residual recomputed here. */
+static void test_stall(void)
+{
+    static const char *const names[] = {"stall/nos1.mtx", "stall/1138_bus.mtx"};
+    for (size_t m = 0; m < sizeof names / sizeof names[0]; m++) {
+        mpcg_matrix *A = NULL;
+        double *b = NULL, *x = NULL, scale;
+        CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, test_data(names[m]), &A));
+        if (!A) continue;
+        const int64_t n = mpcg_matrix_n(A);
+        CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *b, &b));
+        CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *x, &x));
+        if (b && x) {
+            mpcg_info f = stall_solve(A, MPCG_PRECISION_FP64, NULL, 0, b, x);
+            report(names[m], "jacobi", &f, test_relres(&A->csr, b, x, &scale));
+            CHECK(f.converged);
+            mpcg_info off = stall_solve(A, MPCG_PRECISION_MIXED, "0", 2 * f.iterations, b, x);
+            report(names[m], "jacobi, no stall rule", &off, test_relres(&A->csr, b, x, &scale));
+            CHECK(!off.converged && off.reason == MPCG_DIVERGED_MAX_ITER && !off.precision_fallback);
+            mpcg_info on = stall_solve(A, MPCG_PRECISION_MIXED, "32", 0, b, x);
+            double rel = test_relres(&A->csr, b, x, &scale);
+            report(names[m], "jacobi, stall window 32", &on, rel);
+            CHECK(on.converged && on.true_relres <= 1e-8 && rel <= 1e-8 * (1 + 1e-6));
+            CHECK(on.precision_fallback && on.fallback_iteration > 0);
+            CHECK(10 * on.iterations <= 13 * f.iterations);
+            CHECK(on.spmvs_fp64 < on.spmvs); /* fp32 iterations ran before the fp64 finish */
+        }
+        mpcgi_host_free(b), mpcgi_host_free(x);
+        mpcg_matrix_destroy(A);
+    }
+}
+
 int main(void)
 {
     test_init_seed("test_solver_mixed");
@@ -609,6 +666,7 @@ int main(void)
     test_ill_conditioned();
     test_generated();
     test_fp64_head();
+    test_stall();
     CHECK(test_each_mtx(check_file, NULL) == 0);
     mpcg_context_destroy(gpu);
     mpcg_context_destroy(cpu);
