@@ -416,31 +416,18 @@ int cgsolve_parse_args(int argc, char **argv, options *o)
     return check_combination(o);
 }
 
-/* --precond=auto|none|jacobi|bjacobi[:B]|chebyshev[:D]: the type, and B or D as the option
- * precond.block_size or precond.degree (the library checks its range). */
+/* --precond=NAME: checked against the library's table of names (mpcg_precond_parse); the word
+ * itself goes to the solver (mpcg_solver_set_precond_spec, which checks B's or D's range). */
 static int precond_option(const char *arg, options *o)
 {
-    static const struct { const char *word, *key; mpcg_precond type; } kinds[] = {
-        {"none", NULL, MPCG_PRECOND_NONE}, {"jacobi", NULL, MPCG_PRECOND_JACOBI},
-        {"bjacobi", "precond.block_size", MPCG_PRECOND_BJACOBI},
-        {"chebyshev", "precond.degree", MPCG_PRECOND_CHEBYSHEV},
-        {"auto", NULL, MPCG_PRECOND_AUTO}};
-    const char *colon = strchr(arg, ':');
-    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        if (strlen(kinds[i].word) != len || strncmp(arg, kinds[i].word, len) != 0) continue;
-        if (colon && (!kinds[i].key || !colon[1] || strlen(colon + 1) > 12 ||
-                      strspn(colon + 1, "0123456789") != strlen(colon + 1)))
-            break;
-        o->precond = kinds[i].type;
-        o->precond_set = 1;
-        o->precond_kv[0] = '\0';
-        if (colon)
-            snprintf(o->precond_kv, sizeof o->precond_kv, "%s=%s", kinds[i].key, colon + 1);
-        return -1;
+    if (mpcg_precond_parse(arg, &o->precond, NULL) != MPCG_SUCCESS) {
+        char why[256];
+        mpcg_last_error_message(NULL, why, sizeof why);
+        return usage_error("--precond: %s", why);
     }
-    return usage_error("--precond=%s: expected auto, none, jacobi, bjacobi[:B] or chebyshev[:D] (B, D "
-                       "whole numbers)", arg);
+    o->precond_set = 1;
+    o->precond_spec = arg;
+    return -1;
 }
 
 /* --precision, --device, --spmv, --generate, -O and --threads. */

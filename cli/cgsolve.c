@@ -59,17 +59,10 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
     if (o->precision_set && (st = mpcg_solver_set_precision(S, o->precision)) != MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "--precision");
     /* cgsolve's default is auto (the library's is none) */
-    if ((st = mpcg_solver_set_precond(S, o->precond_set ? o->precond : MPCG_PRECOND_AUTO)) !=
-        MPCG_SUCCESS)
-        return cgsolve_fail(ctx, o, st, "--precond");
-    if (o->precond_kv[0]) {
-        char kv[48];
-        snprintf(kv, sizeof kv, "%s", o->precond_kv);
-        *strchr(kv, '=') = '\0';
-        if ((st = mpcg_solver_set_option(S, kv, kv + strlen(kv) + 1)) != MPCG_SUCCESS) {
-            int rc = cgsolve_fail(ctx, o, st, "--precond");
-            return st == MPCG_ERR_INVALID_ARG ? EXIT_USAGE : rc;
-        }
+    if ((st = mpcg_solver_set_precond_spec(S, o->precond_spec ? o->precond_spec : "auto")) !=
+        MPCG_SUCCESS) {
+        int rc = cgsolve_fail(ctx, o, st, "--precond");
+        return st == MPCG_ERR_INVALID_ARG ? EXIT_USAGE : rc;
     }
     if (o->ooc) { /* parse_args checked that o->spmv streams */
         char key[64];

@@ -44,7 +44,7 @@ typedef struct options {
     mpcg_precision precision;   /* its value (passed to mpcg_solver_set_precision) */
     int precond_set;            /* --precond given */
     mpcg_precond precond;       /* its type (mpcg_solver_set_precond) */
-    char precond_kv[48];        /* its parameter as KEY=VALUE ("precond.degree=4"), or "" */
+    const char *precond_spec;   /* --precond's word as given ("chebyshev:4"), or NULL */
     int threads;                /* --threads: OpenMP threads of the CPU path; 0: not given */
     int ooc;                    /* --ooc: SPMV.ooc=on, before the -O options */
     int nset;                   /* -O key=value, applied in order with mpcg_solver_set_option */

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/context.h"
@@ -47,16 +48,66 @@ const char *mpcg_status_string(mpcg_status s)
     return status_table[s].text;
 }
 
+/* The one table of preconditioner names (mpcg_precond_name, mpcg_precond_parse: cgsolve
+ * --precond, Python's M, Fortran's specs) and the option that takes a name's number. */
+static const struct {
+    const char *name;
+    mpcg_precond type;
+    const char *param_key; /* NULL: the name takes no number */
+} precond_names[] = {
+    {"none", MPCG_PRECOND_NONE, NULL},
+    {"jacobi", MPCG_PRECOND_JACOBI, NULL},
+    {"bjacobi", MPCG_PRECOND_BJACOBI, "precond.block_size"},
+    {"chebyshev", MPCG_PRECOND_CHEBYSHEV, "precond.degree"},
+    {"auto", MPCG_PRECOND_AUTO, NULL},
+};
+enum { PRECOND_NAMES = sizeof precond_names / sizeof precond_names[0] };
+
 const char *mpcg_precond_name(mpcg_precond p)
 {
-    switch (p) {
-    case MPCG_PRECOND_NONE: return "none";
-    case MPCG_PRECOND_JACOBI: return "jacobi";
-    case MPCG_PRECOND_BJACOBI: return "bjacobi";
-    case MPCG_PRECOND_CHEBYSHEV: return "chebyshev";
-    case MPCG_PRECOND_AUTO: return "auto";
-    }
+    for (int i = 0; i < PRECOND_NAMES; i++)
+        if (precond_names[i].type == p) return precond_names[i].name;
     return "unknown";
+}
+
+const char *mpcgi_precond_param_key(mpcg_precond p)
+{
+    for (int i = 0; i < PRECOND_NAMES; i++)
+        if (precond_names[i].type == p) return precond_names[i].param_key;
+    return NULL;
+}
+
+mpcg_status mpcg_precond_parse(const char *spec, mpcg_precond *type, int64_t *param)
+{
+    return mpcgi_precond_parse(NULL, spec, type, param);
+}
+
+mpcg_status mpcgi_precond_parse(mpcg_context *ctx, const char *spec, mpcg_precond *type,
+                                int64_t *param)
+{
+    MPCG_ENSURE(ctx, spec, MPCG_ERR_INVALID_ARG, "preconditioner name must not be NULL");
+    const char *colon = strchr(spec, ':');
+    const size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    for (int i = 0; i < PRECOND_NAMES; i++) {
+        if (strlen(precond_names[i].name) != len || strncmp(spec, precond_names[i].name, len))
+            continue;
+        const char *num = colon ? colon + 1 : NULL;
+        MPCG_ENSURE(ctx, !num || precond_names[i].param_key, MPCG_ERR_INVALID_ARG,
+                    "preconditioner \"%s\": %s takes no number", spec, precond_names[i].name);
+        MPCG_ENSURE(
+            ctx, !num || (num[0] && strlen(num) <= 12 && strspn(num, "0123456789") == strlen(num)),
+            MPCG_ERR_INVALID_ARG,
+            "preconditioner \"%s\": expected %s:N, N a whole number of at most 12 "
+            "digits",
+            spec, precond_names[i].name);
+        if (type) *type = precond_names[i].type;
+        if (param) *param = num ? (int64_t)strtoll(num, NULL, 10) : -1;
+        return MPCG_SUCCESS;
+    }
+    MPCG_FAIL(ctx, MPCG_ERR_INVALID_ARG,
+              "unknown preconditioner \"%s\": expected auto, none, jacobi, bjacobi[:B] or "
+              "chebyshev[:D] (B, D whole numbers)",
+              spec);
 }
 
 const char *mpcg_precision_name(mpcg_precision p)

@@ -29,6 +29,13 @@ void mpcgi_error_frame(const mpcg_context *ctx, const char *file, int line, cons
 /* Move ctx's recorded message to the thread's slot (for a context about to be destroyed). */
 void mpcgi_error_to_thread(const mpcg_context *ctx);
 
+/* The option that takes the number of a preconditioner's name ("precond.block_size" for
+ * bjacobi:B, "precond.degree" for chebyshev:D), or NULL where the name takes none. */
+const char *mpcgi_precond_param_key(mpcg_precond p);
+/* mpcg_precond_parse with its failure recorded in ctx (NULL: the thread's slot). */
+mpcg_status mpcgi_precond_parse(mpcg_context *ctx, const char *spec, mpcg_precond *type,
+                                int64_t *param);
+
 /* Log through the context's callback, if any. ctx may be NULL (then nothing happens). */
 void mpcgi_log(const mpcg_context *ctx, mpcg_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

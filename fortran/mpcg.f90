@@ -339,6 +339,15 @@ contains
     st = mpcg_solver_set_option(s, mpcg_f_cstr(key), mpcg_f_cstr(value))
   end function
 
+  ! The preconditioner by name, as cgsolve's --precond takes it ("jacobi", "bjacobi:24",
+  ! "chebyshev:4", ...): the library's table of names (mpcg_solver_set_precond_spec).
+  function mpcg_f_solver_set_precond_spec(s, spec) result(st)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: spec
+    integer(c_int) :: st
+    st = mpcg_solver_set_precond_spec(s, mpcg_f_cstr(spec))
+  end function
+
   ! The SpMV backend by name ("auto", "cpu", "cusparse", ...).
   function mpcg_f_solver_set_spmv(s, name) result(st)
     type(c_ptr), intent(in) :: s

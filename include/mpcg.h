@@ -101,6 +101,20 @@ typedef enum mpcg_precond {
  *  outside the enum. Never NULL. */
 MPCG_API const char *mpcg_precond_name(mpcg_precond p);
 
+/**
+ * A preconditioner from its name, as cgsolve's --precond, the Python package's M= and the
+ * Fortran module take it: "none", "jacobi", "bjacobi[:B]" (B rows a block: option
+ * precond.block_size), "chebyshev[:D]" (degree D: option precond.degree) or "auto". The
+ * library's one table of preconditioner names serves this and mpcg_precond_name.
+ * @param[in]  spec   the name (NUL-terminated)
+ * @param[out] type   the preconditioner (may be NULL)
+ * @param[out] param  B or D where the name carries one, else -1 (may be NULL)
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for NULL, an unknown name, a number after a name
+ *         that takes none, or one that is not a whole number of at most 12 digits (the message,
+ *         mpcg_last_error(NULL), lists the names). Ranges are the options' (below).
+ */
+MPCG_API mpcg_status mpcg_precond_parse(const char *spec, mpcg_precond *type, int64_t *param);
+
 /** Where a context computes. */
 typedef enum mpcg_device_kind { MPCG_DEVICE_CPU = 0, MPCG_DEVICE_CUDA = 1 } mpcg_device_kind;
 
@@ -729,6 +743,12 @@ MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precisi
  *  others, and every fp32 or mixed PCG, run the host variant over device vectors.
  *  @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a value outside the enum. */
 MPCG_API mpcg_status mpcg_solver_set_precond(mpcg_solver *solver, mpcg_precond precond);
+
+/** mpcg_solver_set_precond from a name (mpcg_precond_parse: "bjacobi:24", "chebyshev:4", ...),
+ *  its number set as the option it stands for (precond.block_size, precond.degree), whose
+ *  range is checked there. On failure nothing changes.
+ *  @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG for a bad name or a number out of range. */
+MPCG_API mpcg_status mpcg_solver_set_precond_spec(mpcg_solver *solver, const char *spec);
 
 /** Relative tolerance: stop when ||b - A x|| <= max(tol ||b||, atol) (atol: 0 unless
  *  mpcg_solver_set_atol). 0 < tol < 1. */

@@ -118,6 +118,20 @@ mpcg_status mpcg_solver_set_precond(mpcg_solver *s, mpcg_precond precond)
     return MPCG_SUCCESS;
 }
 
+mpcg_status mpcg_solver_set_precond_spec(mpcg_solver *s, const char *spec)
+{
+    mpcg_precond type;
+    int64_t param;
+    char value[24];
+    SOLVER_ENSURE(s);
+    MPCG_CHECK(s->ctx, mpcgi_precond_parse(s->ctx, spec, &type, &param));
+    if (param >= 0) {
+        snprintf(value, sizeof value, "%lld", (long long)param);
+        MPCG_CHECK(s->ctx, mpcg_solver_set_option(s, mpcgi_precond_param_key(type), value));
+    }
+    return mpcg_solver_set_precond(s, type);
+}
+
 mpcg_status mpcg_solver_set_tol(mpcg_solver *s, double tol)
 {
     SOLVER_ENSURE(s);

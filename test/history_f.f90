@@ -54,6 +54,14 @@ program history_f
   st = mpcg_f_solver_get_history(s0, it, rel, tru, t)
   call check(st == MPCG_SUCCESS .and. size(it) == 0, 'no history unless asked')
   call check(mpcg_solver_set_atol(s0, -1.0_c_double) == MPCG_ERR_INVALID_ARG, 'atol < 0 refused')
+  ! the preconditioner by the library's names
+  call check(mpcg_f_solver_set_precond_spec(s0, 'bjacobi:x') == MPCG_ERR_INVALID_ARG, &
+             'bjacobi:x refused')
+  call mpcg_clear_error(ctx)
+  call check(mpcg_f_solver_set_precond_spec(s0, 'chebyshev:4') == MPCG_SUCCESS, 'chebyshev:4')
+  st = mpcg_f_solve(s0, b, x, info0)
+  call check(st == MPCG_SUCCESS .and. info0%reason == MPCG_CONVERGED_RTOL .and. &
+             mpcg_f_text(info0%precond) == 'chebyshev', 'a chebyshev:4 solve')
 
   write (*, '(a,i0,a,i0,a,es10.3)') 'history_f: atol stops at ', info%iterations, &
     ' iterations (tol alone ', info0%iterations, '), last true relres ', info%true_relres

@@ -7,6 +7,8 @@
 #include "core/device.h"
 #include "core/matrix.h"
 #include "precond/precond_impl.h"
+#include "solver/options.h"
+#include "solver/solver.h"
 #include "spmv/spmv.h"
 #include "test/testutil.h"
 
@@ -612,6 +614,84 @@ static void test_empty(void)
     mpcgi_spmv_plan_destroy(cpu, plan);
 }
 
+/* The library's table of preconditioner names (mpcg_precond_parse, mpcg_precond_name) and a
+ * solver set from a name (mpcg_solver_set_precond_spec): every name, its number, the refusals
+ * with their messages, and a failed name that changes nothing. */
+static void test_names(void)
+{
+    static const struct {
+        const char *spec;
+        mpcg_precond type;
+        int64_t param;
+    } ok[] = {
+        {"none", MPCG_PRECOND_NONE, -1},
+        {"jacobi", MPCG_PRECOND_JACOBI, -1},
+        {"bjacobi", MPCG_PRECOND_BJACOBI, -1},
+        {"chebyshev", MPCG_PRECOND_CHEBYSHEV, -1},
+        {"auto", MPCG_PRECOND_AUTO, -1},
+        {"bjacobi:24", MPCG_PRECOND_BJACOBI, 24},
+        {"bjacobi:0", MPCG_PRECOND_BJACOBI, 0},
+        {"chebyshev:007", MPCG_PRECOND_CHEBYSHEV, 7},
+        {"chebyshev:999999999999", MPCG_PRECOND_CHEBYSHEV, 999999999999},
+    };
+    static const struct {
+        const char *spec, *why;
+    } bad[] = {
+        {"", "unknown preconditioner"},
+        {"ilu", "unknown preconditioner \"ilu\""},
+        {"Jacobi", "unknown preconditioner"},
+        {"jacobi:3", "jacobi takes no number"},
+        {"auto:1", "auto takes no number"},
+        {"bjacobi:", "expected bjacobi:N"},
+        {"bjacobi:x", "expected bjacobi:N"},
+        {"bjacobi:-1", "expected bjacobi:N"},
+        {"chebyshev:1234567890123", "at most 12 digits"},
+        {":4", "unknown preconditioner"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        mpcg_precond type = (mpcg_precond)-1;
+        int64_t param = -2;
+        CHECK_OK(NULL, mpcg_precond_parse(ok[i].spec, &type, &param));
+        CHECK(type == ok[i].type && param == ok[i].param);
+        if (ok[i].param < 0) CHECK(strcmp(mpcg_precond_name(type), ok[i].spec) == 0);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mpcg_clear_error(NULL);
+        CHECK_STATUS(NULL, mpcg_precond_parse(bad[i].spec, NULL, NULL), MPCG_ERR_INVALID_ARG);
+        if (!strstr(mpcg_last_error(NULL), bad[i].why))
+            printf("  %s: %s\n", bad[i].spec, mpcg_last_error(NULL));
+        CHECK(strstr(mpcg_last_error(NULL), bad[i].why) != NULL);
+    }
+    mpcg_clear_error(NULL);
+    CHECK_STATUS(NULL, mpcg_precond_parse(NULL, NULL, NULL), MPCG_ERR_INVALID_ARG);
+    mpcg_clear_error(NULL);
+    CHECK(strcmp(mpcg_precond_name((mpcg_precond)99), "unknown") == 0);
+
+    mpcg_matrix *A = NULL;
+    mpcg_solver *S = NULL;
+    CHECK_OK(cpu, mpcg_matrix_generate(cpu, "poisson2d:6", &A));
+    if (A) CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
+    if (S) {
+        const mpcgi_option_key *bs = &mpcgi_cg_options.keys[MPCGI_OPT_PRECOND_BLOCK_SIZE];
+        const mpcgi_option_key *deg = &mpcgi_cg_options.keys[MPCGI_OPT_PRECOND_DEGREE];
+        CHECK_OK(cpu, mpcg_solver_set_precond_spec(S, "bjacobi:24"));
+        CHECK(S->precond == MPCG_PRECOND_BJACOBI && mpcgi_options_get(&S->opts, bs) == 24);
+        const long degree = mpcgi_options_get(&S->opts, deg);
+        CHECK_STATUS(cpu, mpcg_solver_set_precond_spec(S, "chebyshev:99"), MPCG_ERR_INVALID_ARG);
+        CHECK(strstr(mpcg_last_error(cpu), "precond.degree=99"));
+        mpcg_clear_error(cpu);
+        CHECK(S->precond == MPCG_PRECOND_BJACOBI && mpcgi_options_get(&S->opts, deg) == degree);
+        CHECK_STATUS(cpu, mpcg_solver_set_precond_spec(S, "ilu"), MPCG_ERR_INVALID_ARG);
+        CHECK(strstr(mpcg_last_error(cpu), "unknown preconditioner \"ilu\""));
+        mpcg_clear_error(cpu);
+        CHECK(S->precond == MPCG_PRECOND_BJACOBI);
+        CHECK_OK(cpu, mpcg_solver_set_precond_spec(S, "chebyshev:4"));
+        CHECK(S->precond == MPCG_PRECOND_CHEBYSHEV && mpcgi_options_get(&S->opts, deg) == 4);
+    }
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+}
+
 int main(void)
 {
     test_init_seed("test_precond");
@@ -619,6 +699,7 @@ int main(void)
     if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
     else printf("test_precond: no usable GPU, the GPU comparisons are skipped\n");
     if (!cpu) return test_finish("test_precond");
+    test_names();
     test_tridiag();
     test_hand();
     test_rejections();

@@ -24,7 +24,6 @@ STATUS_NAMES = ("MPCG_SUCCESS", "MPCG_ERR_INVALID_ARG", "MPCG_ERR_INVALID_STATE"
                 "MPCG_ERR_IO", "MPCG_ERR_PARSE", "MPCG_ERR_NOT_CONVERGED", "MPCG_ERR_INTERNAL")
 
 PRECISION = {"fp64": 0, "fp32": 1, "mixed": 2}
-PRECOND = {"none": 0, "jacobi": 1, "bjacobi": 2, "chebyshev": 3, "auto": 4}
 DEVICE_CPU, DEVICE_CUDA = 0, 1
 GUESS_ZERO, GUESS_PROVIDED = 0, 1
 INDEX_INT32, INDEX_INT64 = 0, 1  # mpcg_index_type
@@ -101,6 +100,8 @@ context_set_stream = _proto("mpcg_context_set_stream", c_enum, ctx_p, c_void_p)
 # the auto trial's decision cache: None where the loaded libmpcg predates it
 context_set_cache_dir = _proto_optional("mpcg_context_set_cache_dir", c_enum, ctx_p, c_char_p)
 last_error = _proto("mpcg_last_error", c_char_p, ctx_p)
+# the library's table of preconditioner names ("jacobi", "bjacobi:24", ...)
+precond_parse = _proto("mpcg_precond_parse", c_enum, c_char_p, c_void_p, c_void_p)
 last_error_message = _proto("mpcg_last_error_message", c_size_t, ctx_p, c_void_p, c_size_t)
 clear_error = _proto("mpcg_clear_error", None, ctx_p)
 
@@ -122,6 +123,7 @@ solver_destroy = _proto("mpcg_solver_destroy", None, solver_p)
 solver_set_spmv = _proto("mpcg_solver_set_spmv", c_enum, solver_p, c_char_p)
 solver_set_precision = _proto("mpcg_solver_set_precision", c_enum, solver_p, c_enum)
 solver_set_precond = _proto("mpcg_solver_set_precond", c_enum, solver_p, c_enum)
+solver_set_precond_spec = _proto("mpcg_solver_set_precond_spec", c_enum, solver_p, c_char_p)
 solver_set_tol = _proto("mpcg_solver_set_tol", c_enum, solver_p, c_double)
 solver_set_atol = _proto("mpcg_solver_set_atol", c_enum, solver_p, c_double)
 solver_set_history = _proto("mpcg_solver_set_history", c_enum, solver_p, c_int)

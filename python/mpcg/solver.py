@@ -246,6 +246,21 @@ def _word(value, table, what):
     return table[key]
 
 
+def _precond_spec(M):
+    """M as the library's preconditioner name (bytes), checked by mpcg_precond_parse before any
+    C object exists: ValueError with the library's message otherwise."""
+    if M is not None and not isinstance(M, str):
+        raise ValueError(f"mpcg: M must be a preconditioner name ('jacobi', 'bjacobi:24', ...) "
+                         f"or None, not a {type(M).__name__}")
+    spec = "none" if M is None else M.lower()
+    _api.clear_error(None)  # the thread's message slot keeps its first failure
+    if _api.precond_parse(spec.encode(), None, None) != _api.MPCG_SUCCESS:
+        buf = ctypes.create_string_buffer(512)
+        _api.last_error_message(None, buf, len(buf))
+        raise ValueError(f"mpcg: M: {buf.value.decode(errors='replace')}")
+    return spec.encode()
+
+
 # ------------------------------------------------------------------ Solver
 
 class Solver:
@@ -265,7 +280,8 @@ class Solver:
                max(rtol ||b||, atol), as SciPy's cg (mpcg_solver_set_atol; reason
                "MPCG_CONVERGED_ATOL" where atol decided)
     maxiter:   None: the library's default max(100, 10 n)
-    M:         None/'none', 'jacobi', 'bjacobi', 'chebyshev' or 'auto'
+    M:         None/'none', 'jacobi', 'bjacobi[:B]', 'chebyshev[:D]' or 'auto' (the names of
+               cgsolve --precond: mpcg_precond_parse)
     precision: 'fp64', 'fp32' or 'mixed'
     spmv:      an SpMV backend name ('auto', 'cpu', 'cusparse', ...)
     device:    'auto', 'cpu', 'cuda' or 'cuda:N'
@@ -286,7 +302,7 @@ class Solver:
         if not (0.0 < rtol < 1.0):
             raise ValueError(f"mpcg: rtol must be in (0, 1), not {rtol!r}")
         _check_atol(atol)
-        precond = _word(M, _api.PRECOND, "M")
+        precond = _precond_spec(M)
         prec = _word(precision, _api.PRECISION, "precision")
         device = "auto" if device is None else str(device)
         self._stream = None  # the context's stream as this solver set it (None: its own)
@@ -317,7 +333,7 @@ class Solver:
             self._solver = sol.value
             self._check(_api.solver_set_spmv(self._solver, str(spmv).encode()))
             self._check(_api.solver_set_precision(self._solver, prec))
-            self._check(_api.solver_set_precond(self._solver, precond))
+            self._check(_api.solver_set_precond_spec(self._solver, precond))
             self._check(_api.solver_set_tol(self._solver, float(rtol)))
             self._check(_api.solver_set_atol(self._solver, float(atol)))
             self._check(_api.solver_set_history(self._solver, 1 if history else 0))

@@ -116,7 +116,7 @@ class TestAgainstScipy(unittest.TestCase):
     def test_precond_and_info(self):
         name, A = spd_matrices()[0]
         b = np.ones(A.shape[0])
-        for M in ("jacobi", "chebyshev", "auto"):
+        for M in ("jacobi", "chebyshev", "chebyshev:4", "auto"):
             x, info = mpcg.cg(A, b, M=M, device="cpu")
             self.assertTrue(info.converged, (M, info.reason))
             self.assertLessEqual(relres(A, x, b), TOL)
@@ -348,8 +348,12 @@ class TestErrors(unittest.TestCase):
         for bad in (-1e-3, float("nan"), float("inf"), "x"):
             with self.assertRaises(ValueError):
                 mpcg.cg(A, np.ones(16), atol=bad, device="cpu")
-        with self.assertRaises(ValueError):
-            mpcg.cg(A, np.ones(16), M="ilu", device="cpu")
+        for bad in ("ilu", "jacobi:2", "bjacobi:x", "chebyshev:", A, 3):
+            with self.assertRaises(ValueError):
+                mpcg.cg(A, np.ones(16), M=bad, device="cpu")
+        with self.assertRaises(ValueError) as e:
+            mpcg.cg(A, np.ones(16), M="jacobi:2", device="cpu")
+        self.assertIn("jacobi takes no number", str(e.exception))
         with self.assertRaises(ValueError):
             mpcg.cg(A, np.ones(15), device="cpu")
         if mpcg.device_count() == 0:
