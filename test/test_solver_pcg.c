@@ -224,6 +224,91 @@ static void test_rejections_and_refresh(void)
     mpcg_matrix_destroy(A);
 }
 
+/* One solve of M x = ones on solver S; x poisoned first. */
+static mpcg_info solve_on(mpcg_solver *S, int64_t n, double *x, mpcg_status *st)
+{
+    double *b = NULL;
+    mpcg_info info;
+    memset(&info, 0xff, sizeof info);
+    *st = MPCG_ERR_HOST_ALLOC;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *b, &b));
+    if (!b) return info;
+    for (int64_t i = 0; i < n; i++) b[i] = 1.0, x[i] = NAN;
+    *st = mpcg_solve(S, b, x, &info);
+    mpcgi_host_free(b);
+    return info;
+}
+
+/* A solver for a new matrix of A's pattern with values val, for kind pc in precision prec. */
+static mpcg_solver *refresh_solver(const mpcgi_csr *A, const double *val, mpcg_precond pc,
+                                   mpcg_precision prec, mpcg_matrix **M)
+{
+    mpcg_solver *S = NULL;
+    CHECK_OK(cpu, mpcg_matrix_create_csr(cpu, A->n, A->row_ptr, A->col_idx, val, M));
+    if (*M) CHECK_OK(cpu, mpcg_solver_create(cpu, *M, &S));
+    if (!S) return NULL;
+    CHECK_OK(cpu, mpcg_solver_set_precond(S, pc));
+    CHECK_OK(cpu, mpcg_solver_set_precision(S, prec));
+    CHECK_OK(cpu, mpcg_solver_set_tol(S, prec == MPCG_PRECISION_FP32 ? 1e-5 : 1e-8));
+    return S;
+}
+
+/* New values on the same pattern rebuild every preconditioner kind: a solver set up and used
+ * on bcsstk05, then given new values (the diagonal raised by random amounts, so M changes and not
+ * only by a scale), solves as a solver made fresh on the new values does: the same reason and
+ * iterations and the same x bit for bit (the CPU path is deterministic), unlike the first x, in
+ * fp64, fp32 and mixed. */
+static void test_refresh_kinds(mpcgi_rng *g)
+{
+    static const mpcg_precond all[] = {MPCG_PRECOND_JACOBI, MPCG_PRECOND_BJACOBI,
+                                       MPCG_PRECOND_CHEBYSHEV, MPCG_PRECOND_AUTO};
+    static const mpcg_precision precs[] = {MPCG_PRECISION_FP64, MPCG_PRECISION_FP32,
+                                           MPCG_PRECISION_MIXED};
+    mpcg_matrix *A = NULL;
+    double *val = NULL, *x1 = NULL, *x2 = NULL, *x3 = NULL;
+    CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, test_data("bcsstk05.mtx"), &A));
+    if (!A) return;
+    const mpcgi_csr *C = &A->csr;
+    const size_t n = (size_t)C->n, bytes = n * sizeof(double);
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)C->nnz, sizeof *val, &val));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, bytes, &x1));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, bytes, &x2));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, bytes, &x3));
+    for (int64_t i = 0; val && i < C->n; i++)
+        for (int64_t k = C->row_ptr[i]; k < C->row_ptr[i + 1]; k++)
+            val[k] = C->val[k] * (C->col_idx[k] == i ? 1.0 + mpcgi_rng_uniform(g) : 1.0);
+    for (size_t p = 0; val && x1 && x2 && x3 && p < sizeof all / sizeof all[0]; p++) {
+        for (size_t q = 0; q < sizeof precs / sizeof precs[0]; q++) {
+            mpcg_matrix *M = NULL, *F = NULL;
+            mpcg_status s1, s2, s3;
+            mpcg_solver *S = refresh_solver(C, C->val, all[p], precs[q], &M);
+            mpcg_solver *T = refresh_solver(C, val, all[p], precs[q], &F);
+            if (S && T) {
+                mpcg_info i1 = solve_on(S, C->n, x1, &s1);
+                if (s1 == MPCG_ERR_NOT_SUPPORTED) { /* bjacobi without LAPACKE */
+                    mpcg_clear_error(cpu);
+                } else {
+                    CHECK_OK(cpu, mpcg_matrix_update_values(M, val));
+                    mpcg_info i2 = solve_on(S, C->n, x2, &s2);
+                    mpcg_info i3 = solve_on(T, C->n, x3, &s3);
+                    printf("  refresh %s %s: %lld iterations before, %lld after, %lld fresh\n",
+                           mpcg_precond_name(all[p]), mpcg_precision_name(precs[q]),
+                           (long long)i1.iterations, (long long)i2.iterations,
+                           (long long)i3.iterations);
+                    CHECK(s1 == MPCG_SUCCESS && s2 == MPCG_SUCCESS && s3 == MPCG_SUCCESS);
+                    CHECK(i2.reason == i3.reason && i2.iterations == i3.iterations);
+                    CHECK(memcmp(x2, x3, bytes) == 0 && memcmp(x1, x2, bytes) != 0);
+                    CHECK(strcmp(i2.precond, i3.precond) == 0);
+                }
+            }
+            mpcg_solver_destroy(S), mpcg_solver_destroy(T);
+            mpcg_matrix_destroy(M), mpcg_matrix_destroy(F);
+        }
+    }
+    mpcgi_host_free(val), mpcgi_host_free(x1), mpcgi_host_free(x2), mpcgi_host_free(x3);
+    mpcg_matrix_destroy(A);
+}
+
 int main(void)
 {
     test_init_seed("test_solver_pcg");
@@ -232,6 +317,9 @@ int main(void)
     if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
     else printf("test_solver_pcg: no usable GPU, the GPU comparisons are skipped\n");
     test_rejections_and_refresh();
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed);
+    test_refresh_kinds(&g);
     CHECK(test_each_mtx(check_file, NULL) == 0);
     mpcg_context_destroy(gpu);
     mpcg_context_destroy(cpu);
