@@ -167,7 +167,7 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
     }
     MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr));       /* rr = r.r */
     MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
-    if (mixed) mpcgi_mixed_begin(s, a, tnorm, tr);
+    if (mixed) mpcgi_mixed_begin(s, a, 0, tnorm, tr);
     if (!s->continuing) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm));
     /* b - A x0 (b itself for a zero guess: exact) */
     MPCG_CHECK(ctx, mpcgi_history_true(s, 0, tnorm / a->bnorm));

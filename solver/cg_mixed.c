@@ -72,10 +72,12 @@ static void segment_begin(mpcgi_cg_track *tr, int64_t k, double rnorm)
     tr->stall_r = tr->stall_best = rnorm;
 }
 
-void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnorm,
+void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double rnorm,
                        mpcgi_cg_track *tr)
 {
-    segment_begin(tr, 0, rnorm);
+    segment_begin(tr, k, rnorm);
+    tr->stall_window =
+        mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_STALL_WINDOW]);
     tr->last_true = rnorm;
     tr->eta = INITIAL_ETA;
     tr->threshold = next_threshold(s, a, rnorm, tr);
@@ -131,8 +133,7 @@ mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, int64_t
     MPCG_CHECK(s->ctx, demote_in_place(s, V32, s->p));
     s->work = MPCG_PRECISION_FP32;
     s->V = V32;
-    mpcgi_mixed_begin(s, a, tnorm, tr);
-    segment_begin(tr, k, tnorm);
+    mpcgi_mixed_begin(s, a, k, tnorm, tr);
     *rr = tnorm * tnorm;
     if (reliable(s)) *beta = *rr / rr_old; /* the direction is kept, as in a reliable update */
     return MPCG_SUCCESS;
@@ -144,13 +145,13 @@ mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, int64_t
  * it still falls a little, so the true residual is never looked at and the solve runs to its
  * limit. The rule watches the best recurrence residual of the running segment, sampled where
  * the host reads it (every iteration of the host loop, every window of the GPU variants): when
- * mixed.stall_window iterations pass without it falling by STALL_FALL, the segment has stalled,
- * and the true residual decides as at a threshold (mpcgi_mixed_update, tr->forced).
+ * mixed.stall_window iterations pass without it falling by STALL_FALL, or it falls at less than
+ * STALL_RATE of the solve's fastest rate, the segment has stalled, and the true residual
+ * decides as at a threshold (mpcgi_mixed_update, tr->forced).
  */
 int mpcgi_mixed_stalled(const mpcg_solver *s, mpcgi_cg_track *tr, int64_t k, double rnorm)
 {
-    long window =
-        mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_STALL_WINDOW]);
+    const int64_t window = tr->stall_window;
     if (!mpcgi_mixed_iterating(s) || tr->head || window == 0) return 0;
     if (rnorm < tr->stall_best) tr->stall_best = rnorm;
     const int64_t span = k - tr->stall_k; /* a GPU window can end past the stall window */

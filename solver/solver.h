@@ -113,6 +113,7 @@ typedef struct mpcgi_cg_track {
     int head;         /* mixed: the fp64 head runs (work FP64 until the threshold) */
     int forced;       /* mixed: this check is a stalled segment's, not the threshold's */
     int stalls;       /* mixed: stalled segments since the last threshold reached */
+    int64_t stall_window; /* mixed: mixed.stall_window, read when the fp32 iteration begins */
     int64_t stall_k;  /* mixed: the iteration of the stall rule's reference residual */
     double stall_r;   /* mixed: that reference (the best recurrence residual then) */
     double stall_best; /* mixed: the best recurrence residual of the running segment */
@@ -175,10 +176,11 @@ mpcg_precision mpcgi_cg_apply_precision(const mpcg_solver *s);
 mpcg_status mpcgi_cg_true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r,
                                    double *norm);
 
-/* Mixed precision (solver/cg_mixed.c): the first segment's threshold (tr from the initial
- * residual rnorm); a segment's end: x += xw, xw = 0, the true residual, the tests and the next
- * segment (mpcgi_cg_check's contract); the fp64 finish after tr->fallback, from iteration k. */
-void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, double rnorm,
+/* Mixed precision (solver/cg_mixed.c): the first segment's threshold (tr from the residual
+ * rnorm at iteration k, the stall rule's start); a segment's end: x += xw, xw = 0, the true
+ * residual, the tests and the next segment (mpcgi_cg_check's contract); the fp64 finish after
+ * tr->fallback, from iteration k. */
+void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double rnorm,
                        mpcgi_cg_track *tr);
 mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double rr_old,
                                double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
