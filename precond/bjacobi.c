@@ -1,5 +1,6 @@
-/* precond/bjacobi.c: block-Jacobi: the blocks (fixed size or detected node blocks), the
- * inverses of the diagonal blocks (LAPACKE Cholesky), and the host apply */
+/* precond/bjacobi.c: block-Jacobi: the blocks (fixed size or detected node blocks) and their
+ * tiles, the inverses of the diagonal blocks (LAPACKE Cholesky), the host apply in fp64 and
+ * fp32, and the kind's table */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 
 #include "config.h"
 #include "core/alloc.h"
+#include "core/device.h"
 #include "core/error.h"
 #include "precond/precond_impl.h"
 
@@ -24,7 +26,8 @@ static int invert_spd(double *a, int nb)
     if (info == 0) info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nb, a, nb);
     if (info != 0) return (int)info;
     for (int j = 0; j < nb; j++) /* the lower triangle (column-major) holds the inverse */
-        for (int i = j + 1; i < nb; i++) a[(size_t)i * nb + j] = a[(size_t)j * nb + i];
+        for (int i = j + 1; i < nb; i++)
+            a[(size_t)i * nb + j] = a[(size_t)j * nb + i];
     return 0;
 }
 
@@ -72,7 +75,8 @@ static int64_t find_blocks(const mpcgi_csr *A, int B, int64_t *bstart)
     int64_t nblocks = 0;
     for (int64_t i = 0; i < A->n;) {
         int64_t nb = 1;
-        if (B > 0) nb = A->n - i < B ? A->n - i : B;
+        if (B > 0)
+            nb = A->n - i < B ? A->n - i : B;
         else
             while (i + nb < A->n && nb < MPCGI_PRECOND_MAX_BLOCK && same_pattern(A, i, i + nb))
                 nb++;
@@ -84,11 +88,27 @@ static int64_t find_blocks(const mpcgi_csr *A, int B, int64_t *bstart)
     return nblocks;
 }
 
-mpcg_status mpcgi_bjacobi_blocks(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_precond *pc)
+static mpcg_status check_params(mpcg_context *ctx, const mpcgi_precond_params *p)
 {
+    MPCG_ENSURE(
+        ctx,
+        p->block_apply == MPCGI_BLOCK_APPLY_INVERSE || p->block_apply == MPCGI_BLOCK_APPLY_CHOLESKY,
+        MPCG_ERR_INVALID_ARG, "precond bjacobi: block apply %d is not inverse (0) or cholesky (1)",
+        p->block_apply);
+    MPCG_ENSURE(ctx, p->block_size >= 0 && p->block_size <= MPCGI_PRECOND_MAX_BLOCK,
+                MPCG_ERR_INVALID_ARG,
+                "precond bjacobi: block size %d out of range [0, %d] (0: detected)", p->block_size,
+                MPCGI_PRECOND_MAX_BLOCK);
     MPCG_ENSURE(ctx, HAVE_INVERSE, MPCG_ERR_NOT_SUPPORTED,
                 "precond bjacobi: this build has no LAPACKE (configure without "
                 "--without-lapacke)");
+    return MPCG_SUCCESS;
+}
+
+/* The blocks of pc->params.block_size rows (0: detected): pc->nblocks, bstart, boff (host),
+ * block_max, detected. */
+static mpcg_status blocks(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_precond *pc)
+{
     const int B = pc->params.block_size;
     pc->detected = B == 0;
     pc->nblocks = find_blocks(A, B, NULL);
@@ -104,6 +124,58 @@ mpcg_status mpcgi_bjacobi_blocks(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_pr
         pc->boff[b + 1] = pc->boff[b] + len * len;
     }
     return MPCG_SUCCESS;
+}
+
+int64_t mpcgi_bjacobi_tiles(int64_t nblocks, const int64_t *bstart, int64_t *tile_row,
+                            int64_t *tile_block)
+{
+    int64_t ntiles = 0;
+    for (int64_t b = 0; b < nblocks;) {
+        /* a block has at most MPCGI_PRECOND_MAX_BLOCK <= MPCGI_PC_TILE_ROWS rows: each tile
+         * takes at least one */
+        int64_t end = b + 1;
+        while (end < nblocks && bstart[end + 1] - bstart[b] <= MPCGI_PC_TILE_ROWS)
+            end++;
+        if (tile_row) tile_row[ntiles] = bstart[b], tile_block[ntiles] = b;
+        ntiles++;
+        b = end;
+    }
+    if (tile_row) tile_row[ntiles] = bstart[nblocks], tile_block[ntiles] = nblocks;
+    return ntiles;
+}
+
+/* A host array of count indices copied to a new device array *d. */
+static mpcg_status upload_index(mpcg_context *ctx, size_t count, const int64_t *h, int64_t **d)
+{
+    MPCG_CHECK(ctx, mpcgi_device_alloc(ctx, count * sizeof *h, d));
+    return mpcgi_device_copy(ctx, *d, h, count * sizeof *h, MPCGI_H2D);
+}
+
+/* The fused form's tiles (block_apply inverse): host, and device where pc->on_device. */
+static mpcg_status tiles(mpcg_context *ctx, mpcgi_precond *pc)
+{
+    pc->ntiles = mpcgi_bjacobi_tiles(pc->nblocks, pc->bstart, NULL, NULL);
+    const size_t nt = (size_t)pc->ntiles + 1;
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, nt, sizeof *pc->tile_row, &pc->tile_row));
+    MPCG_CHECK(ctx, mpcgi_host_alloc_array(ctx, nt, sizeof *pc->tile_block, &pc->tile_block));
+    (void)mpcgi_bjacobi_tiles(pc->nblocks, pc->bstart, pc->tile_row, pc->tile_block);
+    if (!pc->on_device) return MPCG_SUCCESS;
+    MPCG_CHECK(ctx, upload_index(ctx, nt, pc->tile_row, &pc->d_tile_row));
+    return upload_index(ctx, nt, pc->tile_block, &pc->d_tile_block);
+}
+
+static mpcg_status bjacobi_setup(mpcg_context *ctx, mpcgi_precond *pc, const mpcgi_csr *A)
+{
+    MPCG_CHECK(ctx, check_params(ctx, &pc->params));
+    pc->first_diag_block = -1;
+    MPCG_CHECK(ctx, blocks(ctx, A, pc));
+    const size_t nb = (size_t)pc->nblocks + 1;
+    MPCG_CHECK(ctx, mpcgi_precond_vals_alloc(ctx, pc, (size_t)pc->boff[pc->nblocks], &pc->binv,
+                                             &pc->binv32, &pc->d_binv, &pc->d_binv32));
+    if (pc->params.block_apply == MPCGI_BLOCK_APPLY_INVERSE) MPCG_CHECK(ctx, tiles(ctx, pc));
+    if (!pc->on_device) return MPCG_SUCCESS;
+    MPCG_CHECK(ctx, upload_index(ctx, nb, pc->bstart, &pc->d_bstart));
+    return upload_index(ctx, nb, pc->boff, &pc->d_boff);
 }
 
 /* a (nb x nb, row-major) = A[start:start+nb, start:start+nb] from the CSR rows. */
@@ -128,7 +200,9 @@ static void diagonal_block(const mpcgi_csr *A, int64_t start, int nb, int choles
     }
 }
 
-mpcg_status mpcgi_bjacobi_factor(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_precond *pc)
+/* pc->binv = the blocks' inverses (or factors) from A's values; diag_blocks and
+ * first_diag_block count the blocks that fell back to their diagonal. */
+static mpcg_status factor(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_precond *pc)
 {
     const int cholesky = pc->params.block_apply == MPCGI_BLOCK_APPLY_CHOLESKY;
     pc->diag_blocks = 0;
@@ -153,13 +227,24 @@ mpcg_status mpcgi_bjacobi_factor(mpcg_context *ctx, const mpcgi_csr *A, mpcgi_pr
     if (pc->diag_blocks)
         mpcgi_log(ctx, MPCG_LOG_WARN,
                   "precond bjacobi: %lld of %lld blocks are not SPD and use their diagonal "
-                  "(first: rows %lld-%lld)", (long long)pc->diag_blocks, (long long)pc->nblocks,
+                  "(first: rows %lld-%lld)",
+                  (long long)pc->diag_blocks, (long long)pc->nblocks,
                   (long long)pc->bstart[pc->first_diag_block] + 1,
                   (long long)pc->bstart[pc->first_diag_block + 1]);
     return MPCG_SUCCESS;
 }
 
-void mpcgi_bjacobi_describe(const mpcgi_precond *pc, char *buf, size_t size)
+static mpcg_status bjacobi_refresh(mpcg_context *ctx, mpcgi_precond *pc, const mpcgi_csr *A,
+                                   mpcgi_precond_spmv_fn spmv, void *user)
+{
+    (void)spmv, (void)user;
+    MPCG_CHECK(ctx, mpcgi_precond_diag(ctx, A, pc->ops->name, NULL));
+    MPCG_CHECK(ctx, factor(ctx, A, pc));
+    return mpcgi_precond_vals_sync(ctx, pc, (size_t)pc->boff[pc->nblocks], pc->binv, pc->binv32,
+                                   pc->d_binv, pc->d_binv32);
+}
+
+static void bjacobi_describe(const mpcgi_precond *pc, char *buf, size_t size)
 {
     const long long nb = pc->nblocks, f = pc->first_diag_block;
     const long long last = nb ? pc->bstart[nb] - pc->bstart[nb - 1] : 0;
@@ -183,39 +268,74 @@ void mpcgi_bjacobi_describe(const mpcgi_precond *pc, char *buf, size_t size)
                  pc->block_max, rows, last, tail);
 }
 
-/* z = L^-T L^-1 r for one block of nb rows (L row-major lower): forward, then backward
- * substitution in z; the GPU kernel sums in the same order. */
-static void cholesky_solve(const double *L, int64_t nb, const double *r, double *z)
+#define T double
+#define SUFFIX f64
+#include "precond/bjacobi_impl.h"
+#undef T
+#undef SUFFIX
+#define T float
+#define SUFFIX f32
+#include "precond/bjacobi_impl.h"
+#undef T
+#undef SUFFIX
+
+void mpcgi_bjacobi_apply_host(const mpcgi_precond *pc, mpcg_precision prec, const void *r, void *z)
 {
-    for (int64_t i = 0; i < nb; i++) {
-        double s = r[i];
-        for (int64_t j = 0; j < i; j++) s -= L[i * nb + j] * z[j];
-        z[i] = s / L[i * nb + i];
-    }
-    for (int64_t i = nb - 1; i >= 0; i--) {
-        double s = z[i];
-        for (int64_t j = i + 1; j < nb; j++) s -= L[j * nb + i] * z[j];
-        z[i] = s / L[i * nb + i];
-    }
+    if (prec == MPCG_PRECISION_FP32)
+        apply_blocks_f32(pc, pc->binv32, r, z);
+    else
+        apply_blocks_f64(pc, pc->binv, r, z);
 }
 
-void mpcgi_bjacobi_apply_host(const mpcgi_precond *pc, const double *r, double *z)
+static mpcg_status bjacobi_apply(mpcg_context *ctx, const mpcgi_precond *pc, mpcg_precision prec,
+                                 const mpcgi_vec_ops *V, mpcgi_precond_spmv_fn spmv, void *user,
+                                 const void *r, void *z, void *work)
 {
-    const int cholesky = pc->params.block_apply == MPCGI_BLOCK_APPLY_CHOLESKY;
-    /* reads nb^2 + nb values and writes nb per block of nb rows (cholesky: half of the nb^2) */
-#pragma omp parallel for schedule(static) if (pc->n > 16384)
-    for (int64_t b = 0; b < pc->nblocks; b++) {
-        const int64_t start = pc->bstart[b];
-        const int64_t nb = pc->bstart[b + 1] - start;
-        const double *a = pc->binv + pc->boff[b];
-        if (cholesky) {
-            cholesky_solve(a, nb, r + start, z + start);
-            continue;
-        }
-        for (int64_t i = 0; i < nb; i++) {
-            double s = 0.0;
-            for (int64_t j = 0; j < nb; j++) s += a[i * nb + j] * r[start + j];
-            z[start + i] = s;
-        }
-    }
+    (void)V, (void)spmv, (void)user, (void)work;
+    if (pc->on_device) return mpcgi_precond_device_blocks(ctx, pc, prec, r, z);
+    mpcgi_bjacobi_apply_host(pc, prec, r, z);
+    return MPCG_SUCCESS;
 }
+
+/* The explicit inverses in tiles; the Cholesky factors have no fused form. */
+static void bjacobi_fused(const mpcgi_precond *pc, mpcg_precision prec, mpcgi_pc_fused *out)
+{
+    if (pc->params.block_apply != MPCGI_BLOCK_APPLY_INVERSE) {
+        out->kind = MPCGI_PC_FUSED_APPLY;
+        return;
+    }
+    out->kind = MPCGI_PC_FUSED_BLOCKS;
+    out->ntiles = pc->ntiles;
+    out->tile_row = pc->d_tile_row;
+    out->tile_block = pc->d_tile_block;
+    out->bstart = pc->d_bstart;
+    out->boff = pc->d_boff;
+    out->binv = prec == MPCG_PRECISION_FP32 ? (const void *)pc->d_binv32 : pc->d_binv;
+    out->max_block = pc->block_max;
+}
+
+static void bjacobi_destroy(mpcg_context *ctx, mpcgi_precond *pc)
+{
+    mpcgi_precond_vals_free(ctx, pc, pc->binv, pc->binv32, pc->d_binv, pc->d_binv32);
+    mpcgi_host_free(pc->bstart);
+    mpcgi_host_free(pc->boff);
+    mpcgi_host_free(pc->tile_row);
+    mpcgi_host_free(pc->tile_block);
+    if (!pc->on_device) return;
+    mpcgi_device_free(ctx, pc->d_bstart);
+    mpcgi_device_free(ctx, pc->d_boff);
+    mpcgi_device_free(ctx, pc->d_tile_row);
+    mpcgi_device_free(ctx, pc->d_tile_block);
+}
+
+const struct mpcgi_precond_ops mpcgi_precond_bjacobi = {
+    .name = "bjacobi",
+    .type = MPCG_PRECOND_BJACOBI,
+    .caps = MPCGI_PC_CAP_FP32,
+    .setup = bjacobi_setup,
+    .refresh = bjacobi_refresh,
+    .apply = bjacobi_apply,
+    .fused = bjacobi_fused,
+    .describe = bjacobi_describe,
+    .destroy = bjacobi_destroy,
+};

@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "core/device.h"
 #include "core/error.h"
+#include "precond/precond.h"
 #include "solver/batch_cg.h"
 #if MPCG_HAVE_CUDA
 #include "core/cuda_check.h"
@@ -60,17 +61,11 @@ static double residual(const sysv *A, const double *b, const double *x, double *
     return sqrt(dot(A->n, r, r));
 }
 
-/* dinv = 1 / diag(A); 0, or -1 at a diagonal <= 0 or missing. */
+/* dinv = 1 / diag(A) by the preconditioners' diagonal builder (the batch's columns are sorted
+ * and distinct in a row, its values finite); 0, or -1 at a diagonal <= 0 or missing. */
 static int jacobi_of(const sysv *A, double *dinv)
 {
-    for (int64_t r = 0; r < A->n; r++) {
-        double d = 0;
-        for (int64_t e = A->ptr[r]; e < A->ptr[r + 1]; e++)
-            if (A->col[e] == r) d = A->val[e];
-        if (!(d > 0)) return -1;
-        dinv[r] = 1.0 / d;
-    }
-    return 0;
+    return mpcgi_precond_diag_rows(A->n, A->ptr, A->col, A->val, dinv) == A->n ? 0 : -1;
 }
 
 /* z = M^-1 r (z is r without a preconditioner); r.z. */

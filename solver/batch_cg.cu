@@ -92,7 +92,9 @@ static __device__ void direction(const batch_sys &A, double beta)
     __syncthreads();
 }
 
-/* 1/diag(A) into dinv; whether every diagonal is > 0. */
+/* 1/diag(A) into dinv; whether every diagonal is > 0. The host's builder is
+ * mpcgi_precond_diag_rows (precond/precond.c); this one stays on the device, the block's threads
+ * over the system's rows, so that a batch's setup never leaves the launch. */
 static __device__ bool jacobi_of(const batch_sys &A, double *red)
 {
     double bad = 0;

@@ -79,8 +79,8 @@ mpcg_status mpcgi_block_precond(mpcgi_block_solve *b)
     if (!s->pc) return b->V->copy(b->ctx, b->n * b->m, b->R, b->Z);
     for (int i = 0; i < b->m; i++) {
         MPCG_CHECK(b->ctx, b->B->get_col(b->ctx, b->n, b->m, i, b->R, b->col_r));
-        MPCG_CHECK(b->ctx, mpcgi_precond_apply(b->ctx, s->pc, b->V, mpcgi_pcg_spmv, s, b->col_r,
-                                               b->col_z, b->pc_work));
+        MPCG_CHECK(b->ctx, mpcgi_precond_apply(b->ctx, s->pc, MPCG_PRECISION_FP64, b->V,
+                                               mpcgi_pcg_spmv, s, b->col_r, b->col_z, b->pc_work));
         MPCG_CHECK(b->ctx, b->B->set_col(b->ctx, b->n, b->m, i, b->col_z, b->Z));
     }
     return MPCG_SUCCESS;

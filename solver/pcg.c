@@ -20,12 +20,15 @@
  * r.z (16) and z read in the p update instead of r.
  */
 
-/* A's product for the preconditioner's setup and applies: the plan, fp64 (or hi + lo). */
-mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, const double *x, double *y)
+/* A's product for the preconditioner's setup and applies: the plan, fp64 (or hi + lo) or
+ * fp32 as asked. */
+mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, mpcg_precision prec, const void *x,
+                           void *y)
 {
     mpcg_solver *s = user;
     s->pc_spmvs++;
-    return mpcgi_spmv_apply(ctx, s->plan, s->exact, x, y);
+    return mpcgi_spmv_apply(ctx, s->plan,
+                            prec == MPCG_PRECISION_FP64 ? s->exact : MPCG_PRECISION_FP32, x, y);
 }
 
 /*
@@ -39,14 +42,14 @@ static mpcg_status precondition(mpcg_solver *s, void **zv, double *rz, mpcg_reas
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     if (s->work == MPCG_PRECISION_FP64) {
-        MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, s->V64, mpcgi_pcg_spmv, s, s->r, s->z,
-                                            s->pc_work));
+        MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, MPCG_PRECISION_FP64, s->V64, mpcgi_pcg_spmv,
+                                            s, s->r, s->z, s->pc_work));
         MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->r, s->z, rz));
         *zv = s->z;
     } else {
         MPCG_CHECK(ctx, s->V->promote(ctx, n, s->r, s->pc_r));                 /* pc_r = r */
-        MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, s->V64, mpcgi_pcg_spmv, s, s->pc_r,
-                                            s->z, s->pc_work));
+        MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, MPCG_PRECISION_FP64, s->V64, mpcgi_pcg_spmv,
+                                            s, s->pc_r, s->z, s->pc_work));
         MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->pc_r, s->z, rz));
         MPCG_CHECK(ctx, s->V->demote(ctx, n, s->z, s->zw));                    /* zw = z */
         *zv = s->zw;

@@ -253,7 +253,8 @@ static mpcgi_precond_params precond_params(const mpcg_solver *s)
         .degree = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_DEGREE]),
         .lmin_ratio =
             1.0 / (double)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_LMIN_DIVISOR]),
-        .block_apply = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_BLOCK_APPLY])};
+        .block_apply = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_BLOCK_APPLY]),
+        .fp32 = s->precision == MPCG_PRECISION_FP32 || s->precision == MPCG_PRECISION_MIXED};
 }
 
 /* The matrix a preconditioner of `type` is built from: A's host CSR; for a device view

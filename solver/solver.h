@@ -152,7 +152,8 @@ mpcg_reason mpcgi_cg_curvature_reason(double pq);
 /* The preconditioned CG (solver/pcg.c): the host loop with z = M^-1 r (s->pc). */
 mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
 /* A's product for the preconditioner (its setup and applies; counted in s->pc_spmvs). */
-mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, const double *x, double *y);
+mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, mpcg_precision prec, const void *x,
+                           void *y);
 /* p = r + beta p with V, or p = r for beta = 0. */
 mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta);
 /* The recurrence residual's stop threshold max(max(tol, eps) ||b||, atol), eps of the

@@ -1,6 +1,7 @@
-/* test/test_precond.c: the preconditioners (jacobi, bjacobi, chebyshev) against independent
- * references on hand-made, bundled and generated SPD matrices; their rejections; the GPU applies
- * against the host's (skipped without a GPU) */
+/* test/test_precond.c: the preconditioners (none, jacobi, bjacobi, chebyshev) against
+ * independent references on hand-made, bundled and generated SPD matrices; their rejections; the
+ * kinds' table, bjacobi's tiles, the fp32 applies against the fp64 ones, the fused forms; the
+ * GPU applies (fp64 and fp32) against the host's (skipped without a GPU) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "config.h"
 #include "core/alloc.h"
@@ -23,13 +24,16 @@ static mpcg_context *cpu, *gpu;
 
 /* ---------------------------------------------------------------- helpers */
 
-/* The preconditioner's SpMV callback: user is an fp64 SpMV plan of the same context. */
-static mpcg_status plan_spmv(mpcg_context *ctx, void *user, const double *x, double *y)
+/* The preconditioner's SpMV callback: user is an SpMV plan of the same context (of the
+ * precision asked). */
+static mpcg_status plan_spmv(mpcg_context *ctx, void *user, mpcg_precision prec, const void *x,
+                             void *y)
 {
-    return mpcgi_spmv_apply(ctx, user, MPCG_PRECISION_FP64, x, y);
+    return mpcgi_spmv_apply(ctx, user, prec, x, y);
 }
 
-static mpcgi_spmv_plan *make_plan(mpcg_context *ctx, mpcgi_csr *A)
+/* A plan for the precisions asked (MPCG_CAP_FP64, with MPCG_CAP_FP32: A's val32 made too). */
+static mpcgi_spmv_plan *make_plan_for(mpcg_context *ctx, mpcgi_csr *A, unsigned precisions)
 {
     const struct mpcgi_spmv_ops *ops = NULL;
     mpcgi_spmv_plan *plan = NULL;
@@ -38,13 +42,18 @@ static mpcgi_spmv_plan *make_plan(mpcg_context *ctx, mpcgi_csr *A)
     CHECK_OK(ctx, mpcgi_spmv_lookup(
                       ctx, mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA ? "cusparse" : "auto",
                       &ops));
-    if (ops) CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, ops, A, MPCG_CAP_FP64, NULL, &plan));
+    if (ops) CHECK_OK(ctx, mpcgi_spmv_plan_create(ctx, ops, A, precisions, NULL, &plan));
     return plan;
+}
+
+static mpcgi_spmv_plan *make_plan(mpcg_context *ctx, mpcgi_csr *A)
+{
+    return make_plan_for(ctx, A, MPCG_CAP_FP64);
 }
 
 static mpcgi_precond_params params(mpcg_precond type, int block_size, int degree)
 {
-    return (mpcgi_precond_params){type, block_size, degree, 0.1, MPCGI_BLOCK_APPLY_INVERSE};
+    return (mpcgi_precond_params){type, block_size, degree, 0.1, MPCGI_BLOCK_APPLY_INVERSE, 0};
 }
 
 static double *vec(int64_t n)
@@ -56,7 +65,8 @@ static double *vec(int64_t n)
 
 static void random_vec(mpcgi_rng *g, int64_t n, double *v)
 {
-    for (int64_t i = 0; i < n; i++) v[i] = 2 * mpcgi_rng_uniform(g) - 1;
+    for (int64_t i = 0; i < n; i++)
+        v[i] = 2 * mpcgi_rng_uniform(g) - 1;
 }
 
 /* y = A x, in the test's own loop */
@@ -80,7 +90,8 @@ static double diag_of(const mpcgi_csr *A, int64_t i)
 static double max_abs(int64_t n, const double *x)
 {
     double m = 0;
-    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
+    for (int64_t i = 0; i < n; i++)
+        m = fmax(m, fabs(x[i]));
     return m;
 }
 
@@ -88,14 +99,27 @@ static double max_abs(int64_t n, const double *x)
 static int vec_close(int64_t n, const double *x, const double *y, double tol)
 {
     double d = 0;
-    for (int64_t i = 0; i < n; i++) d = isnan(x[i]) ? INFINITY : fmax(d, fabs(x[i] - y[i]));
+    for (int64_t i = 0; i < n; i++)
+        d = isnan(x[i]) ? INFINITY : fmax(d, fabs(x[i] - y[i]));
     return d <= tol * max_abs(n, y);
+}
+
+/* vec_close for float vectors (compared in double) */
+static int vec_close_f32(int64_t n, const float *x, const float *y, double tol)
+{
+    double d = 0, m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        d = isnan(x[i]) ? INFINITY : fmax(d, fabs((double)x[i] - (double)y[i]));
+        m = fmax(m, fabs((double)y[i]));
+    }
+    return d <= tol * m;
 }
 
 static double dot(int64_t n, const double *x, const double *y)
 {
     double s = 0;
-    for (int64_t i = 0; i < n; i++) s += x[i] * y[i];
+    for (int64_t i = 0; i < n; i++)
+        s += x[i] * y[i];
     return s;
 }
 
@@ -107,7 +131,8 @@ static mpcgi_precond *cpu_apply(mpcgi_csr *A, mpcgi_spmv_plan *plan, mpcgi_preco
     double *work = vec(2 * A->n + 1);
     CHECK_OK(cpu, mpcgi_precond_create(cpu, A, &p, plan_spmv, plan, &pc));
     if (pc)
-        CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, &mpcgi_vec_host, plan_spmv, plan, r, z, work));
+        CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP64, &mpcgi_vec_host, plan_spmv,
+                                          plan, r, z, work));
     mpcgi_host_free(work);
     return pc;
 }
@@ -128,7 +153,10 @@ static void test_hand(void)
     const int64_t rp[] = {0, 2, 4};
     const int32_t col[] = {0, 1, 0, 1};
     const double val[] = {4, 1, 1, 2}, r[] = {1, 3};
-    mpcgi_csr A = {.n = 2, .nnz = 4, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
+    mpcgi_csr A = {.n = 2,
+                   .nnz = 4,
+                   .row_ptr = (int64_t *)rp,
+                   .col_idx = (int32_t *)col,
                    .val = (double *)val};
     double z[2] = {NAN, NAN};
     mpcgi_precond *pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_NONE, 0, 0), r, z);
@@ -161,14 +189,18 @@ static void test_rejections(void)
     const int64_t rp[] = {0, 2, 4, 5}, rp_missing[] = {0, 2, 3, 4};
     const int32_t col[] = {0, 1, 0, 1, 2}, col_missing[] = {0, 1, 0, 2};
     double val[] = {4, 1, 1, 0, 3};
-    mpcgi_csr A = {.n = 3, .nnz = 5, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
+    mpcgi_csr A = {
+        .n = 3, .nnz = 5, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col, .val = val};
+    mpcgi_csr M = {.n = 3,
+                   .nnz = 4,
+                   .row_ptr = (int64_t *)rp_missing,
+                   .col_idx = (int32_t *)col_missing,
                    .val = val};
-    mpcgi_csr M = {.n = 3, .nnz = 4, .row_ptr = (int64_t *)rp_missing,
-                   .col_idx = (int32_t *)col_missing, .val = val};
     const struct {
         mpcg_precond type;
         const char *name;
-    } kinds[] = {{MPCG_PRECOND_JACOBI, "jacobi"}, {MPCG_PRECOND_BJACOBI, "bjacobi"},
+    } kinds[] = {{MPCG_PRECOND_JACOBI, "jacobi"},
+                 {MPCG_PRECOND_BJACOBI, "bjacobi"},
                  {MPCG_PRECOND_CHEBYSHEV, "chebyshev"}};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         mpcgi_precond_params p = params(kinds[k].type, 0, 2);
@@ -193,10 +225,13 @@ static void test_rejections(void)
     val[3] = 2;
     const mpcgi_precond_params bad[] = {
         params(MPCG_PRECOND_BJACOBI, MPCGI_PRECOND_MAX_BLOCK + 1, 0),
-        params(MPCG_PRECOND_BJACOBI, -1, 0), params(MPCG_PRECOND_CHEBYSHEV, 0, 0),
-        {MPCG_PRECOND_CHEBYSHEV, 0, 2, 1.0, 0}, {MPCG_PRECOND_CHEBYSHEV, 0, 2, 0.0, 0},
-        {MPCG_PRECOND_BJACOBI, 2, 0, 0.1, 2}, {MPCG_PRECOND_AUTO, 0, 0, 0, 0},
-        {(mpcg_precond)7, 0, 0, 0, 0}};
+        params(MPCG_PRECOND_BJACOBI, -1, 0),
+        params(MPCG_PRECOND_CHEBYSHEV, 0, 0),
+        {MPCG_PRECOND_CHEBYSHEV, 0, 2, 1.0, 0, 0},
+        {MPCG_PRECOND_CHEBYSHEV, 0, 2, 0.0, 0, 0},
+        {MPCG_PRECOND_BJACOBI, 2, 0, 0.1, 2, 0},
+        {MPCG_PRECOND_AUTO, 0, 0, 0, 0, 0},
+        {(mpcg_precond)7, 0, 0, 0, 0, 0}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         mpcgi_precond *pc = NULL;
         CHECK_STATUS(cpu, mpcgi_precond_create(cpu, &A, &bad[k], plan_spmv, NULL, &pc),
@@ -260,7 +295,8 @@ static void test_detect_nodes(void)
     random_vec(&g, N, r);
     mpcgi_precond *pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_BJACOBI, 0, 0), r, z);
     CHECK(pc && pc->detected && pc->nblocks == NODES && pc->block_max == DOF);
-    for (int64_t b = 0; pc && b <= pc->nblocks; b++) CHECK(pc->bstart[b] == DOF * b);
+    for (int64_t b = 0; pc && b <= pc->nblocks; b++)
+        CHECK(pc->bstart[b] == DOF * b);
     CHECK(pc && !strcmp(pc->describe, "bjacobi, 7 blocks of up to 3 rows (detected node blocks)"));
     if (pc) check_blocks("3-dof chain", &A, pc, r, z);
     mpcgi_precond_destroy(cpu, pc);
@@ -273,10 +309,12 @@ static void test_detect_cap(void)
     enum { N = 100 };
     static int32_t ri[N * N], ci[N * N];
     static double v[N * N], r[N], z[N];
-    for (int i = 0; i < N * N; i++) ri[i] = i / N, ci[i] = i % N, v[i] = ri[i] == ci[i] ? 200 : 1;
+    for (int i = 0; i < N * N; i++)
+        ri[i] = i / N, ci[i] = i % N, v[i] = ri[i] == ci[i] ? 200 : 1;
     mpcgi_csr A;
     CHECK_OK(cpu, mpcgi_csr_from_coo(cpu, N, N * N, ri, ci, v, &A));
-    for (int i = 0; i < N; i++) r[i] = 1 + i % 3;
+    for (int i = 0; i < N; i++)
+        r[i] = 1 + i % 3;
     mpcgi_precond *pc = cpu_apply(&A, NULL, params(MPCG_PRECOND_BJACOBI, 0, 0), r, z);
     CHECK(pc && pc->nblocks == 2 && pc->bstart[1] == MPCGI_PRECOND_MAX_BLOCK);
     CHECK(pc && pc->block_max == MPCGI_PRECOND_MAX_BLOCK && pc->boff[2] == 64 * 64 + 36 * 36);
@@ -291,7 +329,10 @@ static void test_not_spd_block(void)
     const int64_t rp[] = {0, 2, 4, 6, 8};
     const int32_t col[] = {0, 1, 0, 1, 2, 3, 2, 3};
     const double val[] = {1, 2, 2, 1, 4, 1, 1, 3}, r[] = {1, 2, 3, 4};
-    mpcgi_csr A = {.n = 4, .nnz = 8, .row_ptr = (int64_t *)rp, .col_idx = (int32_t *)col,
+    mpcgi_csr A = {.n = 4,
+                   .nnz = 8,
+                   .row_ptr = (int64_t *)rp,
+                   .col_idx = (int32_t *)col,
                    .val = (double *)val};
     for (int k = 0; k < 4; k++) { /* B = 0 (detected: the same two blocks) or 2; both applies */
         double z[4] = {NAN, NAN, NAN, NAN};
@@ -316,13 +357,16 @@ static double power_lmax(const mpcgi_csr *A, mpcgi_rng *g)
 {
     const int64_t n = A->n;
     double *x = vec(n), *y = vec(n), *s = vec(n), lam = 0;
-    for (int64_t i = 0; i < n; i++) s[i] = 1 / sqrt(diag_of(A, i));
+    for (int64_t i = 0; i < n; i++)
+        s[i] = 1 / sqrt(diag_of(A, i));
     random_vec(g, n, x);
     for (int it = 0; it < 200; it++) {
         double nx = sqrt(dot(n, x, x));
-        for (int64_t i = 0; i < n; i++) x[i] *= s[i] / nx;
+        for (int64_t i = 0; i < n; i++)
+            x[i] *= s[i] / nx;
         csr_mv(A, x, y);
-        for (int64_t i = 0; i < n; i++) y[i] *= s[i], x[i] /= s[i];
+        for (int64_t i = 0; i < n; i++)
+            y[i] *= s[i], x[i] /= s[i];
         lam = dot(n, x, y) / dot(n, x, x);
         memcpy(x, y, (size_t)n * sizeof *x);
     }
@@ -338,9 +382,11 @@ static void cheb_reference(const mpcgi_csr *A, double lmin, double lmax, int deg
     const int64_t n = A->n;
     const double theta = (lmax + lmin) / 2, delta = (lmax - lmin) / 2, sigma1 = theta / delta;
     double *res = vec(n), *d = vec(n), *Ad = vec(n), rho = 1 / sigma1;
-    for (int64_t i = 0; i < n; i++) res[i] = b[i], d[i] = b[i] / diag_of(A, i) / theta, x[i] = 0;
+    for (int64_t i = 0; i < n; i++)
+        res[i] = b[i], d[i] = b[i] / diag_of(A, i) / theta, x[i] = 0;
     for (int k = 0; k < degree; k++) {
-        for (int64_t i = 0; i < n; i++) x[i] += d[i];
+        for (int64_t i = 0; i < n; i++)
+            x[i] += d[i];
         if (k == degree - 1) break;
         csr_mv(A, d, Ad);
         const double rho1 = 1 / (2 * sigma1 - rho);
@@ -375,13 +421,15 @@ static void gpu_compare(const char *name, mpcgi_csr *A, mpcgi_precond_params p, 
     CHECK(test_close(pc->lmax, host->lmax, 1e-12, 0) && pc->setup_spmvs == host->setup_spmvs);
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d_r, r, bytes, MPCGI_H2D));
     for (int pass = 0; pass < 2; pass++) {
-        for (int64_t i = 0; i < n; i++) z[i] = NAN;
+        for (int64_t i = 0; i < n; i++)
+            z[i] = NAN;
         CHECK_OK(gpu, mpcgi_device_copy(gpu, d_z, z, bytes, MPCGI_H2D));
-        CHECK_OK(gpu, mpcgi_precond_apply(gpu, pc, V, plan_spmv, plan, d_r, d_z, d_w));
+        CHECK_OK(gpu, mpcgi_precond_apply(gpu, pc, MPCG_PRECISION_FP64, V, plan_spmv, plan, d_r,
+                                          d_z, d_w));
         CHECK_OK(gpu, mpcgi_device_copy(gpu, z, d_z, bytes, MPCGI_D2H));
         if (!vec_close(n, z, z_host, 1e-12))
-            fprintf(stderr, "%s: %s: GPU z differs from the host's (pass %d)\n", name,
-                    pc->describe, pass);
+            fprintf(stderr, "%s: %s: GPU z differs from the host's (pass %d)\n", name, pc->describe,
+                    pass);
         CHECK(vec_close(n, z, z_host, 1e-12));
         CHECK_OK(gpu, mpcgi_precond_refresh(gpu, pc, A, plan_spmv, plan));
     }
@@ -392,9 +440,39 @@ done:
     mpcgi_host_free(z);
 }
 
+/* The fp32 block kernels on pc's blocks (device index arrays set): fresh random r, binv32 the
+ * fp64 values rounded, against the host's fp32 apply (both sum in float; the device may fuse
+ * multiply-adds) */
+static void gpu_blocks_kernel_f32(mpcgi_precond *pc, mpcgi_rng *g)
+{
+    const size_t nv = (size_t)pc->boff[pc->nblocks], bytes = (size_t)pc->n * sizeof(float);
+    float *r = NULL, *z = NULL, *zg = NULL, *d_r = NULL, *d_z = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)pc->n, sizeof *r, &r));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)pc->n, sizeof *z, &z));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)pc->n, sizeof *zg, &zg));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, nv, sizeof *pc->binv32, &pc->binv32));
+    for (int64_t i = 0; i < pc->n; i++)
+        r[i] = (float)(2 * mpcgi_rng_uniform(g) - 1), zg[i] = NAN;
+    for (size_t k = 0; k < nv; k++)
+        pc->binv32[k] = (float)pc->binv[k];
+    mpcgi_bjacobi_apply_host(pc, MPCG_PRECISION_FP32, r, z);
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, nv * sizeof(float), &pc->d_binv32));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d_r));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d_z));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, pc->d_binv32, pc->binv32, nv * sizeof(float), MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_r, r, bytes, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_z, zg, bytes, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_precond_device_blocks(gpu, pc, MPCG_PRECISION_FP32, d_r, d_z));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, zg, d_z, bytes, MPCGI_D2H));
+    CHECK(vec_close_f32(pc->n, zg, z, 1e-5));
+    mpcgi_device_free(gpu, pc->d_binv32), mpcgi_device_free(gpu, d_r), mpcgi_device_free(gpu, d_z);
+    mpcgi_host_free(r), mpcgi_host_free(z), mpcgi_host_free(zg), mpcgi_host_free(pc->binv32);
+    pc->binv32 = NULL, pc->d_binv32 = NULL;
+}
+
 /* The block kernels alone, on blocks of 1 to 64 rows with random inverses (apply inverse) or
- * random lower factors with a dominant diagonal (apply cholesky), against the host apply: they
- * run without LAPACKE too (the GPU test machine has none) */
+ * random lower factors with a dominant diagonal (apply cholesky), against the host apply, in
+ * fp64 then fp32: they run without LAPACKE too (the GPU test machine has none) */
 static void gpu_blocks_kernel(int apply)
 {
     mpcgi_precond pc = {.n = 0, .on_device = 1, .params.block_apply = apply};
@@ -419,8 +497,9 @@ static void gpu_blocks_kernel(int apply)
             for (int64_t j = i; j < nb; j++) /* L: lower, its diagonal in [nb, 2 nb] */
                 pc.binv[off[b] + i * nb + j] = j > i ? 0.0 : (double)nb * (1.5 + 0.5 * r[0]);
     }
-    mpcgi_bjacobi_apply_host(&pc, r, z);
-    for (int64_t i = 0; i < pc.n; i++) zg[i] = NAN;
+    mpcgi_bjacobi_apply_host(&pc, MPCG_PRECISION_FP64, r, z);
+    for (int64_t i = 0; i < pc.n; i++)
+        zg[i] = NAN;
     CHECK_OK(gpu, mpcgi_device_alloc(gpu, ib, &pc.d_bstart));
     CHECK_OK(gpu, mpcgi_device_alloc(gpu, ib, &pc.d_boff));
     CHECK_OK(gpu, mpcgi_device_alloc(gpu, nv * sizeof(double), &pc.d_binv));
@@ -431,9 +510,10 @@ static void gpu_blocks_kernel(int apply)
     CHECK_OK(gpu, mpcgi_device_copy(gpu, pc.d_binv, pc.binv, nv * sizeof(double), MPCGI_H2D));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d_r, r, bytes, MPCGI_H2D));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d_z, zg, bytes, MPCGI_H2D));
-    CHECK_OK(gpu, mpcgi_precond_device_blocks(gpu, &pc, d_r, d_z));
+    CHECK_OK(gpu, mpcgi_precond_device_blocks(gpu, &pc, MPCG_PRECISION_FP64, d_r, d_z));
     CHECK_OK(gpu, mpcgi_device_copy(gpu, zg, d_z, bytes, MPCGI_D2H));
     CHECK(vec_close(pc.n, zg, z, 1e-12));
+    gpu_blocks_kernel_f32(&pc, &g);
     mpcgi_device_free(gpu, pc.d_bstart), mpcgi_device_free(gpu, pc.d_boff);
     mpcgi_device_free(gpu, pc.d_binv), mpcgi_device_free(gpu, d_r), mpcgi_device_free(gpu, d_z);
     mpcgi_host_free(r), mpcgi_host_free(z), mpcgi_host_free(zg), mpcgi_host_free(pc.binv);
@@ -445,7 +525,8 @@ static void check_jacobi_bjacobi(const char *name, mpcgi_csr *A, const double *r
 {
     mpcgi_precond *pc = cpu_apply(A, NULL, params(MPCG_PRECOND_JACOBI, 0, 0), r, z);
     int ok = pc != NULL;
-    for (int64_t i = 0; i < A->n; i++) ok &= test_close(z[i], r[i] / diag_of(A, i), 3e-16, 0);
+    for (int64_t i = 0; i < A->n; i++)
+        ok &= test_close(z[i], r[i] / diag_of(A, i), 3e-16, 0);
     CHECK(ok);
     if (pc && gpu) gpu_compare(name, A, pc->params, r, z, pc);
     mpcgi_precond_destroy(cpu, pc);
@@ -469,13 +550,14 @@ static void check_jacobi_bjacobi(const char *name, mpcgi_csr *A, const double *r
 }
 
 /* x^T M^-1 y == y^T M^-1 x and r^T M^-1 r > 0 (M^-1 is SPD) */
-static void check_spd(const char *name, mpcgi_precond *pc, mpcgi_spmv_plan *plan,
-                      const double *r, const double *z, mpcgi_rng *g)
+static void check_spd(const char *name, mpcgi_precond *pc, mpcgi_spmv_plan *plan, const double *r,
+                      const double *z, mpcgi_rng *g)
 {
     const int64_t n = pc->n;
     double *y = vec(n), *zy = vec(n), *work = vec(2 * n);
     random_vec(g, n, y);
-    CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, &mpcgi_vec_host, plan_spmv, plan, y, zy, work));
+    CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP64, &mpcgi_vec_host, plan_spmv,
+                                      plan, y, zy, work));
     const double ryz = dot(n, r, zy), yrz = dot(n, y, z);
     const double scale = sqrt(dot(n, r, r) * dot(n, zy, zy) + dot(n, y, y) * dot(n, z, z));
     if (!(fabs(ryz - yrz) <= 1e-10 * scale) || !(dot(n, r, z) > 0))
@@ -532,12 +614,14 @@ static void check_refresh(const char *name, mpcgi_csr *A, const double *r, doubl
         if (!HAVE_LAPACKE && types[t] == MPCG_PRECOND_BJACOBI) continue;
         mpcgi_precond *pc = cpu_apply(A, plan, params(types[t], 0, 3), r, z);
         const double lmax = pc ? pc->lmax : NAN;
-        for (int64_t k = 0; k < A->nnz; k++) A->val[k] = 3 * val[k];
+        for (int64_t k = 0; k < A->nnz; k++)
+            A->val[k] = 3 * val[k];
         if (pc) CHECK_OK(cpu, mpcgi_precond_refresh(cpu, pc, A, plan_spmv, plan));
         if (pc)
-            CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, &mpcgi_vec_host, plan_spmv, plan, r, z3,
-                                              work));
-        for (int64_t i = 0; pc && i < A->n; i++) z[i] /= 3;
+            CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP64, &mpcgi_vec_host,
+                                              plan_spmv, plan, r, z3, work));
+        for (int64_t i = 0; pc && i < A->n; i++)
+            z[i] /= 3;
         CHECK(pc && vec_close(A->n, z3, z, 1e-10) && test_close(pc->lmax, lmax, 1e-10, 0));
         if (pc && types[t] == MPCG_PRECOND_BJACOBI) check_blocks(name, A, pc, r, z3);
         memcpy(A->val, val, (size_t)A->nnz * sizeof *val);
@@ -607,8 +691,8 @@ static void test_empty(void)
         mpcgi_precond *pc = NULL;
         CHECK_OK(cpu, mpcgi_precond_create(cpu, &A, &p, plan_spmv, plan, &pc));
         if (pc)
-            CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, &mpcgi_vec_host, plan_spmv, plan, NULL,
-                                              NULL, NULL));
+            CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP64, &mpcgi_vec_host,
+                                              plan_spmv, plan, NULL, NULL, NULL));
         mpcgi_precond_destroy(cpu, pc);
     }
     mpcgi_spmv_plan_destroy(cpu, plan);
@@ -696,8 +780,10 @@ int main(void)
 {
     test_init_seed("test_precond");
     CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
-    if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
-    else printf("test_precond: no usable GPU, the GPU comparisons are skipped\n");
+    if (mpcgi_device_count() > 0)
+        CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
+    else
+        printf("test_precond: no usable GPU, the GPU comparisons are skipped\n");
     if (!cpu) return test_finish("test_precond");
     test_names();
     test_tridiag();
