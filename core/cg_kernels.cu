@@ -14,129 +14,11 @@
 
 static_assert(sizeof(mpcgi_cg_state) % sizeof(double) == 0, "the partials follow the state");
 
-/*
- * The grid-wide sums of every thread's N values acc[], in a fixed order: each block stores its
- * sums (mpcgi_block_sum_shfl) in partial[j * gridDim.x + blockIdx.x]; the block that arrives
- * last (an integer counter, after a fence) adds the partials, each thread its entries in order,
- * then the same block sum, and resets the counter. Returns true in that block only, with the
- * totals in total[] in thread 0. Which block is last varies; the order of the sums does not.
- * partial: N * gridDim.x doubles.
- */
-template <int N>
-static __device__ bool grid_sums(const double (&acc)[N], double *partial, unsigned *arrived,
-                                 double (&total)[N])
-{
-    __shared__ double ws[N][THREADS / 32];
-    __shared__ bool last;
-    double b[N];
-    for (int j = 0; j < N; j++) b[j] = mpcgi_block_sum_shfl<THREADS>(acc[j], ws[j]);
-    if (threadIdx.x == 0) {
-        for (int j = 0; j < N; j++) partial[j * gridDim.x + blockIdx.x] = b[j];
-        __threadfence(); /* the partials are visible before the count says so */
-        last = atomicAdd(arrived, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return false;
-    __threadfence(); /* the other blocks' partials are read after their counts */
-    for (int j = 0; j < N; j++) {
-        double a = 0.0;
-        for (unsigned k = threadIdx.x; k < gridDim.x; k += THREADS)
-            a += __ldcg(&partial[j * gridDim.x + k]);
-        total[j] = mpcgi_block_sum_shfl<THREADS>(a, ws[j]); /* ws[j] read before the barrier */
-    }
-    if (threadIdx.x == 0) *arrived = 0; /* ready for the next reduction (kernels run in order) */
-    return true;
-}
-
-/* One sum: grid_sums<1>. */
-static __device__ __forceinline__ bool grid_sum(double acc, double *partial, unsigned *arrived,
-                                                double *total)
-{
-    const double a[1] = {acc};
-    double t[1];
-    const bool last = grid_sums<1>(a, partial, arrived, t);
-    if (last && threadIdx.x == 0) *total = t[0];
-    return last;
-}
-
-/*
- * The start of an r (or z) update after q = A p and p.q: block 0 clears xpend first, whatever
- * happens after (it arrives at the reduction before the block that sets it, so a stopped or
- * skipped update leaves xpend = 0); nothing once stopped; the curvature test on p.q, every thread
- * taking the same decision from the same scalar, so no thread touches a vector when one would
- * stop (the one write of `stop` can only turn other blocks back earlier). Else alpha = rr / pq
- * and true.
- */
-static __device__ __forceinline__ bool update_begin(mpcgi_cg_state *st, double *alpha)
-{
-    if (blockIdx.x == 0 && threadIdx.x == 0) st->xpend = 0;
-    if (st->stop) return false;
-    const double pq = st->pq;
-    const int bad = mpcgi_cg_curvature_stop(pq);
-    if (bad) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) st->stop = bad;
-        return false;
-    }
-    *alpha = st->rr / pq;
-    return true;
-}
-
-/* Jacobi PCG's restart: z = dinv r, p = z, rr = r.z, rr_new = r.r (core/cg_kernels.h). */
-static __global__ void __launch_bounds__(THREADS, 8)
-    pcg_restart_kernel(int64_t n, const double *__restrict__ r, const double *__restrict__ dinv,
-                       double *__restrict__ z, double *__restrict__ p, mpcgi_cg_state *st,
-                       double *partial)
-{
-    mpcgi_pdl_start();
-    const int64_t stride = (int64_t)gridDim.x * THREADS;
-    double rz = 0.0, rr = 0.0;
-    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
-        const double ri = r[i], zi = dinv[i] * ri;
-        z[i] = zi;
-        p[i] = zi;
-        rz += ri * zi;
-        rr += ri * ri;
-    }
-    const double acc[2] = {rz, rr};
-    double t[2];
-    if (grid_sums<2>(acc, partial, &st->arrived, t) && threadIdx.x == 0) {
-        st->rr = t[0];
-        st->rr_new = t[1];
-        if (!isfinite(t[0]) || !isfinite(t[1])) st->stop = MPCGI_CG_STOP_NAN;
-        else if (t[0] <= 0.0) st->stop = MPCGI_CG_STOP_INDEFINITE_PC;
-    }
-}
-
-/* Jacobi PCG's update: z -= alpha dinv q with r.z and r.r from r_i = z_i / dinv_i; x pending
- * for mpcgi_cg_update_p(z, p), as update_xr_kernel<double, false>. */
-static __global__ void __launch_bounds__(THREADS, 8)
-    pcg_update_z_kernel(int64_t n, const double *__restrict__ q, const double *__restrict__ dinv,
-                        double *__restrict__ z, mpcgi_cg_state *st, double *partial)
-{
-    mpcgi_pdl_start();
-    double alpha;
-    if (!update_begin(st, &alpha)) return;
-    const int64_t stride = (int64_t)gridDim.x * THREADS;
-    double rz = 0.0, rr = 0.0;
-    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
-        const double di = dinv[i], zi = z[i] - alpha * (di * q[i]), ri = zi / di;
-        z[i] = zi;
-        rz += ri * zi;
-        rr += ri * ri;
-    }
-    const double acc[2] = {rz, rr};
-    double t[2];
-    if (grid_sums<2>(acc, partial, &st->arrived, t) && threadIdx.x == 0) {
-        st->alpha = alpha, st->xpend = 1;
-        mpcgi_pcg_finish_update(st, t[0], t[1]);
-    }
-}
-
 /* st->pq = p.q (16 B per fp64 row, 8 per fp32 row; products and sums in double) */
 template <typename T>
 static __global__ void __launch_bounds__(THREADS, 8)
-    dot_pq_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q,
-                  mpcgi_cg_state *st, double *partial)
+    dot_pq_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q, mpcgi_cg_state *st,
+                  double *partial)
 {
     mpcgi_pdl_start();
     if (st->stop) return;
@@ -145,7 +27,7 @@ static __global__ void __launch_bounds__(THREADS, 8)
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
         acc += (double)p[i] * (double)q[i];
     double pq;
-    if (grid_sum(acc, partial, &st->arrived, &pq) && threadIdx.x == 0) st->pq = pq;
+    if (mpcgi_grid_sum(acc, partial, &st->arrived, &pq) && threadIdx.x == 0) st->pq = pq;
 }
 
 /* Rows of update_xr_kernel's grid-stride loop whose r a thread loads before its PDL wait. */
@@ -157,10 +39,10 @@ static __global__ void __launch_bounds__(THREADS, 8)
  * run in one wave on an H100 (132 SMs). Each thread loads r of its first EARLY_ROWS rows before
  * the wait (core/launch.cuh, "early loads": r is written by this kernel only, q by the product
  * right ahead of it, which is why q waits). */
-template <typename T, bool X>
+template <typename T, bool X, bool PC = false>
 static __global__ void __launch_bounds__(THREADS, 8)
-    update_xr_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q,
-                     T *__restrict__ r, mpcgi_cg_state *st, double *partial)
+    update_xr_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q, T *__restrict__ r,
+                     mpcgi_cg_state *st, double *partial)
 {
     const int64_t stride = (int64_t)gridDim.x * THREADS,
                   i0 = (int64_t)blockIdx.x * THREADS + threadIdx.x;
@@ -170,7 +52,7 @@ static __global__ void __launch_bounds__(THREADS, 8)
         if (i0 + j * stride < n) early[j] = r[i0 + j * stride];
     mpcgi_pdl_start();
     double alpha;
-    if (!update_begin(st, &alpha)) return;
+    if (!mpcgi_update_begin(st, &alpha)) return;
     const T ta = (T)alpha; /* alpha itself for double */
     T *__restrict__ x = mpcgi_cg_state_x<T>(st);
     double acc = 0.0;
@@ -190,9 +72,12 @@ static __global__ void __launch_bounds__(THREADS, 8)
         acc += (double)ri * (double)ri;
     }
     double rr_new;
-    if (grid_sum(acc, partial, &st->arrived, &rr_new) && threadIdx.x == 0) {
+    if (mpcgi_grid_sum(acc, partial, &st->arrived, &rr_new) && threadIdx.x == 0) {
         if (!X) st->alpha = alpha, st->xpend = 1;
-        mpcgi_cg_finish_update(st, rr_new);
+        if (PC)
+            mpcgi_pcg_finish_r(st, rr_new); /* beta waits for r.z */
+        else
+            mpcgi_cg_finish_update(st, rr_new);
     }
 }
 
@@ -228,10 +113,62 @@ static __global__ void update_p_kernel(int64_t n, const T *__restrict__ r, T *__
     }
 }
 
+/* The generic PCG's r.z after z = M^-1 r (mpcgi_pcg_finish_rz): nothing once stopped (by the r
+ * update before it, or earlier). Reads r and z: 2 values per row. */
+template <typename T>
+static __global__ void __launch_bounds__(THREADS, 8)
+    dot_rz_kernel(int64_t n, const T *__restrict__ r, const T *__restrict__ z, mpcgi_cg_state *st,
+                  double *partial)
+{
+    mpcgi_pdl_start();
+    if (st->stop) return;
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    double acc = 0.0;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
+        acc += (double)r[i] * (double)z[i];
+    double rz;
+    if (mpcgi_grid_sum(acc, partial, &st->arrived, &rz) && threadIdx.x == 0)
+        mpcgi_pcg_finish_rz(st, rz);
+}
+
+/* The generic PCG's start or resume after z = M^-1 r: r.z and r.r (mpcgi_pcg_finish_restart),
+ * and p = z unless the direction is kept (then mpcgi_cg_update_p forms z + beta p after it).
+ * Reads r and z, writes p: 3 values per row. */
+template <typename T>
+static __global__ void __launch_bounds__(THREADS, 8)
+    restart_dot_kernel(int64_t n, const T *__restrict__ r, const T *__restrict__ z,
+                       T *__restrict__ p, mpcgi_cg_state *st, double *partial)
+{
+    mpcgi_pdl_start();
+    const bool keep = st->keep;
+    const int64_t stride = (int64_t)gridDim.x * THREADS;
+    double rz = 0.0, rr = 0.0;
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride) {
+        const T ri = r[i], zi = z[i];
+        if (!keep) p[i] = zi;
+        rz += (double)ri * (double)zi;
+        rr += (double)ri * (double)ri;
+    }
+    const double acc[2] = {rz, rr};
+    double t[2];
+    if (mpcgi_grid_sums<2>(acc, partial, &st->arrived, t) && threadIdx.x == 0)
+        mpcgi_pcg_finish_restart(st, t[0], t[1]);
+}
+
+/* The launchers of one value type T (the suffix: f64 or f32). */
+template <typename T>
+static int pcg_update_r(void *stream, int64_t n, const void *q, void *r, mpcgi_cg_state *st,
+                        double *partial)
+{
+    return (int)mpcgi_launch(update_xr_kernel<T, false, true>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS),
+                             THREADS, stream, n, (const T *)nullptr, (const T *)q, (T *)r, st,
+                             partial);
+}
+
 extern "C" {
 
-int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q,
-                    mpcgi_cg_state *st, double *partial)
+int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q, mpcgi_cg_state *st,
+                    double *partial)
 {
     return (int)mpcgi_launch(dot_pq_kernel<double>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
                              stream, n, p, q, st, partial);
@@ -251,36 +188,21 @@ int mpcgi_cg_update_r(void *stream, int64_t n, const double *q, double *r, mpcgi
                              THREADS, stream, n, (const double *)nullptr, q, r, st, partial);
 }
 
-int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
-                      const mpcgi_cg_state *st)
+int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p, const mpcgi_cg_state *st)
 {
     return (int)mpcgi_launch(update_p_kernel<double, double>, mpcgi_grid_for(n, MAX_GRID), THREADS,
                              stream, n, r, p, st);
 }
 
-int mpcgi_pcg_jacobi_restart(void *stream, int64_t n, const double *r, const double *dinv,
-                             double *z, double *p, mpcgi_cg_state *st, double *partial)
-{
-    return (int)mpcgi_launch(pcg_restart_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
-                             stream, n, r, dinv, z, p, st, partial);
-}
-
-int mpcgi_pcg_jacobi_update_z(void *stream, int64_t n, const double *q, const double *dinv,
-                              double *z, mpcgi_cg_state *st, double *partial)
-{
-    return (int)mpcgi_launch(pcg_update_z_kernel, mpcgi_grid_for(n, MPCGI_CG_BLOCKS),
-                             THREADS, stream, n, q, dinv, z, st, partial);
-}
-
-int mpcgi_cg_dot_pq_f32(void *stream, int64_t n, const float *p, const float *q,
-                        mpcgi_cg_state *st, double *partial)
+int mpcgi_cg_dot_pq_f32(void *stream, int64_t n, const float *p, const float *q, mpcgi_cg_state *st,
+                        double *partial)
 {
     return (int)mpcgi_launch(dot_pq_kernel<float>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
                              stream, n, p, q, st, partial);
 }
 
-int mpcgi_cg_update_r_f32(void *stream, int64_t n, const float *q, float *r,
-                          mpcgi_cg_state *st, double *partial)
+int mpcgi_cg_update_r_f32(void *stream, int64_t n, const float *q, float *r, mpcgi_cg_state *st,
+                          double *partial)
 {
     return (int)mpcgi_launch(update_xr_kernel<float, false>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS),
                              THREADS, stream, n, (const float *)nullptr, q, r, st, partial);
@@ -296,8 +218,37 @@ int mpcgi_cg_update_p_f32(void *stream, int64_t n, const float *r, float *p,
 int mpcgi_cg_update_p_f32x64(void *stream, int64_t n, const float *r, float *p,
                              const mpcgi_cg_state *st)
 {
-    return (int)mpcgi_launch(update_p_kernel<float, double>, mpcgi_grid_for(n, MAX_GRID),
-                             THREADS, stream, n, r, p, st);
+    return (int)mpcgi_launch(update_p_kernel<float, double>, mpcgi_grid_for(n, MAX_GRID), THREADS,
+                             stream, n, r, p, st);
+}
+
+int mpcgi_pcg_update_r(void *stream, int f32, int64_t n, const void *q, void *r, mpcgi_cg_state *st,
+                       double *partial)
+{
+    return f32 ? pcg_update_r<float>(stream, n, q, r, st, partial)
+               : pcg_update_r<double>(stream, n, q, r, st, partial);
+}
+
+int mpcgi_pcg_dot_rz(void *stream, int f32, int64_t n, const void *r, const void *z,
+                     mpcgi_cg_state *st, double *partial)
+{
+    const unsigned grid = mpcgi_grid_for(n, MPCGI_CG_BLOCKS);
+    if (f32)
+        return (int)mpcgi_launch(dot_rz_kernel<float>, grid, THREADS, stream, n, (const float *)r,
+                                 (const float *)z, st, partial);
+    return (int)mpcgi_launch(dot_rz_kernel<double>, grid, THREADS, stream, n, (const double *)r,
+                             (const double *)z, st, partial);
+}
+
+int mpcgi_pcg_restart_dot(void *stream, int f32, int64_t n, const void *r, const void *z, void *p,
+                          mpcgi_cg_state *st, double *partial)
+{
+    const unsigned grid = mpcgi_grid_for(n, MPCGI_CG_BLOCKS);
+    if (f32)
+        return (int)mpcgi_launch(restart_dot_kernel<float>, grid, THREADS, stream, n,
+                                 (const float *)r, (const float *)z, (float *)p, st, partial);
+    return (int)mpcgi_launch(restart_dot_kernel<double>, grid, THREADS, stream, n,
+                             (const double *)r, (const double *)z, (double *)p, st, partial);
 }
 
 } /* extern "C" */

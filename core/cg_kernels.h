@@ -24,19 +24,19 @@ extern "C" {
 /* Why the device stopped (`stop`); 0 while running. */
 enum {
     MPCGI_CG_RUNNING = 0,
-    MPCGI_CG_STOP_CONVERGED = 1,  /* sqrt(rr) <= threshold: the host checks the true residual */
-    MPCGI_CG_STOP_MAX_ITER = 2,   /* k reached kmax */
-    MPCGI_CG_STOP_NAN = 3,        /* p.q or r.r not finite */
-    MPCGI_CG_STOP_INDEFINITE = 4, /* p.q < 0 */
-    MPCGI_CG_STOP_BREAKDOWN = 5,  /* p.q = 0 */
+    MPCGI_CG_STOP_CONVERGED = 1,    /* sqrt(rr) <= threshold: the host checks the true residual */
+    MPCGI_CG_STOP_MAX_ITER = 2,     /* k reached kmax */
+    MPCGI_CG_STOP_NAN = 3,          /* p.q or r.r not finite */
+    MPCGI_CG_STOP_INDEFINITE = 4,   /* p.q < 0 */
+    MPCGI_CG_STOP_BREAKDOWN = 5,    /* p.q = 0 */
     MPCGI_CG_STOP_INDEFINITE_PC = 6 /* r.z <= 0: the preconditioner is not positive definite */
 };
 
 /* The device scalars of one solve (one device block, mirrored in pinned host memory). */
 typedef struct mpcgi_cg_state {
     union {
-        double *x;    /* the iterate, set per solve: a captured graph serves any x */
-        float *x32;   /* the same, of an fp32 solve (its working copy of x) */
+        double *x;  /* the iterate, set per solve: a captured graph serves any x */
+        float *x32; /* the same, of an fp32 solve (its working copy of x) */
     };
     double rr;        /* r.r of the current residual (alpha = rr / pq) */
     double rr_new;    /* r.r after the last update (the monitor's value; NaN stays here) */
@@ -56,7 +56,8 @@ typedef struct mpcgi_cg_state {
     int primed;       /* the single-reduction loop: w, delta and rws[par] are set (0 at a start
                          or resume: the loop forms w = A r first; 2: pq holds the p.q of the
                          next iteration, summed by that start) */
-    int pad;          /* keeps the size a multiple of 8 (the partials follow the state) */
+    int keep;         /* PCG start or resume: 1 keeps the direction (beta = r.z / the r.z in rr),
+                         0 restarts from p = z; it also keeps the size a multiple of 8 */
 } mpcgi_cg_state;
 
 /*
@@ -97,8 +98,8 @@ typedef struct mpcgi_cg_loop {
  */
 
 /* st->pq = p.q (reads 16 B per row): the dot of a backend without a fused apply_dot. */
-int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q,
-                    mpcgi_cg_state *st, double *partial);
+int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q, mpcgi_cg_state *st,
+                    double *partial);
 
 /* alpha = rr / pq after the curvature test (pq <= 0 or not finite: stop before touching x);
  * x += alpha p; r -= alpha q; rr_new = r.r; k += 1; then the stop tests of solver/cg.c
@@ -120,29 +121,34 @@ int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p,
                       const mpcgi_cg_state *st);
 
 /*
- * Jacobi PCG, fused (fp64): the state's rr holds r.z (alpha = rr / pq, beta = r.z_new / r.z) and
- * rr_new holds r.r (the stop test and the monitor stay on the unpreconditioned residual). The
- * iteration keeps z = D^-1 r instead of r: z -= alpha dinv q, with r_i = z_i / dinv_i formed in
- * registers for both sums, so the p update reads z where CG's reads r and an iteration costs 8 B
- * a row more than CG's (dinv read once).
- *   restart: z = dinv r, p = z, rr = r.z, rr_new = r.r (a start, or after a true residual; r.z
- *     <= 0 stops with MPCGI_CG_STOP_INDEFINITE_PC): 40 B per row;
- *   update_z: the curvature test, alpha, z and both sums, alpha and xpend = 1 left for
- *     mpcgi_cg_update_p(z, p) to add alpha p to x: 32 B per row.
- * partial: 2 MPCGI_CG_BLOCKS doubles (two sums a block, the CG kernels' grid).
+ * PCG (solver/pcg_kernels.cu for the fused preconditioners, these for any): the state's rr holds
+ * r.z (alpha = rr / pq, beta = r.z_new / r.z) and rr_new holds r.r (the stop test and the monitor
+ * stay on the unpreconditioned residual). Where the preconditioner has no fused form, an
+ * iteration is q = A p and p.q, then
+ *   mpcgi_pcg_update_r: mpcgi_cg_update_r's r -= alpha q and r.r with its stop tests, but beta
+ *     and rr wait for r.z;
+ *   z = M^-1 r (the preconditioner's own apply, queued by the solver);
+ *   mpcgi_pcg_dot_rz: r.z, the preconditioner's tests (r.z <= 0: MPCGI_CG_STOP_INDEFINITE_PC),
+ *     beta and rr;
+ *   mpcgi_cg_update_p(z, p): x += alpha p, p = z + beta p.
+ * A start or resume: z = M^-1 r, then mpcgi_pcg_restart_dot: r.z, r.r, p = z (keep = 0) or beta
+ * = r.z / r.z_old for a following mpcgi_cg_update_p (keep = 1). f32: the vectors are float
+ * (else double); sums and scalars are double.
  */
-int mpcgi_pcg_jacobi_restart(void *stream, int64_t n, const double *r, const double *dinv,
-                             double *z, double *p, mpcgi_cg_state *st, double *partial);
-int mpcgi_pcg_jacobi_update_z(void *stream, int64_t n, const double *q, const double *dinv,
-                              double *z, mpcgi_cg_state *st, double *partial);
+int mpcgi_pcg_update_r(void *stream, int f32, int64_t n, const void *q, void *r, mpcgi_cg_state *st,
+                       double *partial);
+int mpcgi_pcg_dot_rz(void *stream, int f32, int64_t n, const void *r, const void *z,
+                     mpcgi_cg_state *st, double *partial);
+int mpcgi_pcg_restart_dot(void *stream, int f32, int64_t n, const void *r, const void *z, void *p,
+                          mpcgi_cg_state *st, double *partial);
 
 /* The same kernels on fp32 vectors (an fp32 solve: x in st->x32): the scalars stay double
  * (alpha and beta rounded to float where they multiply a vector) and the sums are accumulated
  * in double. Half the bytes per row of the fp64 kernels above. */
-int mpcgi_cg_dot_pq_f32(void *stream, int64_t n, const float *p, const float *q,
-                        mpcgi_cg_state *st, double *partial);
-int mpcgi_cg_update_r_f32(void *stream, int64_t n, const float *q, float *r,
-                          mpcgi_cg_state *st, double *partial);
+int mpcgi_cg_dot_pq_f32(void *stream, int64_t n, const float *p, const float *q, mpcgi_cg_state *st,
+                        double *partial);
+int mpcgi_cg_update_r_f32(void *stream, int64_t n, const float *q, float *r, mpcgi_cg_state *st,
+                          double *partial);
 int mpcgi_cg_update_p_f32(void *stream, int64_t n, const float *r, float *p,
                           const mpcgi_cg_state *st);
 /* The p update of a mixed solve: fp32 r and p, the fp64 iterate st->x (x += alpha (double)p

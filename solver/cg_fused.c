@@ -14,6 +14,7 @@
 #include "solver/cg_fused.h"
 #include "solver/cg_variants.h"
 #include "solver/options.h"
+#include "solver/pcg_kernels.h"
 #include "solver/solver.h"
 
 /*
@@ -41,51 +42,96 @@ typedef struct window {
 
 /* ---------------------------------------------------------------- one iteration */
 
-/* The fp32 iteration: q = A p on the fp32 values, p.q, the r update with r.r, the x and p
- * update (mixed: x in fp64); four kernels (apply_dot is fp64 only), sums in double. */
-static mpcg_status iteration_f32(mpcg_solver *s, void *stream, int64_t n)
+/* 1 when the iteration runs on fp32 vectors (fp32 solves, mixed ones after their fp64 head). */
+static int iter_f32(const mpcg_solver *s)
+{
+    return s->work != MPCG_PRECISION_FP64;
+}
+
+/* z of the preconditioned iteration in its precision (CG: r itself). */
+static void *z_of(const mpcg_solver *s)
+{
+    if (!s->pc) return s->r;
+    return iter_f32(s) ? s->zw : (void *)s->z;
+}
+
+/* q = A p and p.q: one pass where the plan has apply_dot (fp64), else the product and a dot. */
+static mpcg_status product(mpcg_solver *s, void *stream, int64_t n)
 {
     mpcg_context *ctx = s->ctx;
     struct mpcgi_cg_fused *f = s->fused;
-    float *p = s->p, *q = s->q, *r = s->r;
-    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, MPCG_PRECISION_FP32, p, q));   /* q = A p */
-    MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq_f32(stream, n, p, q, f->st, f->partial));    /* pq = p.q */
-    MPCG_LAUNCH(ctx, mpcgi_cg_update_r_f32(stream, n, q, r, f->st, f->partial)); /* r, rr */
-    if (s->precision == MPCG_PRECISION_MIXED) /* x (fp64) += a p, p = r + b p */
-        MPCG_LAUNCH(ctx, mpcgi_cg_update_p_f32x64(stream, n, r, p, f->st));
+    if (!iter_f32(s) && f->fused_dot)
+        return mpcgi_spmv_apply_dot(ctx, s->plan, s->p, s->q, &f->st->pq, &f->st->stop);
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), s->p, s->q));
+    if (iter_f32(s))
+        MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq_f32(stream, n, s->p, s->q, f->st, f->partial));
     else
-        MPCG_LAUNCH(ctx, mpcgi_cg_update_p_f32(stream, n, r, p, f->st)); /* the same on xw */
+        MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq(stream, n, s->p, s->q, f->st, f->partial));
     return MPCG_SUCCESS;
 }
 
-/* q = A p and p.q, the r update with r.r, the x and p update: three kernels (four without a
- * fused apply_dot), queued on the context's stream. */
-static mpcg_status iteration(mpcg_solver *s)
+/* x += alpha p where pending, p = z + beta p: the iterate in fp64 (fp64, mixed) or fp32. */
+static mpcg_status update_p(mpcg_solver *s, void *stream, int64_t n, const void *z)
+{
+    const mpcgi_cg_state *st = s->fused->st;
+    if (!iter_f32(s))
+        MPCG_LAUNCH(s->ctx, mpcgi_cg_update_p(stream, n, z, s->p, st));
+    else if (s->precision == MPCG_PRECISION_MIXED)
+        MPCG_LAUNCH(s->ctx, mpcgi_cg_update_p_f32x64(stream, n, z, s->p, st));
+    else
+        MPCG_LAUNCH(s->ctx, mpcgi_cg_update_p_f32(stream, n, z, s->p, st));
+    return MPCG_SUCCESS;
+}
+
+/* z = M^-1 r by the preconditioner's own apply (its kernels on the stream, in the iteration's
+ * precision; chebyshev's products through the plan). */
+static mpcg_status pc_apply(mpcg_solver *s, const void *r, void *z)
+{
+    const mpcg_precision prec = iter_f32(s) ? MPCG_PRECISION_FP32 : MPCG_PRECISION_FP64;
+    return mpcgi_precond_apply(s->ctx, s->pc, prec, s->V, mpcgi_pcg_spmv, s, r, z, s->pc_work);
+}
+
+/* The residual update: CG's r and r.r; PCG's r (or z) with z = M^-1 r and both sums, fused
+ * where the preconditioner has a fused form, else the update, the apply and r.z. */
+static mpcg_status update_r(mpcg_solver *s, void *stream, int64_t n, void *z)
 {
     mpcg_context *ctx = s->ctx;
     struct mpcgi_cg_fused *f = s->fused;
-    void *stream = mpcgi_device_stream(ctx);
-    int64_t n = s->A->csr.n;
-    if (s->work != MPCG_PRECISION_FP64) return iteration_f32(s, stream, n);
-    double *p = s->p, *q = s->q, *r = s->pc ? s->z : s->r; /* Jacobi PCG keeps z in r's place */
-    if (f->fused_dot) {
-        MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, p, q, &f->st->pq, &f->st->stop));
+    const int f32 = iter_f32(s);
+    const mpcgi_pc_fused *M = &f->pcf[f32];
+    if (!s->pc) {
+        if (f32)
+            MPCG_LAUNCH(ctx, mpcgi_cg_update_r_f32(stream, n, s->q, s->r, f->st, f->partial));
+        else
+            MPCG_LAUNCH(ctx, mpcgi_cg_update_r(stream, n, s->q, s->r, f->st, f->partial));
+    } else if (M->kind != MPCGI_PC_FUSED_APPLY) {
+        MPCG_LAUNCH(ctx, mpcgi_pcg_fused_update(stream, f32, M, s->q, s->r, z, f->st, f->partial));
     } else {
-        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, p, q)); /* q = A p */
-        MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq(stream, n, p, q, f->st, f->partial));     /* pq = p.q */
+        MPCG_LAUNCH(ctx, mpcgi_pcg_update_r(stream, f32, n, s->q, s->r, f->st, f->partial));
+        MPCG_CHECK(ctx, pc_apply(s, s->r, z)); /* z = M^-1 r */
+        MPCG_LAUNCH(ctx, mpcgi_pcg_dot_rz(stream, f32, n, s->r, z, f->st, f->partial));
     }
-    if (s->pc) /* z -= alpha dinv q, r.z, r.r */
-        MPCG_LAUNCH(ctx, mpcgi_pcg_jacobi_update_z(stream, n, q, s->pc->d_dinv, r, f->st,
-                                                   f->partial));
-    else MPCG_LAUNCH(ctx, mpcgi_cg_update_r(stream, n, q, r, f->st, f->partial)); /* r, rr */
-    MPCG_LAUNCH(ctx, mpcgi_cg_update_p(stream, n, r, p, f->st)); /* x += a p, p = r (z) + b p */
     return MPCG_SUCCESS;
+}
+
+/* One iteration: q = A p and p.q, the residual update (with z = M^-1 r), x and p; three kernels
+ * for CG and the fused preconditioners where the plan has apply_dot (docs/solver.md's table),
+ * queued on the context's stream. */
+static mpcg_status iteration(mpcg_solver *s)
+{
+    void *stream = mpcgi_device_stream(s->ctx);
+    const int64_t n = s->A->csr.n;
+    void *z = z_of(s);
+    MPCG_CHECK(s->ctx, product(s, stream, n));     /* q = A p, p.q */
+    MPCG_CHECK(s->ctx, update_r(s, stream, n, z)); /* r, z = M^-1 r, r.r, r.z */
+    return update_p(s, stream, n, z);              /* x += alpha p, p = z + beta p */
 }
 
 /* launched: `iters` iterations one by one */
 mpcg_status mpcgi_cg_launched_enqueue(mpcg_solver *s, int64_t iters)
 {
-    for (; iters > 0; iters--) MPCG_CHECK(s->ctx, iteration(s));
+    for (; iters > 0; iters--)
+        MPCG_CHECK(s->ctx, iteration(s));
     return MPCG_SUCCESS;
 }
 
@@ -115,14 +161,32 @@ static mpcg_status state_send(mpcg_solver *s)
  * in p[0] and beta = 0, so a path that forms r + beta p takes r. */
 static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr, double threshold)
 {
-    *s->fused->mirror = (mpcgi_cg_state){.x = a->xw, .rr = rr, .rr_new = rr,
-                                         .threshold = threshold, .kmax = a->maxit};
+    *s->fused->mirror = (mpcgi_cg_state){
+        .x = a->xw, .rr = rr, .rr_new = rr, .threshold = threshold, .kmax = a->maxit};
     return state_send(s);
+}
+
+static mpcg_status pcg_restart(mpcg_solver *s, int form_p);
+
+/* PCG's resume: rr keeps the r.z of the last iteration (the device's, read at the check); the
+ * host's beta only says whether to keep the direction; the restart forms z and the sums. */
+static mpcg_status pcg_resume(mpcg_solver *s, double beta, double threshold, int form_p)
+{
+    mpcgi_cg_state *m = s->fused->mirror;
+    m->threshold = threshold;
+    m->stop = MPCGI_CG_RUNNING;
+    m->keep = beta != 0.0;
+    m->xpend = 0;
+    m->primed = 0;
+    if (!m->keep || form_p) m->par = 0; /* p = z (or z + beta p) in p[0] */
+    MPCG_CHECK(s->ctx, state_send(s));
+    return pcg_restart(s, form_p);
 }
 
 mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, double rr, double beta, double threshold)
 {
     mpcgi_cg_state *m = s->fused->mirror;
+    if (s->pc) return pcg_resume(s, beta, threshold, 0); /* the loop forms z + beta p */
     m->rr = rr;
     m->threshold = threshold;
     m->stop = MPCGI_CG_RUNNING;
@@ -132,23 +196,35 @@ mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, double rr, double beta, double 
     return state_send(s);
 }
 
-/* Jacobi PCG after the state went to the device: z = dinv r, p = z and r.z, r.r there. */
-static mpcg_status pcg_restart(mpcg_solver *s)
+/* PCG after the state went to the device (a start, or a resume from the host's r): z = M^-1 r,
+ * r.z and r.r there, p = z, or where the state keeps the direction beta and, with form_p, p = z
+ * + beta p (the two-barrier loop forms it itself). */
+static mpcg_status pcg_restart(mpcg_solver *s, int form_p)
 {
+    mpcg_context *ctx = s->ctx;
     struct mpcgi_cg_fused *f = s->fused;
+    void *stream = mpcgi_device_stream(ctx), *z = z_of(s);
+    const int f32 = iter_f32(s);
+    const int64_t n = s->A->csr.n;
+    const mpcgi_pc_fused *M = &f->pcf[f32];
     if (!s->pc) return MPCG_SUCCESS;
-    MPCG_LAUNCH(s->ctx, mpcgi_pcg_jacobi_restart(mpcgi_device_stream(s->ctx), s->A->csr.n, s->r,
-                                                 s->pc->d_dinv, s->z, s->p, f->st, f->partial));
+    f->pc_starts++;
+    if (M->kind != MPCGI_PC_FUSED_APPLY) {
+        MPCG_LAUNCH(ctx, mpcgi_pcg_fused_restart(stream, f32, M, s->r, z, s->p, f->st, f->partial));
+    } else {
+        MPCG_CHECK(ctx, pc_apply(s, s->r, z)); /* z = M^-1 r */
+        MPCG_LAUNCH(ctx, mpcgi_pcg_restart_dot(stream, f32, n, s->r, z, s->p, f->st, f->partial));
+    }
+    if (form_p && f->mirror->keep) MPCG_CHECK(ctx, update_p(s, stream, n, z)); /* z + beta p */
     return MPCG_SUCCESS;
 }
 
 mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold)
 {
-    if (!s->pc) /* p = r + beta p: the next direction (Jacobi PCG: p = z, pcg_restart) */
-        MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, beta));
+    if (s->pc) return pcg_resume(s, beta, threshold, 1);
+    MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, beta)); /* p = r + beta p: the next direction */
     s->fused->mirror->par = 0;
-    MPCG_CHECK(s->ctx, mpcgi_cg_loop_resume(s, rr, 0.0, threshold)); /* p as it is */
-    return pcg_restart(s);
+    return mpcgi_cg_loop_resume(s, rr, 0.0, threshold); /* p as it is */
 }
 
 /* Wait for the queued iterations and read the state: the one round trip of a window. */
@@ -156,8 +232,8 @@ static mpcg_status state_get(mpcg_solver *s)
 {
     struct mpcgi_cg_fused *f = s->fused;
     cudaStream_t stream = mpcgi_gpu_of(s->ctx)->stream;
-    MPCG_CUDA(s->ctx, cudaMemcpyAsync(f->mirror, f->st, sizeof *f->st, cudaMemcpyDeviceToHost,
-                                      stream));
+    MPCG_CUDA(s->ctx,
+              cudaMemcpyAsync(f->mirror, f->st, sizeof *f->st, cudaMemcpyDeviceToHost, stream));
     MPCG_CUDA(s->ctx, cudaStreamSynchronize(stream));
     return MPCG_SUCCESS;
 }
@@ -233,8 +309,9 @@ static void window_grow(window *w, int64_t k, double rr, double threshold)
  *   x += alpha p, p = r + beta p: 40
  * total A + 80 bytes per row, 8 under the 3-kernel fused count of docs/roofline.md (A + 88, with
  * x updated beside r): x moves to the p update, which reads p anyway. A
- * backend without apply_dot adds a separate p.q: A + 96. fp32 (iteration_f32: A from the fp32
- * values, 4-byte vectors, no apply_dot): A32 + 48. The persistent loops' counts are in
+ * backend without apply_dot adds a separate p.q: A + 96. fp32 (A from the fp32 values, 4-byte
+ * vectors, no apply_dot): A32 + 48. With a preconditioner the residual update carries z = M^-1 r
+ * (launched_vector_bytes has the counts). The persistent loops' counts are in
  * solver/cg_persistent.cu.
  */
 mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
@@ -247,19 +324,20 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     mpcgi_cg_track tr;
     mpcg_reason reason;
 
-    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p = r */
-    MPCG_CHECK(ctx, state_put(s, a, rr, tr.threshold));            /* scalars to device */
-    if (reason == MPCG_REASON_NONE) MPCG_CHECK(ctx, pcg_restart(s)); /* PCG: z, p = z, r.z */
+    s->fused->pc_starts = 0;
+    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason));     /* r, rr, p = r */
+    MPCG_CHECK(ctx, state_put(s, a, rr, tr.threshold));                 /* scalars to device */
+    if (reason == MPCG_REASON_NONE) MPCG_CHECK(ctx, pcg_restart(s, 1)); /* PCG: z, p = z, r.z */
     window_note(&w, 0, rr);
     while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
         const int64_t K = window_size(s, &w, k, a->maxit);
         mpcgi_log(ctx, MPCG_LOG_DEBUG, "CG (%s): a window of %lld iterations from %lld",
                   s->variant->name, (long long)K, (long long)k);
         MPCG_CHECK(ctx, s->variant->enqueue(s, K)); /* no wait */
-        MPCG_CHECK(ctx, state_get(s));                                /* wait; read k, rr, stop */
+        MPCG_CHECK(ctx, state_get(s));              /* wait; read k, rr, stop */
         if (h->k > k) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm));
         k = h->k;
-        rr = s->pc ? h->rr_new : h->rr; /* Jacobi PCG: rr holds r.z */
+        rr = s->pc ? h->rr_new : h->rr; /* PCG: rr holds r.z */
         if (h->stop == MPCGI_CG_RUNNING && !mpcgi_mixed_stalled(s, &tr, k, sqrt(h->rr_new))) {
             window_grow(&w, k, rr, h->threshold);
         } else if (h->stop != MPCGI_CG_RUNNING && h->stop != MPCGI_CG_STOP_CONVERGED) {
@@ -276,9 +354,11 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
             }
         }
     }
+    /* the applies' products: one apply an iteration and a start (a graph replays its captured
+     * applies, so the host's count of calls would not tell) */
+    if (s->pc) s->pc_spmvs = (k + s->fused->pc_starts) * s->pc->apply_spmvs;
     return mpcgi_cg_finish(s, a, rr, k, reason, &tr, info);
 }
-
 
 /* ---------------------------------------------------------------- the device state */
 
@@ -295,6 +375,12 @@ mpcg_status mpcgi_cg_fused_setup(mpcg_solver *s)
     f->partial = (double *)(f->st + 1);
     MPCG_CUDA(ctx, cudaMemsetAsync(f->st, 0, bytes, mpcgi_gpu_of(ctx)->stream));
     MPCG_CUDA(ctx, cudaMallocHost((void **)&f->mirror, sizeof *f->mirror));
+    if (!s->pc) return MPCG_SUCCESS;
+    /* the fp64 form serves fp64 solves and a mixed solve's fp64 head; the fp32 form the fp32
+     * iterations */
+    MPCG_CHECK(ctx, mpcgi_precond_fused(s->pc, MPCG_PRECISION_FP64, &f->pcf[0]));
+    if (s->precision != MPCG_PRECISION_FP64)
+        MPCG_CHECK(ctx, mpcgi_precond_fused(s->pc, MPCG_PRECISION_FP32, &f->pcf[1]));
     return MPCG_SUCCESS;
 }
 
@@ -322,30 +408,31 @@ int64_t mpcgi_cg_fused_graph_iters(const mpcg_solver *s)
 int mpcgi_cg_gpu_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
     (void)asked;
-    if (s->on_device && s->pc_type != MPCG_PRECOND_NONE && s->pc_type != MPCG_PRECOND_JACOBI) {
-        snprintf(why, size, "the fused GPU variants fold in Jacobi only (precond %s runs the "
-                 "host loop)", mpcg_precond_name(s->pc_type));
-        return 0;
-    }
-    if (s->on_device && s->pc_type != MPCG_PRECOND_NONE && s->precision != MPCG_PRECISION_FP64) {
-        snprintf(why, size, "the fused Jacobi kernels are fp64 (precond %s with precision %s "
-                 "runs the host loop)", mpcg_precond_name(s->pc_type),
-                 mpcg_precision_name(s->precision));
-        return 0;
-    }
-    if (s->on_device) return 1;
+    if (s->on_device) return 1; /* every precision with every preconditioner */
     snprintf(why, size, "it needs a GPU context, and context %s runs on the CPU",
              s->ctx->device_name);
     return 0;
 }
 
-/* Vector bytes per row of the three (four) kernels: see mpcgi_cg_run_fused; fp32: the four
- * kernels on 4-byte vectors. */
+/* Vector bytes per row of an iteration of the launched kernels (mpcgi_cg_run_fused's count),
+ * w the bytes of a vector value: CG A + 10 w with apply_dot (fp64 only), else A + 12 w, a mixed
+ * solve's fp64 x 8 B more; PCG beside it: the diagonal 1 w (dinv read; the iteration keeps z
+ * in r's place), the blocks 1 w (z written) and up to nb w of their inverses (nb the largest
+ * block), an apply 2 w (r.z reads r and z) and the apply's own traffic (at least r read and z
+ * written; chebyshev: its products, counted in info.precond_spmvs). */
 static double launched_vector_bytes(const mpcg_solver *s)
 {
-    if (s->work != MPCG_PRECISION_FP64) return s->precision == MPCG_PRECISION_MIXED ? 56.0 : 48.0;
-    /* Jacobi PCG: dinv read in the z update, 8 B more */
-    return (mpcgi_spmv_has_apply_dot(s->plan) ? 80.0 : 96.0) + (s->pc ? 8.0 : 0.0);
+    const double w = s->work == MPCG_PRECISION_FP64 ? 8.0 : 4.0;
+    const int fused_dot = s->work == MPCG_PRECISION_FP64 && mpcgi_spmv_has_apply_dot(s->plan);
+    double b = (fused_dot ? 10.0 : 12.0) * w;
+    if (s->work != MPCG_PRECISION_FP64 && s->precision == MPCG_PRECISION_MIXED) b += 8.0;
+    if (!s->fused || !s->pc) return b;
+    const mpcgi_pc_fused *M = &s->fused->pcf[s->work != MPCG_PRECISION_FP64];
+    switch (M->kind) {
+    case MPCGI_PC_FUSED_DIAG: return b + w;
+    case MPCGI_PC_FUSED_BLOCKS: return b + w * (1.0 + (double)M->max_block);
+    default: return b + 4.0 * w;
+    }
 }
 
 const mpcgi_cg_variant mpcgi_cg_launched = {
@@ -368,7 +455,8 @@ static mpcg_status warm_up(mpcg_solver *s)
     MPCG_CHECK(ctx, s->V->zero(ctx, s->A->csr.n, s->p));
     if (f->fused_dot)
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, s->p, s->q, &f->st->pq, NULL));
-    else MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), s->p, s->q));
+    else
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), s->p, s->q));
     return MPCG_SUCCESS;
 }
 
@@ -402,11 +490,14 @@ static mpcg_status graph_capture_or_launch(mpcg_solver *s)
     int had_error = ctx->err_set;
     size_t len = strlen(s->variant_reason);
     if (capture(s) == MPCG_SUCCESS) return MPCG_SUCCESS;
-    MPCG_ENSURE(ctx, mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]) ==
-                         MPCGI_VARIANT_AUTO,
+    MPCG_ENSURE(ctx,
+                mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]) ==
+                    MPCGI_VARIANT_AUTO,
                 MPCG_ERR_NOT_SUPPORTED, "cg.variant=graph: the CUDA graph capture failed");
-    mpcgi_log(ctx, MPCG_LOG_WARN, "fused CG: no CUDA graph, iterations are launched one by one "
-              "(%s)", ctx->err);
+    mpcgi_log(ctx, MPCG_LOG_WARN,
+              "fused CG: no CUDA graph, iterations are launched one by one "
+              "(%s)",
+              ctx->err);
     if (!had_error) mpcg_clear_error(ctx);
     (void)cudaGetLastError();
     snprintf(s->variant_reason + len, sizeof s->variant_reason - len,
@@ -422,7 +513,8 @@ static int graph_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
     if (!mpcgi_cg_gpu_wanted(s, asked, why, size)) return 0;
     if (!mpcgi_spmv_host_driven(s->plan)) return 1;
-    snprintf(why, size, "the SpMV waits for the host inside (out-of-core): no CUDA graph can "
+    snprintf(why, size,
+             "the SpMV waits for the host inside (out-of-core): no CUDA graph can "
              "hold it");
     return 0;
 }

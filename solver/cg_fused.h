@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "core/cg_kernels.h"
+#include "precond/precond.h"
 
 /* Made by mpcgi_cg_fused_setup; the variants add their parts (the graph, the loops' records). */
 struct mpcgi_cg_fused {
@@ -17,11 +18,16 @@ struct mpcgi_cg_fused {
     int fused_dot;          /* the backend has apply_dot */
     cudaGraphExec_t graph;  /* graph: graph_iters iterations, or NULL */
     int64_t graph_iters;
-    int graph_work;         /* the mpcg_precision its iterations run in (a mixed solve's fp64
-                               head is launched) */
-    void *rws;              /* persistent loops: 8 n values (the vectors' type) of records,
-                               then p2 (n) */
-    void *p2;               /* the two-barrier loop's second direction buffer */
+    int graph_work;        /* the mpcg_precision its iterations run in (a mixed solve's fp64
+                              head is launched) */
+    void *rws;             /* persistent loops: 8 n values (the vectors' type) of records,
+                              then p2 (n) */
+    void *p2;              /* the two-barrier loop's second direction buffer */
+    mpcgi_pc_fused pcf[2]; /* the preconditioner's fused form in fp64 [0] and fp32 [1] (kind
+                              MPCGI_PC_FUSED_NONE without one, or where that precision never
+                              iterates) */
+    int64_t pc_starts;     /* z = M^-1 r from r queued by a start or resume in the running solve
+                              (each one apply, as every iteration's) */
 };
 
 struct mpcg_solver;

@@ -23,15 +23,20 @@ static int loop_prec(const mpcg_solver *s)
     return s->precision == MPCG_PRECISION_MIXED ? MPCGI_LOOP_MIXED : MPCGI_LOOP_FP32;
 }
 
+/* The preconditioner's fused form in the loop's precision (MPCGI_PC_FUSED_NONE without one). */
+static int loop_pk(const mpcg_solver *s)
+{
+    mpcgi_pc_fused M = {0};
+    if (!s->pc) return MPCGI_PC_FUSED_NONE;
+    if (mpcgi_precond_fused(s->pc, s->work, &M) != MPCG_SUCCESS) return MPCGI_PC_FUSED_APPLY;
+    return M.kind;
+}
+
 /* The plan's rows (spmv/rows.h) over the values the iteration works with (s->work: fp64, or
  * fp32 in fp32 and mixed solves) into s->loop.rows, or 0 and why. */
 static int rows_of(mpcg_solver *s, char *why, size_t size)
 {
     if (!mpcgi_cg_gpu_wanted(s, 0, why, size)) return 0;
-    if (s->pc_type != MPCG_PRECOND_NONE) {
-        snprintf(why, size, "the persistent loops run without a preconditioner");
-        return 0;
-    }
     if (mpcgi_spmv_rows(s->plan, s->work, &s->loop.rows) == MPCG_SUCCESS) return 1;
     snprintf(why, size, "backend %s exports no %s rows for this plan (spmv/rows.h)",
              s->plan->ops->name, mpcg_precision_name(s->work));
@@ -42,6 +47,12 @@ static int rows_of(mpcg_solver *s, char *why, size_t size)
  * for by name, at most 32 entries a thread an iteration. */
 static int single_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
+    if (s->pc_type != MPCG_PRECOND_NONE) {
+        snprintf(why, size,
+                 "the single-reduction loop runs without a preconditioner (PCG: the "
+                 "two-barrier loop, or launched kernels)");
+        return 0;
+    }
     if (!rows_of(s, why, size)) return 0;
     int g = mpcgi_cg_loop1_grid(&s->loop.rows, loop_prec(s), mpcgi_gpu_of(s->ctx)->id, asked,
                                 &s->loop.rb, &s->loop.width);
@@ -52,14 +63,15 @@ static int single_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 }
 
 /* The two-barrier loop: the plan's rows (adaptive: its uniform path), cg.persistent_blocks
- * blocks per SM where they fit, at most MPCGI_CG_BLOCKS / 2 (two partial sets). */
+ * blocks per SM where they fit, at most MPCGI_CG_BLOCKS / 2 (the partials hold three sets of
+ * that many: p.q, r.r and PCG's r.z). */
 static int two_barrier_wanted(mpcg_solver *s, int asked, char *why, size_t size)
 {
     (void)asked;
     if (!rows_of(s, why, size)) return 0;
     long per_sm =
         mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_PERSISTENT_BLOCKS]);
-    int g = mpcgi_cg_loop2_grid(&s->loop.rows, loop_prec(s), mpcgi_gpu_of(s->ctx)->id,
+    int g = mpcgi_cg_loop2_grid(&s->loop.rows, loop_prec(s), loop_pk(s), mpcgi_gpu_of(s->ctx)->id,
                                 (int)per_sm, MPCGI_CG_BLOCKS / 2);
     s->loop.grid = g > 0 ? g : 0;
     if (g > 0) return 1;
@@ -84,8 +96,13 @@ static mpcg_status loop_setup(mpcg_solver *s)
 static mpcgi_cg_loop loop_args(const mpcg_solver *s, int64_t iters)
 {
     const struct mpcgi_cg_fused *f = s->fused;
-    return (mpcgi_cg_loop){.p = {s->p, f->p2}, .q = s->q, .r = s->r, .rws = f->rws, .st = f->st,
-                           .partial = f->partial, .iters = iters};
+    return (mpcgi_cg_loop){.p = {s->p, f->p2},
+                           .q = s->q,
+                           .r = s->r,
+                           .rws = f->rws,
+                           .st = f->st,
+                           .partial = f->partial,
+                           .iters = iters};
 }
 
 /*
@@ -110,8 +127,10 @@ static mpcg_status two_barrier_enqueue(mpcg_solver *s, int64_t iters)
 {
     if (loop_prec(s) != s->loop.prec) return mpcgi_cg_launched_enqueue(s, iters); /* the head */
     mpcgi_cg_loop c = loop_args(s, iters);
+    const int f32 = s->loop.prec != MPCGI_LOOP_FP64;
+    void *z = s->pc ? (f32 ? s->zw : (void *)s->z) : NULL;
     MPCG_LAUNCH(s->ctx, mpcgi_cg_loop2(mpcgi_device_stream(s->ctx), &s->loop.rows, s->loop.prec,
-                                       s->loop.grid, &c));
+                                       s->loop.grid, &c, &s->fused->pcf[f32], z));
     return MPCG_SUCCESS;
 }
 
@@ -120,8 +139,8 @@ static mpcg_status two_barrier_enqueue(mpcg_solver *s, int64_t iters)
  * again in the loop's precision (rows_of's at setup). */
 static mpcg_status loop_refresh(mpcg_solver *s)
 {
-    mpcg_precision prec = s->loop.prec == MPCGI_LOOP_FP64 ? MPCG_PRECISION_FP64
-                                                          : MPCG_PRECISION_FP32;
+    mpcg_precision prec =
+        s->loop.prec == MPCGI_LOOP_FP64 ? MPCG_PRECISION_FP64 : MPCG_PRECISION_FP32;
     MPCG_CHECK(s->ctx, mpcgi_spmv_rows(s->plan, prec, &s->loop.rows));
     return MPCG_SUCCESS;
 }
@@ -134,11 +153,20 @@ static double single_vector_bytes(const mpcg_solver *s)
     return s->work == MPCG_PRECISION_FP64 ? 48.0 : 24.0;
 }
 
-/* d, q, x, r: A + 80 B per row; fp32: 40; mixed (fp64 x): 48 (solver/cg_persistent.cu). */
+/* d, q, x, r: A + 80 B per row; fp32: 40; mixed (fp64 x): 48 (solver/cg_persistent.cu); a
+ * preconditioner's bytes beside them. */
 static double two_barrier_vector_bytes(const mpcg_solver *s)
 {
-    if (s->work == MPCG_PRECISION_FP64) return 80.0;
-    return s->precision == MPCG_PRECISION_MIXED ? 48.0 : 40.0;
+    const double w = s->work == MPCG_PRECISION_FP64 ? 8.0 : 4.0;
+    double b = s->work == MPCG_PRECISION_FP64         ? 80.0
+               : s->precision == MPCG_PRECISION_MIXED ? 48.0
+                                                      : 40.0;
+    if (!s->fused || !s->pc) return b;
+    /* PCG (solver/cg_persistent.cu): the diagonal read; the blocks' z written and up to nb
+     * values of their inverses a row (nb the largest block) */
+    const mpcgi_pc_fused *M = &s->fused->pcf[s->work != MPCG_PRECISION_FP64];
+    if (M->kind == MPCGI_PC_FUSED_DIAG) return b + w;
+    return b + w * (1.0 + (double)M->max_block);
 }
 
 const mpcgi_cg_variant mpcgi_cg_persistent_single = {

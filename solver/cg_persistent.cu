@@ -1,145 +1,8 @@
-/* solver/cg_persistent.cu: the persistent CG loops (two-barrier, single-reduction), templated on
- * a backend's row functor; one cooperative launch runs a window of iterations */
+/* solver/cg_persistent.cu: the single-reduction persistent CG loop, templated on a backend's row
+ * functor; one cooperative launch runs a window of iterations (the two-barrier loop:
+ * solver/cg_loop2.cu) */
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <cooperative_groups.h>
-#include <cuda_runtime.h>
-
-#include "core/cg_device.cuh"
-#include "solver/cg_persistent.h"
-#include "solver/cg_rows_dispatch.cuh"
-
-namespace cg = cooperative_groups;
-
-/*
- * Every block keeps its own copy of the scalars and all blocks compute the same bits: each adds
- * the per-block partials in the same fixed order and takes the same decisions. Vectors written
- * during a launch are read through L2 (__ldcg) or by plain loads after a grid barrier, never
- * through L1's non-coherent or the read-only path.
- *
- * T is the type of the vectors and the matrix values (the functor's value_type), X the
- * iterate's (solver/cg_persistent.h: double, double in fp64; float, float in fp32; float,
- * double in a mixed solve). Scalars and sums are double; alpha and beta are rounded to T where
- * they multiply a T vector and alpha to X for x, as core/cg_kernels.cu's kernels do.
- */
-
-/* ---------------------------------------------------------------- sums in a fixed order */
-
-static __device__ __forceinline__ double lsum_warp(double v)
-{
-#pragma unroll
-    for (int s = 16; s > 0; s >>= 1)
-        v += __shfl_xor_sync(0xffffffffu, v, s);
-    return v;
-}
-
-/* v over the block, valid in warp 0: a butterfly per warp, then warp 0 adds the warp sums by a
- * butterfly (zeros past the last warp). Every thread calls it. */
-static __device__ double lsum_block(double v, double *sh)
-{
-    v = lsum_warp(v);
-    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
-    __syncthreads();
-    double p = 0;
-    if (threadIdx.x < 32) p = lsum_warp(threadIdx.x < (blockDim.x >> 5) ? sh[threadIdx.x] : 0.0);
-    __syncthreads();
-    return p;
-}
-
-/* The sum of part[0 .. count) in a fixed order, the same in every block; every thread gets it. */
-static __device__ double partials_sum(const double *part, int count, double *sh, double *bcast)
-{
-    double t = 0;
-    for (int j = threadIdx.x; j < count; j += blockDim.x)
-        t += __ldcg(part + j);
-    t = lsum_block(t, sh);
-    if (threadIdx.x == 0) *bcast = t;
-    __syncthreads();
-    t = *bcast;
-    __syncthreads(); /* bcast is free again */
-    return t;
-}
-
-/* ---------------------------------------------------------------- the two-barrier loop */
-
-/*
- *   phase 1: this block's rows (the functor's rows()): d_i = r_i + beta p_i written to the other
- *            p buffer, q_i = sum_j a_ij d_j with the d_j formed on the fly, the terms d_i q_i;
- *            one partial per block                                         A + 32 B per row
- *   barrier; every block adds the partials in the same order: p.q, the curvature test, alpha
- *   phase 2: x += alpha d, r -= alpha q, the terms r_i r_i; one partial per block    48 B
- *   barrier; every block adds the partials: r.r, then solver/cg.c's stop tests and beta
- * A + 80 bytes per row and two grid-wide barriers per iteration in fp64; with 4-byte vectors
- * (fp32) phase 1 moves 16 B and phase 2 24 B, A32 + 40, and a mixed solve's fp64 x adds 8: A32
- * + 48 (A32: the matrix bytes with fp32 values).
- */
-
-#define LOOP_THREADS 512
-/* At most 64 registers: two blocks of LOOP_THREADS fit an SM. */
-#define LOOP_MIN_BLOCKS 2
-
-/* The direction d_j = r_j + beta p_j formed on the fly through L2 (one fused multiply-add, as
- * core/cg_kernels.cu's p update, beta rounded to T); keep stores a row's d_i in p_out. */
-template <typename T> struct loop2_src {
-    const T *__restrict__ r, *__restrict__ p;
-    T *__restrict__ p_out;
-    T beta;
-    __device__ __forceinline__ T operator()(int j) const
-    {
-        return fma(beta, __ldcg(p + j), __ldcg(r + j));
-    }
-    __device__ __forceinline__ void keep(int i, T d) const { p_out[i] = d; }
-};
-
-template <typename F, typename X>
-static __global__ void __launch_bounds__(LOOP_THREADS, LOOP_MIN_BLOCKS)
-    cg_loop2_kernel(const __grid_constant__ F f, const int64_t n,
-                    const __grid_constant__ mpcgi_cg_loop c)
-{
-    using T = typename F::value_type;
-    __shared__ double sh[LOOP_THREADS / 32];
-    __shared__ double bcast;
-    __shared__ mpcgi_cg_state s; /* this block's copy of the state */
-    cg::grid_group grid = cg::this_grid();
-    if (threadIdx.x == 0) s = *c.st;
-    __syncthreads();
-    if (s.stop) return; /* the same decision in every block */
-    double *part_pq = c.partial, *part_rr = c.partial + gridDim.x;
-    X *x = mpcgi_cg_state_x<X>(&s);
-    T *const r = static_cast<T *>(c.r), *const q = static_cast<T *>(c.q);
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t it = 0; it < c.iters; it++) {
-        T *pout = static_cast<T *>(c.p[s.par ^ 1]);
-        const loop2_src<T> d{r, static_cast<const T *>(c.p[s.par]), pout, (T)s.beta};
-        double dacc = 0;
-        f.rows(d, q, dacc);                                   /* q = A d, d.q */
-        dacc = lsum_block(dacc, sh);
-        if (threadIdx.x == 0) part_pq[blockIdx.x] = dacc;
-        grid.sync();
-        const double pq = partials_sum(part_pq, gridDim.x, sh, &bcast); /* pq = d.q */
-        if (threadIdx.x == 0) s.pq = pq, s.stop = mpcgi_cg_curvature_stop(pq);
-        __syncthreads();
-        if (s.stop) break; /* x untouched, as in solver/cg.c */
-        const double alpha = s.rr / pq;
-        const T ta = (T)alpha; /* alpha itself in fp64 */
-        const X xa = (X)alpha; /* unrounded for the fp64 iterate of a mixed solve */
-        double acc = 0;
-        for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-            x[i] += xa * (X)__ldcg(pout + i);                   /* x += alpha d */
-            const T ri = __ldcg(r + i) - ta * __ldcg(q + i);    /* r -= alpha q */
-            r[i] = ri;
-            acc += (double)ri * (double)ri;
-        }
-        acc = lsum_block(acc, sh);
-        if (threadIdx.x == 0) part_rr[blockIdx.x] = acc;
-        grid.sync();
-        const double rr_new = partials_sum(part_rr, gridDim.x, sh, &bcast); /* r.r */
-        if (threadIdx.x == 0) mpcgi_cg_finish_update(&s, rr_new), s.par ^= 1;
-        __syncthreads();
-        if (s.stop) break;
-    }
-    /* every block has read the state before the first barrier; no block reads it again */
-    if (blockIdx.x == 0 && threadIdx.x == 0) *c.st = s;
-}
+#include "solver/cg_loop_common.cuh"
 
 /* ---------------------------------------------------------------- the single-reduction loop */
 
@@ -183,8 +46,8 @@ static __device__ __forceinline__ void record_get(const double *set, int64_t j, 
     const double2 rw = *reinterpret_cast<const double2 *>(set + 4 * j);
     r = rw.x, w = rw.y, s = set[4 * j + 2];
 }
-static __device__ __forceinline__ void record_get(const float *set, int64_t j, float &r,
-                                                  float &w, float &s)
+static __device__ __forceinline__ void record_get(const float *set, int64_t j, float &r, float &w,
+                                                  float &s)
 {
     const float4 v = *reinterpret_cast<const float4 *>(set + 4 * j);
     r = v.x, w = v.y, s = v.z;
@@ -196,8 +59,7 @@ static __device__ __forceinline__ void record_put(double *set, int64_t i, double
     *reinterpret_cast<double2 *>(set + 4 * i) = make_double2(r, w);
     set[4 * i + 2] = s;
 }
-static __device__ __forceinline__ void record_put(float *set, int64_t i, float r, float w,
-                                                  float s)
+static __device__ __forceinline__ void record_put(float *set, int64_t i, float r, float w, float s)
 {
     *reinterpret_cast<float4 *>(set + 4 * i) = make_float4(r, w, s, 0.0f);
 }
@@ -292,8 +154,8 @@ static __device__ __forceinline__ loop1_smem<T, X> loop1_carve(void *base, int r
 /* Copy this block's rows (entries, x) into shared memory through the functor's entries. A
  * thread touches only its own rows: no barrier needed. */
 template <typename F, typename T, typename X>
-static __device__ __forceinline__ void loop1_load(const F &f, const loop1_smem<T, X> &m,
-                                                  const X *x, int64_t first, int own, int rb)
+static __device__ __forceinline__ void loop1_load(const F &f, const loop1_smem<T, X> &m, const X *x,
+                                                  int64_t first, int own, int rb)
 {
     for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
         const int64_t i = first + l;
@@ -318,8 +180,8 @@ static __device__ __forceinline__ void loop1_load(const F &f, const loop1_smem<T
  */
 template <typename T, typename X>
 static __device__ __noinline__ void loop1_prime(const loop1_smem<T, X> &m, const mpcgi_cg_loop &c,
-                                   mpcgi_cg_state &s, int64_t first, int own, int rb,
-                                   double (*sh)[32], cg::grid_group &grid)
+                                                mpcgi_cg_state &s, int64_t first, int own, int rb,
+                                                double (*sh)[32], cg::grid_group &grid)
 {
     const int G = gridDim.x;
     const T *r = static_cast<const T *>(c.r), *pk = static_cast<const T *>(c.p[0]);
@@ -359,10 +221,10 @@ static __device__ __forceinline__ void loop1_rows(const loop1_smem<T, X> &m, int
     const T ta = src.alpha, tb = src.beta;
     const X xa = (X)alpha; /* unrounded for the fp64 iterate of a mixed solve */
     for (int l = threadIdx.x; l < own; l += LOOP1_THREADS) {
-        const T p = fma(tb, m.ps[l], m.rs[l]);   /* p = r + beta p */
-        const T sv = fma(tb, m.ss[l], m.ws[l]);  /* s = w + beta s */
-        const T r = fma(-ta, sv, m.rs[l]);       /* r -= alpha s (= src(first + l)) */
-        m.xs[l] = fma(xa, (X)p, m.xs[l]);        /* x += alpha p */
+        const T p = fma(tb, m.ps[l], m.rs[l]);  /* p = r + beta p */
+        const T sv = fma(tb, m.ss[l], m.ws[l]); /* s = w + beta s */
+        const T r = fma(-ta, sv, m.rs[l]);      /* r -= alpha s (= src(first + l)) */
+        m.xs[l] = fma(xa, (X)p, m.xs[l]);       /* x += alpha p */
         const T w = loop1_row(m.sval, m.scol, rb, l, m.lens[l], src); /* w = A r */
         g = fma((double)r, (double)r, g);
         d = fma((double)w, (double)r, d);
@@ -404,8 +266,9 @@ static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
     }
     for (int64_t it = 0; it < c.iters; it++) {
         const double beta = s.beta, gamma = s.rr;
-        const double pq = s.primed == 2 ? s.pq                        /* summed by the start */
-                          : beta == 0 ? s.delta : s.delta - beta * gamma / s.alpha; /* p.A p */
+        const double pq = s.primed == 2 ? s.pq /* summed by the start */
+                          : beta == 0   ? s.delta
+                                        : s.delta - beta * gamma / s.alpha; /* p.A p */
         const int stop = mpcgi_cg_curvature_stop(pq);
         if (stop) { /* x untouched, as in solver/cg.c */
             /* every thread has read s (stop after the last barrier, primed, pq, ...) before
@@ -443,19 +306,6 @@ static __global__ void __launch_bounds__(LOOP1_THREADS, 1)
 }
 
 /* The device's SM count, or 0 when it has no cooperative launch (or a query failed). */
-static int coop_sms(int device)
-{
-    int coop = 0, sms = 0;
-    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return coop ? sms : 0;
-}
-
-/* Dynamic shared memory of the single-reduction loop in precision prec: rb rows of x, four
- * vectors, a length and `width` entries (loop1_carve). fp32 records are half the fp64 ones. */
 static size_t loop1_bytes(int prec, int rb, int width)
 {
     const size_t t = prec == MPCGI_LOOP_FP64 ? sizeof(double) : sizeof(float);
@@ -476,49 +326,10 @@ const char *mpcgi_loop_why(int code)
     case MPCGI_LOOP_NOT_UNIFORM: return "the adaptive plan is not on its uniform path";
     case MPCGI_LOOP_NO_FIT: return "the rows of a block do not fit in shared memory";
     case MPCGI_LOOP_CHAIN: return "a thread would sum more than 32 entries an iteration";
+    case MPCGI_LOOP_NO_PC:
+        return "the loop folds in a diagonal or block inverses, not this preconditioner's apply";
     default: return "unknown";
     }
-}
-
-int mpcgi_cg_loop2_grid(const mpcgi_rows *R, int prec, int device, int blocks_per_sm,
-                        int most)
-{
-    if (!rows_usable(R, prec)) return -MPCGI_LOOP_NO_FUNCTOR;
-    if (R->kind == MPCGI_ROWS_ADAPTIVE &&
-        ((const mpcgi_adaptive_launch *)R->layout)->path != MPCGI_ADAPTIVE_UNIFORM)
-        return -MPCGI_LOOP_NOT_UNIFORM;
-    const int sms = coop_sms(device);
-    int fit = 0;
-    if (sms < 1) return -MPCGI_LOOP_NO_COOP;
-    const cudaError_t e = (cudaError_t)with_prec(prec, [&](auto t, auto xt) {
-        return with_rows_functor<decltype(t)>(R, [&](auto f) {
-            return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &fit, cg_loop2_kernel<decltype(f), decltype(xt)>, LOOP_THREADS, 0);
-        });
-    });
-    if (e != cudaSuccess || fit < 1) {
-        (void)cudaGetLastError();
-        return -MPCGI_LOOP_NO_COOP;
-    }
-    const int per_sm = blocks_per_sm < fit ? blocks_per_sm : fit;
-    const int64_t grid = (int64_t)per_sm * sms;
-    return (int)(grid < most ? grid : most);
-}
-
-int mpcgi_cg_loop2(void *stream, const mpcgi_rows *R, int prec, int grid,
-                   const mpcgi_cg_loop *c)
-{
-    const int64_t n = R->n;
-    return with_prec(prec, [&](auto t, auto xt) {
-        return with_rows_functor<decltype(t)>(R, [&](auto f) {
-            mpcgi_cg_loop cc = *c;
-            int64_t nn = n;
-            void *args[] = {&f, &nn, &cc};
-            return (int)cudaLaunchCooperativeKernel(
-                (const void *)cg_loop2_kernel<decltype(f), decltype(xt)>, grid, LOOP_THREADS,
-                args, 0, (cudaStream_t)stream);
-        });
-    });
 }
 
 int mpcgi_cg_loop1_grid(const mpcgi_rows *R, int prec, int device, int any_chain, int *rb,
@@ -548,9 +359,8 @@ int mpcgi_cg_loop1_grid(const mpcgi_rows *R, int prec, int device, int any_chain
     const cudaError_t e = (cudaError_t)with_prec(prec, [&](auto t, auto xt) {
         return with_entries_functor<decltype(t)>(R, [&](auto f) {
             const auto kernel = cg_loop1_kernel<decltype(f), decltype(xt)>;
-            cudaError_t s = cudaFuncSetAttribute((const void *)kernel,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 (int)bytes);
+            cudaError_t s = cudaFuncSetAttribute(
+                (const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
             if (s == cudaSuccess)
                 s = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, LOOP1_THREADS,
                                                                   bytes);
@@ -576,10 +386,9 @@ int mpcgi_cg_loop1(void *stream, const mpcgi_rows *R, int prec, int grid, int rb
             int r = rb, w = width;
             void *args[] = {&f, &nn, &cc, &r, &w};
             return (int)cudaLaunchCooperativeKernel(
-                (const void *)cg_loop1_kernel<decltype(f), decltype(xt)>, grid, LOOP1_THREADS,
-                args, loop1_bytes(prec, rb, width), (cudaStream_t)stream);
+                (const void *)cg_loop1_kernel<decltype(f), decltype(xt)>, grid, LOOP1_THREADS, args,
+                loop1_bytes(prec, rb, width), (cudaStream_t)stream);
         });
     });
 }
-
 } /* extern "C" */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "core/cg_kernels.h"
+#include "precond/precond.h"
 #include "spmv/rows.h"
 
 #ifdef __cplusplus
@@ -39,19 +40,23 @@ enum {
     MPCGI_LOOP_NO_FUNCTOR = 2,  /* the rows' kind or layout has no instance of this loop */
     MPCGI_LOOP_NOT_UNIFORM = 3, /* two-barrier, adaptive rows: only the uniform path */
     MPCGI_LOOP_NO_FIT = 4,      /* single-reduction: the rows do not fit in shared memory */
-    MPCGI_LOOP_CHAIN = 5        /* single-reduction: a thread would sum too many entries */
+    MPCGI_LOOP_CHAIN = 5,       /* single-reduction: a thread would sum too many entries */
+    MPCGI_LOOP_NO_PC = 6        /* two-barrier: the preconditioner has no fused form */
 };
 
 /* One line for a MPCGI_LOOP_* code ("the rows do not fit in shared memory"). */
 const char *mpcgi_loop_why(int code);
 
-/* Blocks of the two-barrier loop on `device` in precision prec (MPCGI_LOOP_FP64 ...;
- * blocks_per_sm per SM at most, at most `most`), or -MPCGI_LOOP_* when it cannot run. */
-int mpcgi_cg_loop2_grid(const mpcgi_rows *rows, int prec, int device, int blocks_per_sm,
+/* Blocks of the two-barrier loop on `device` in precision prec (MPCGI_LOOP_FP64 ...) with the
+ * preconditioner's fused form pk (MPCGI_PC_FUSED_NONE, _DIAG or _BLOCKS; precond/precond.h),
+ * blocks_per_sm per SM at most, at most `most`, or -MPCGI_LOOP_* when it cannot run. */
+int mpcgi_cg_loop2_grid(const mpcgi_rows *rows, int prec, int pk, int device, int blocks_per_sm,
                         int most);
-/* c->partial: at least 2 grid doubles. Returns the launch's cudaError_t. */
-int mpcgi_cg_loop2(void *stream, const mpcgi_rows *rows, int prec, int grid,
-                   const mpcgi_cg_loop *c);
+/* c->partial: at least 3 grid doubles. M: the preconditioner's fused form in the loop's
+ * precision (NULL: none) and z its n values (PCG: core/cg_kernels.h's state with rr = r.z; the
+ * diagonal keeps z in r's place). Returns the launch's cudaError_t. */
+int mpcgi_cg_loop2(void *stream, const mpcgi_rows *rows, int prec, int grid, const mpcgi_cg_loop *c,
+                   const mpcgi_pc_fused *M, void *z);
 
 /* Blocks of the single-reduction loop in precision prec (one per SM), its rows per block *rb
  * and entries per row *width, or -MPCGI_LOOP_*. any_chain: no bound on the entries a thread

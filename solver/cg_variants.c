@@ -34,7 +34,10 @@ static double host_vector_bytes(const mpcg_solver *s)
     return s->work == MPCG_PRECISION_FP64 ? 112.0 : 56.0;
 }
 
-static void host_teardown(mpcg_solver *s) { (void)s; }
+static void host_teardown(mpcg_solver *s)
+{
+    (void)s;
+}
 
 const mpcgi_cg_variant mpcgi_cg_host = {
     .name = "host",
@@ -48,9 +51,12 @@ const mpcgi_cg_variant mpcgi_cg_host = {
 /* ---------------------------------------------------------------- choose_variant */
 
 /* In the order of the cg.variant words (solver/options.h); index 0 (auto) has no entry. */
-static const mpcgi_cg_variant *const variants[] = {
-    NULL, &mpcgi_cg_host, &mpcgi_cg_launched, &mpcgi_cg_graph, &mpcgi_cg_persistent_single,
-    &mpcgi_cg_persistent_two_barrier};
+static const mpcgi_cg_variant *const variants[] = {NULL,
+                                                   &mpcgi_cg_host,
+                                                   &mpcgi_cg_launched,
+                                                   &mpcgi_cg_graph,
+                                                   &mpcgi_cg_persistent_single,
+                                                   &mpcgi_cg_persistent_two_barrier};
 
 /*
  * Whether auto may take the single-reduction loop: not in a mixed solve. Its recurrences for p.A p
@@ -92,39 +98,48 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
         snprintf(why, size, "auto: context %.40s runs on the CPU", ctx->device_name);
         return &mpcgi_cg_host;
     }
-    if (s->pc_type != MPCG_PRECOND_NONE &&
-        (s->pc_type != MPCG_PRECOND_JACOBI || s->precision != MPCG_PRECISION_FP64)) {
-        snprintf(why, size, "auto: preconditioned (%s, %s): the host loop over device vectors",
-                 mpcg_precond_name(s->pc_type), mpcg_precision_name(s->precision));
-        return &mpcgi_cg_host;
-    }
     if (mpcgi_spmv_host_driven(s->plan)) {
-        snprintf(why, size, "auto: the SpMV waits for the host inside (out-of-core): launched "
+        snprintf(why, size,
+                 "auto: the SpMV waits for the host inside (out-of-core): launched "
                  "kernels, no CUDA graph or persistent loop");
         return &mpcgi_cg_launched;
     }
-    if (s->pc_type == MPCG_PRECOND_JACOBI) {
-        snprintf(why, size, "auto: Jacobi PCG, fused: %s",
-                 n > small ? "launched kernels (n > cg.small_n)"
-                           : "a CUDA graph (n <= cg.small_n; the persistent loops have no "
-                             "preconditioner)");
-        return n > small ? &mpcgi_cg_launched : &mpcgi_cg_graph;
+    if (s->pc_type != MPCG_PRECOND_NONE && n > small) {
+        snprintf(why, size, "auto: PCG (%s), n = %lld > cg.small_n = %lld: launched kernels",
+                 mpcg_precond_name(s->pc_type), n, small);
+        return &mpcgi_cg_launched;
+    }
+    if (s->pc_type != MPCG_PRECOND_NONE) {
+        if (mpcgi_cg_persistent_two_barrier.wanted(s, 0, no2, sizeof no2)) {
+            snprintf(why, size, "auto: PCG (%s), n = %lld <= cg.small_n: the two-barrier loop",
+                     mpcg_precond_name(s->pc_type), n);
+            return &mpcgi_cg_persistent_two_barrier;
+        }
+        snprintf(why, size,
+                 "auto: PCG (%s), n = %lld <= cg.small_n; not two-barrier: %.80s; a "
+                 "CUDA graph",
+                 mpcg_precond_name(s->pc_type), n, no2);
+        return &mpcgi_cg_graph;
     }
     if (n > small) {
         snprintf(why, size, "auto: n = %lld > cg.small_n = %lld: launched kernels", n, small);
         return &mpcgi_cg_launched;
     }
     if (single_for_auto(s, no1, sizeof no1)) {
-        snprintf(why, size, "auto: n = %lld <= cg.small_n and the rows fit the single-reduction "
-                 "loop", n);
+        snprintf(why, size,
+                 "auto: n = %lld <= cg.small_n and the rows fit the single-reduction "
+                 "loop",
+                 n);
         return &mpcgi_cg_persistent_single;
     }
     if (mpcgi_cg_persistent_two_barrier.wanted(s, 0, no2, sizeof no2)) {
         snprintf(why, size, "auto: n = %lld <= cg.small_n; not single-reduction: %.80s", n, no1);
         return &mpcgi_cg_persistent_two_barrier;
     }
-    snprintf(why, size, "auto: n = %lld <= cg.small_n; not single-reduction: %.80s; not "
-             "two-barrier: %.80s; a CUDA graph", n, no1, no2);
+    snprintf(why, size,
+             "auto: n = %lld <= cg.small_n; not single-reduction: %.80s; not "
+             "two-barrier: %.80s; a CUDA graph",
+             n, no1, no2);
     return &mpcgi_cg_graph;
 }
 
@@ -135,15 +150,13 @@ int mpcgi_cg_variant_needs_rows(const mpcg_solver *s)
     if (req == MPCGI_VARIANT_PERSISTENT_SINGLE || req == MPCGI_VARIANT_PERSISTENT_TWO_BARRIER)
         return 1;
     /* choose_auto's way to a persistent loop, as far as it is known before the plan */
-    return req == MPCGI_VARIANT_AUTO && s->pc_type == MPCG_PRECOND_NONE &&
-           (long long)s->A->csr.n <= small_n(s);
+    return req == MPCGI_VARIANT_AUTO && (long long)s->A->csr.n <= small_n(s);
 }
 
 int mpcgi_cg_variant_fuses_dot(const mpcg_solver *s)
 {
     const long req = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]);
     if (!s->on_device || s->need_block || s->precision != MPCG_PRECISION_FP64) return 0;
-    if (s->pc_type != MPCG_PRECOND_NONE && s->pc_type != MPCG_PRECOND_JACOBI) return 0;
     if (req != MPCGI_VARIANT_AUTO && req != MPCGI_VARIANT_LAUNCHED && req != MPCGI_VARIANT_GRAPH)
         return 0;
     return !mpcgi_cg_variant_needs_rows(s);

@@ -32,28 +32,21 @@ mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, mpcg_precision prec, c
 }
 
 /*
- * z = M^-1 r in V's type and rz = r.z; the reason when r.z says M is not SPD (NONE otherwise).
- * The preconditioner works in fp64: an fp32 iteration (fp32 solves, and mixed solves between
- * their fp64 head and finish) promotes r to pc_r, applies M there and demotes z to zw, and takes
- * r.z in fp64 (docs/preconditioners.md, "PCG in the solver").
+ * z = M^-1 r and rz = r.z in the iteration's precision (s->work: fp64, or fp32 in fp32 solves and
+ * in mixed solves between their fp64 head and finish: the preconditioner's fp32 arrays, r.z
+ * summed in double as every dot), as the fused GPU iteration does; the reason when r.z says M
+ * is not SPD (NONE otherwise).
  */
 static mpcg_status precondition(mpcg_solver *s, void **zv, double *rz, mpcg_reason *reason)
 {
     mpcg_context *ctx = s->ctx;
-    int64_t n = s->A->csr.n;
-    if (s->work == MPCG_PRECISION_FP64) {
-        MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, MPCG_PRECISION_FP64, s->V64, mpcgi_pcg_spmv,
-                                            s, s->r, s->z, s->pc_work));
-        MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->r, s->z, rz));
-        *zv = s->z;
-    } else {
-        MPCG_CHECK(ctx, s->V->promote(ctx, n, s->r, s->pc_r));                 /* pc_r = r */
-        MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, MPCG_PRECISION_FP64, s->V64, mpcgi_pcg_spmv,
-                                            s, s->pc_r, s->z, s->pc_work));
-        MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->pc_r, s->z, rz));
-        MPCG_CHECK(ctx, s->V->demote(ctx, n, s->z, s->zw));                    /* zw = z */
-        *zv = s->zw;
-    }
+    const int64_t n = s->A->csr.n;
+    const int f64 = s->work == MPCG_PRECISION_FP64;
+    void *z = f64 ? (void *)s->z : s->zw;
+    MPCG_CHECK(ctx, mpcgi_precond_apply(ctx, s->pc, f64 ? MPCG_PRECISION_FP64 : MPCG_PRECISION_FP32,
+                                        s->V, mpcgi_pcg_spmv, s, s->r, z, s->pc_work));
+    MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, s->r, z, rz)); /* rz = r.z */
+    *zv = z;
     *reason = !isfinite(*rz) ? MPCG_DIVERGED_NAN
               : *rz <= 0.0   ? MPCG_DIVERGED_INDEFINITE_PC
                              : MPCG_REASON_NONE;
@@ -77,19 +70,21 @@ mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *inf
 
     MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr */
     if (reason == MPCG_REASON_NONE && !tr.fallback) {
-        MPCG_CHECK(ctx, precondition(s, &z, &rz, &reason));         /* z, rz */
+        MPCG_CHECK(ctx, precondition(s, &z, &rz, &reason));                        /* z, rz */
         if (reason == MPCG_REASON_NONE) MPCG_CHECK(ctx, s->V->copy(ctx, n, z, p)); /* p = z */
     }
     while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
         V = s->V; /* a mixed solve's fp64 head ends in mpcgi_cg_check */
         MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), p, q));
-        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));              /* pq = p.q */
+        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq)); /* pq = p.q */
         if ((reason = mpcgi_cg_curvature_reason(pq)) != MPCG_REASON_NONE) break;
         alpha = rz / pq;
-        if (x == a->x) MPCG_CHECK(ctx, V->axpy_wide(ctx, n, alpha, p, a->x)); /* x += alpha p */
-        else MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));           /* fp32: xw += alpha p */
-        MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));                     /* r -= alpha q */
-        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr));              /* rr = r.r */
+        if (x == a->x)
+            MPCG_CHECK(ctx, V->axpy_wide(ctx, n, alpha, p, a->x)); /* x += alpha p */
+        else
+            MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));     /* fp32: xw += alpha p */
+        MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));        /* r -= alpha q */
+        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr)); /* rr = r.r */
         k++;
         MPCG_CHECK(ctx, mpcgi_cg_monitor(s, k, sqrt(rr) / a->bnorm));
         if (!isfinite(rr)) {
@@ -104,13 +99,15 @@ mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *inf
             if (reason != MPCG_REASON_NONE || tr.fallback) break;
             restart = beta == 0.0;
         }
-        MPCG_CHECK(ctx, precondition(s, &z, &rz_new, &reason));             /* z, r.z */
+        MPCG_CHECK(ctx, precondition(s, &z, &rz_new, &reason)); /* z, r.z */
         if (reason != MPCG_REASON_NONE) break;
         beta = restart ? 0.0 : rz_new / rz;
         rz = rz_new;
         V = s->V;
-        if (beta == 0.0) MPCG_CHECK(ctx, V->copy(ctx, n, z, p));             /* p = z */
-        else MPCG_CHECK(ctx, V->xpay(ctx, n, z, beta, p));                   /* p = z + beta p */
+        if (beta == 0.0)
+            MPCG_CHECK(ctx, V->copy(ctx, n, z, p)); /* p = z */
+        else
+            MPCG_CHECK(ctx, V->xpay(ctx, n, z, beta, p)); /* p = z + beta p */
     }
     return mpcgi_cg_finish(s, a, rr, k, reason, &tr, info);
 }

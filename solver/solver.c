@@ -18,9 +18,12 @@
 #include "solver/solver.h"
 #include "spmv/auto/auto.h"
 
-static int valid(const mpcg_solver *s) { return s && s->magic == MPCGI_SOLVER_MAGIC; }
+static int valid(const mpcg_solver *s)
+{
+    return s && s->magic == MPCGI_SOLVER_MAGIC;
+}
 
-#define SOLVER_ENSURE(s)                                                                   \
+#define SOLVER_ENSURE(s)                                                                           \
     MPCG_ENSURE(NULL, valid(s), MPCG_ERR_INVALID_ARG, "invalid solver (NULL or destroyed)")
 
 mpcg_status mpcg_solver_create(mpcg_context *ctx, mpcg_matrix *A, mpcg_solver **out)
@@ -61,16 +64,20 @@ static void teardown(mpcg_solver *s)
     s->pc = NULL;
     mpcgi_spmv_plan_destroy(ctx, s->plan);
     s->plan = NULL;
-    void *vecs[] = {&s->r, &s->p, &s->q, &s->t, &s->b_dev, &s->x_dev, &s->xw, &s->z, &s->pc_work,
-                    &s->pc_r, &s->zw};
+    void *vecs[] = {&s->r,     &s->p,  &s->q, &s->t,       &s->b_dev,
+                    &s->x_dev, &s->xw, &s->z, &s->pc_work, &s->zw};
     for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
         void **v = vecs[i];
-        if (s->on_device) mpcgi_device_free(ctx, *v);
-        else mpcgi_host_free(*v);
+        if (s->on_device)
+            mpcgi_device_free(ctx, *v);
+        else
+            mpcgi_host_free(*v);
         *v = NULL;
     }
-    if (s->on_device) mpcgi_device_free(ctx, s->dot_ws);
-    else mpcgi_host_free(s->dot_ws);
+    if (s->on_device)
+        mpcgi_device_free(ctx, s->dot_ws);
+    else
+        mpcgi_host_free(s->dot_ws);
     s->dot_ws = NULL;
     s->setup_done = 0;
 }
@@ -190,8 +197,8 @@ mpcg_status mpcg_solver_set_check_interval(mpcg_solver *s, int64_t K)
     SOLVER_ENSURE(s);
     const mpcgi_option_key *key = &mpcgi_cg_options.keys[MPCGI_OPT_CG_CHECK_INTERVAL];
     MPCG_ENSURE(s->ctx, K >= 0 && K <= key->hi, MPCG_ERR_INVALID_ARG,
-                "check interval K = %lld must be in [1, %ld] (fixed) or 0 (adaptive)",
-                (long long)K, key->hi);
+                "check interval K = %lld must be in [1, %ld] (fixed) or 0 (adaptive)", (long long)K,
+                key->hi);
     /* a captured graph holds K iterations; the CPU loop ignores K (no new setup) */
     if (K != mpcgi_solver_check_interval(s) && s->on_device) s->setup_done = 0;
     MPCG_CHECK(s->ctx, mpcgi_options_put(s->ctx, &s->opts, key, (long)K));
@@ -217,8 +224,10 @@ static unsigned plan_precisions(mpcg_precision p)
 
 static mpcg_status alloc_vec(mpcg_solver *s, size_t bytes, void *pptr)
 {
-    if (s->on_device) MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, bytes, pptr));
-    else MPCG_CHECK(s->ctx, mpcgi_host_alloc(s->ctx, bytes, pptr));
+    if (s->on_device)
+        MPCG_CHECK(s->ctx, mpcgi_device_alloc(s->ctx, bytes, pptr));
+    else
+        MPCG_CHECK(s->ctx, mpcgi_host_alloc(s->ctx, bytes, pptr));
     return MPCG_SUCCESS;
 }
 
@@ -251,8 +260,7 @@ static mpcgi_precond_params precond_params(const mpcg_solver *s)
         .type = s->pc_type,
         .block_size = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_BLOCK_SIZE]),
         .degree = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_DEGREE]),
-        .lmin_ratio =
-            1.0 / (double)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_LMIN_DIVISOR]),
+        .lmin_ratio = 1.0 / (double)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_LMIN_DIVISOR]),
         .block_apply = (int)mpcgi_options_get(&s->opts, &k[MPCGI_OPT_PRECOND_BLOCK_APPLY]),
         .fp32 = s->precision == MPCG_PRECISION_FP32 || s->precision == MPCG_PRECISION_MIXED};
 }
@@ -289,8 +297,10 @@ static mpcg_status precond_resolve(mpcg_solver *s)
     return MPCG_SUCCESS;
 }
 
-/* M of the resolved type from A's values, z and the apply's workspace; fp32 and mixed solves
- * apply M in fp64 between pc_r and z (solver/pcg.c), z in V's type in zw. */
+/* M of the resolved type from A's values (with its fp32 arrays in fp32 and mixed solves), z and
+ * the apply's workspace; fp32 and mixed solves apply M in fp32 between their fp32 iteration's r
+ * and zw (solver/pcg.c, solver/cg_fused.c), and in fp64 into z in a mixed solve's fp64 head and
+ * finish. */
 static mpcg_status precond_setup(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
@@ -300,7 +310,6 @@ static mpcg_status precond_setup(mpcg_solver *s)
     MPCG_CHECK(ctx, precond_matrix(s, s->pc_type, &M));
     MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->z));
     if (s->precision != MPCG_PRECISION_FP64) {
-        MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->pc_r));
         MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), &s->zw));
     }
     MPCG_CHECK(ctx, alloc_vec(s, 2 * (size_t)n * sizeof(double), (void **)&s->pc_work));
@@ -416,8 +425,7 @@ mpcg_status mpcgi_solver_prepare(mpcg_solver *s)
         MPCG_CHECK(ctx, mpcgi_spmv_plan_update_values(ctx, s->plan, &s->A->csr));
         if (s->pc) /* M from the new values, blocks kept */
             MPCG_CHECK(ctx, precond_matrix(s, s->pc_type, &M));
-        if (s->pc)
-            MPCG_CHECK(ctx, mpcgi_precond_refresh(ctx, s->pc, M, mpcgi_pcg_spmv, s));
+        if (s->pc) MPCG_CHECK(ctx, mpcgi_precond_refresh(ctx, s->pc, M, mpcgi_pcg_spmv, s));
         if (s->variant->refresh) MPCG_CHECK(ctx, s->variant->refresh(s)); /* e.g. the graph */
         s->values_version = s->A->values_version;
     }
@@ -436,7 +444,10 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
         info->reason = MPCG_CONVERGED_ZERO_RHS;
         return MPCG_SUCCESS;
     }
-    mpcgi_cg_args a = {.b = b, .x = x, .xw = s->xw ? s->xw : x, .bnorm = bnorm,
+    mpcgi_cg_args a = {.b = b,
+                       .x = x,
+                       .xw = s->xw ? s->xw : x,
+                       .bnorm = bnorm,
                        .x_is_zero = s->guess == MPCG_GUESS_ZERO,
                        .maxit = maxit_of(s)};
     s->true_residuals = 0;
@@ -452,8 +463,8 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
     /* the products: one an iteration, and the true residuals (all fp64 in an fp64 solve; in
      * fp32 and mixed the iterations before an fp64 finish read the fp32 values) */
     int64_t fp32_its = s->precision == MPCG_PRECISION_FP64 ? 0
-                       : info->precision_fallback ? info->fallback_iteration
-                                                  : info->iterations;
+                       : info->precision_fallback          ? info->fallback_iteration
+                                                           : info->iterations;
     fp32_its -= info->mixed_head_iterations;
     info->precond_spmvs = s->pc_spmvs;
     info->spmvs = info->iterations + s->true_residuals + info->precond_spmvs;
@@ -500,8 +511,8 @@ mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *in
     MPCG_ENSURE(ctx, b && x, MPCG_ERR_INVALID_ARG, "b and x must not be NULL");
     MPCG_CHECK(ctx, mpcgi_solver_prepare(s));
     double bnorm = host_norm(b, n, &bad);
-    MPCG_ENSURE(ctx, bad < 0, MPCG_ERR_INVALID_ARG, "b[%lld] = %g is not finite",
-                (long long)bad, b[bad < 0 ? 0 : bad]);
+    MPCG_ENSURE(ctx, bad < 0, MPCG_ERR_INVALID_ARG, "b[%lld] = %g is not finite", (long long)bad,
+                b[bad < 0 ? 0 : bad]);
     if (s->guess == MPCG_GUESS_PROVIDED) {
         host_norm(x, n, &bad);
         MPCG_ENSURE(ctx, bad < 0, MPCG_ERR_INVALID_ARG, "initial guess x[%lld] = %g is not finite",
@@ -510,8 +521,10 @@ mpcg_status mpcg_solve(mpcg_solver *s, const double *b, double *x, mpcg_info *in
     mpcgi_solver_info_init(s, &info);
     double t0 = mpcgi_wtime();
     mpcgi_history_begin(s, t0);
-    if (s->on_device) MPCG_CHECK(ctx, run_staged(s, b, x, bnorm, &info));
-    else MPCG_CHECK(ctx, run(s, b, x, bnorm, &info));
+    if (s->on_device)
+        MPCG_CHECK(ctx, run_staged(s, b, x, bnorm, &info));
+    else
+        MPCG_CHECK(ctx, run(s, b, x, bnorm, &info));
     return finish(s, &info, t0, info_out);
 }
 
@@ -526,7 +539,8 @@ mpcg_status mpcg_solve_device(mpcg_solver *s, const double *b_dev, double *x_dev
     MPCG_ENSURE(ctx, b_dev && x_dev, MPCG_ERR_INVALID_ARG, "b_dev and x_dev must not be NULL");
     MPCG_ENSURE(ctx, ctx->kind == MPCG_DEVICE_CUDA, MPCG_ERR_INVALID_STATE,
                 "mpcg_solve_device needs a GPU context, and context %s runs on the CPU (use "
-                "mpcg_solve)", ctx->device_name);
+                "mpcg_solve)",
+                ctx->device_name);
     MPCG_CHECK(ctx, mpcgi_solver_prepare(s));
     /* the data stays on the device: NaN shows in the norm (an Inf makes CG stop on NaN/Inf) */
     MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, b_dev, b_dev, &bb)); /* bb = b.b */

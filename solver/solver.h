@@ -65,7 +65,6 @@ struct mpcg_solver {
     char pc_why[160];        /* AUTO's choice in words, else "" */
     struct mpcgi_precond *pc; /* M of a preconditioned solve (precond/precond.h), or NULL */
     double *z, *pc_work;     /* z = M^-1 r (n doubles) and the apply's workspace (2 n) */
-    double *pc_r;            /* fp32 and mixed solves: r promoted for the fp64 apply */
     void *zw;                /* fp32 and mixed solves: z in V's type (n doubles' room) */
     int64_t pc_spmvs;        /* products with A in the running solve's applies */
     void *xw;                /* fp32: the working iterate (fp64 and mixed: NULL, x itself) */

@@ -84,7 +84,8 @@ MPCG_GPU_TESTS += test/test_spmv_cusparse test/test_spmv_cusparsesell test/test_
 	test/test_spmv_segscan test/test_spmv_fold test/test_spmv_gather test/test_spmv_mixed \
 	test/test_spmv_auto_gpu test/test_spmv_auto_copy
 # solver: CG on the GPU, the fused variants, the persistent loops' windows
-MPCG_GPU_TESTS += test/test_solver_cg_gpu test/test_solver_cg_fused test/test_solver_cg_windows
+MPCG_GPU_TESTS += test/test_solver_cg_gpu test/test_solver_cg_fused test/test_solver_cg_windows \
+	test/test_solver_pcg_gpu
 check_PROGRAMS += $(MPCG_GPU_TESTS)
 MPCG_TESTS += $(MPCG_GPU_TESTS)
 # the benchmark programs' command line; a small measured run where a GPU is usable

@@ -1,0 +1,134 @@
+/* test/test_solver_pcg_gpu.c: every precision with every preconditioner on every GPU variant,
+ * against the host loop on the CPU (the same algorithm: the preconditioner applied in the
+ * iteration's precision) */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+
+#include "core/alloc.h"
+#include "core/device.h"
+#include "core/matrix.h"
+#include "solver/cg_variants.h"
+#include "test/testutil.h"
+
+static mpcg_context *cpu, *gpu;
+static const double tol = 1e-8;
+
+static const char *const precisions[] = {"fp64", "fp32", "mixed"};
+static const char *const preconds[] = {"jacobi", "bjacobi:3", "bjacobi:0", "chebyshev:3"};
+static const char *const variants[] = {"host", "launched", "graph", "persistent-two-barrier"};
+
+/* A solver of A on ctx: precision, preconditioner (and block_apply), variant ("" = auto). */
+static mpcg_solver *solver(mpcg_context *ctx, mpcg_matrix *A, const char *prec, const char *pc,
+                           const char *apply, const char *variant)
+{
+    mpcg_solver *S = NULL;
+    mpcg_precision p = prec[0] == 'm'   ? MPCG_PRECISION_MIXED
+                       : prec[2] == '3' ? MPCG_PRECISION_FP32
+                                        : MPCG_PRECISION_FP64;
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    if (!S) return NULL;
+    CHECK_OK(ctx, mpcg_solver_set_precision(S, p));
+    CHECK_OK(ctx, mpcg_solver_set_precond_spec(S, pc));
+    CHECK_OK(ctx, mpcg_solver_set_option(S, "precond.block_apply", apply));
+    CHECK_OK(ctx, mpcg_solver_set_tol(S, p == MPCG_PRECISION_FP32 ? 1e-5 : tol));
+    if (ctx == gpu) CHECK_OK(ctx, mpcg_solver_set_spmv(S, "cusparse"));
+    if (variant[0]) CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.variant", variant));
+    return S;
+}
+
+/* The spread allowed between the GPU's iteration count and the CPU's: the sums' order differs
+ * (deterministic on each), so the iterates drift by rounding; fp32 drifts further. */
+static int close_counts(const char *prec, int64_t g, int64_t c)
+{
+    const double rel = prec[0] == 'f' && prec[2] == '6' ? 0.05 : 0.25;
+    return llabs((long long)(g - c)) <= 3 + (long long)(rel * (double)c);
+}
+
+static void combination(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, const double *b,
+                        const char *prec, const char *pc, const char *apply)
+{
+    const int64_t n = mpcg_matrix_n(Ac);
+    double *xc, *x[4];
+    mpcg_info ic, ig[4];
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *xc, &xc));
+    mpcg_solver *S = solver(cpu, Ac, prec, pc, apply, "");
+    memset(xc, 0xff, (size_t)n * sizeof *xc);
+    CHECK_OK(cpu, mpcg_solve(S, b, xc, &ic));
+    mpcg_solver_destroy(S);
+    for (int v = 0; v < 4; v++) {
+        CHECK_OK(gpu, mpcgi_host_alloc_array(gpu, (size_t)n, sizeof *x[v], &x[v]));
+        memset(x[v], 0xff, (size_t)n * sizeof *x[v]); /* NaN: the guess is zero */
+        memset(&ig[v], 0, sizeof ig[v]);
+        S = solver(gpu, Ag, prec, pc, apply, variants[v]);
+        mpcg_status st = mpcg_solve(S, b, x[v], &ig[v]);
+        /* the two-barrier loop folds in a diagonal or block inverses only, and needs its rows */
+        if (st == MPCG_ERR_NOT_SUPPORTED && v == 3) {
+            printf("  %-10s %-5s %-11s %-8s %-22s refused: %s\n", name, prec, pc, apply,
+                   variants[v], mpcg_last_error(gpu));
+            CHECK(strcmp(pc, "chebyshev:3") == 0 || strcmp(apply, "cholesky") == 0);
+            mpcg_clear_error(gpu);
+            ig[v].iterations = -1;
+        } else {
+            CHECK_OK(gpu, st);
+            CHECK(strcmp(ig[v].variant, variants[v]) == 0);
+            CHECK(ig[v].reason == ic.reason);
+            CHECK(close_counts(prec, ig[v].iterations, ic.iterations));
+            if (ig[v].converged)
+                CHECK(test_residual_ok(&Ag->csr, b, x[v], ig[v].true_relres * 1.01 + 1e-15));
+            printf("  %-10s %-5s %-11s %-8s %-22s %5lld iterations (cpu %5lld), %.2e, %s\n", name,
+                   prec, pc, apply, variants[v], (long long)ig[v].iterations,
+                   (long long)ic.iterations, ig[v].true_relres, mpcg_reason_string(ig[v].reason));
+        }
+        mpcg_solver_destroy(S);
+    }
+    /* launched and graph queue the same kernels: the same bits */
+    CHECK(ig[1].iterations == ig[2].iterations);
+    CHECK(memcmp(x[1], x[2], (size_t)n * sizeof(double)) == 0);
+    for (int v = 0; v < 4; v++)
+        mpcgi_host_free(x[v]);
+    mpcgi_host_free(xc);
+}
+
+static void matrix(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag)
+{
+    const int64_t n = mpcg_matrix_n(Ac);
+    mpcgi_rng g;
+    double *b;
+    mpcgi_rng_seed(&g, test_seed ^ (uint64_t)n);
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *b, &b));
+    for (int64_t i = 0; i < n; i++)
+        b[i] = 2 * mpcgi_rng_uniform(&g) - 1;
+    for (int p = 0; p < 3; p++)
+        for (int c = 0; c < 4; c++) {
+            combination(name, Ac, Ag, b, precisions[p], preconds[c], "inverse");
+            if (strncmp(preconds[c], "bjacobi", 7) == 0)
+                combination(name, Ac, Ag, b, precisions[p], preconds[c], "cholesky");
+        }
+    mpcgi_host_free(b);
+}
+
+static void file(const char *name)
+{
+    mpcg_matrix *Ac = NULL, *Ag = NULL;
+    CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, test_data(name), &Ac));
+    CHECK_OK(gpu, mpcg_matrix_read_mm(gpu, test_data(name), &Ag));
+    if (Ac && Ag) matrix(name, Ac, Ag);
+    mpcg_matrix_destroy(Ac), mpcg_matrix_destroy(Ag);
+}
+
+int main(void)
+{
+    test_init_seed("test_solver_pcg_gpu");
+    if (mpcgi_device_count() == 0) {
+        printf("test_solver_pcg_gpu: no usable GPU, skipped\n");
+        return TEST_SKIP;
+    }
+    CHECK_OK(NULL, mpcg_context_create("cpu", &cpu));
+    CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
+    if (!cpu || !gpu) return test_finish("test_solver_pcg_gpu");
+    file("bcsstk05.mtx");
+    file("fv1.mtx");
+    mpcg_context_destroy(cpu);
+    mpcg_context_destroy(gpu);
+    return test_finish("test_solver_pcg_gpu");
+}
