@@ -349,6 +349,271 @@ static void test_not_spd_block(void)
     }
 }
 
+/* ---------------------------------------------------------------- the table */
+
+/* Every mpcg_precond but AUTO has exactly one entry, named as mpcg_precond_name names it, with
+ * every slot set; AUTO and unknown types have none */
+static void test_table(void)
+{
+    CHECK(mpcgi_precond_count() == 4 && !mpcgi_precond_get(-1) && !mpcgi_precond_get(4));
+    for (mpcg_precond t = MPCG_PRECOND_NONE; t <= MPCG_PRECOND_AUTO; t++) {
+        int entries = 0;
+        for (int i = 0; i < mpcgi_precond_count(); i++) {
+            const struct mpcgi_precond_ops *ops = mpcgi_precond_get(i);
+            if (!ops || ops->type != t) continue;
+            entries++;
+            CHECK(strcmp(ops->name, mpcg_precond_name(t)) == 0 && mpcgi_precond_ops_of(t) == ops);
+            CHECK(ops->setup && ops->refresh && ops->apply && ops->fused && ops->describe &&
+                  ops->destroy && (ops->caps & MPCGI_PC_CAP_FP32));
+            CHECK(!(ops->caps & MPCGI_PC_CAP_SPMV) == (t != MPCG_PRECOND_CHEBYSHEV));
+        }
+        CHECK(entries == (t == MPCG_PRECOND_AUTO ? 0 : 1));
+    }
+    CHECK(!mpcgi_precond_ops_of(MPCG_PRECOND_AUTO) && !mpcgi_precond_ops_of((mpcg_precond)7));
+}
+
+/* mpcgi_precond_diag_rows (jacobi's and batched CG's diagonal): 1 / a_ii, or the first row whose
+ * diagonal entry is missing, <= 0 or not finite */
+static void test_diag_rows(void)
+{
+    const int64_t rp[] = {0, 2, 4, 5};
+    const int32_t col[] = {0, 1, 0, 1, 2}, col_missing[] = {0, 1, 0, 2, 2};
+    double val[] = {4, 1, 1, 2, 8}, dinv[3] = {NAN, NAN, NAN};
+    CHECK(mpcgi_precond_diag_rows(3, rp, col, val, dinv) == 3);
+    CHECK(dinv[0] == 0.25 && dinv[1] == 0.5 && dinv[2] == 0.125);
+    CHECK(mpcgi_precond_diag_rows(3, rp, col_missing, val, NULL) == 1);
+    const double bad[] = {0, -1, INFINITY, NAN};
+    for (int k = 0; k < 4; k++) {
+        val[4] = bad[k];
+        CHECK(mpcgi_precond_diag_rows(3, rp, col, val, dinv) == 2);
+    }
+    CHECK(mpcgi_precond_diag_rows(0, rp, col, val, NULL) == 0);
+}
+
+/* The tiles' invariants over bstart (nblocks blocks): they cover 0..n exactly, start on block
+ * boundaries, hold at most MPCGI_PC_TILE_ROWS rows, and each is as long as the greedy walk makes
+ * it (the next block would not fit) */
+static int tiles_ok(int64_t nblocks, const int64_t *bstart, int64_t ntiles, const int64_t *row,
+                    const int64_t *blk)
+{
+    int ok = ntiles == mpcgi_bjacobi_tiles(nblocks, bstart, NULL, NULL);
+    ok &= row[0] == 0 && blk[0] == 0 && row[ntiles] == bstart[nblocks] && blk[ntiles] == nblocks;
+    ok &= nblocks == 0 ? ntiles == 0 : ntiles >= 1;
+    for (int64_t t = 0; t < ntiles; t++) {
+        ok &= blk[t] < blk[t + 1] && row[t] == bstart[blk[t]] && row[t + 1] == bstart[blk[t + 1]];
+        ok &= row[t + 1] - row[t] <= MPCGI_PC_TILE_ROWS;
+        if (t + 1 < ntiles) ok &= bstart[blk[t + 1] + 1] - row[t] > MPCGI_PC_TILE_ROWS;
+    }
+    return ok;
+}
+
+/* Tiles of random blocks of 1 to 64 rows, of 64-row blocks, of 1-row blocks and of none */
+static void test_tiles(void)
+{
+    enum { MAXB = 2000 };
+    static int64_t bstart[MAXB + 1], row[MAXB + 1], blk[MAXB + 1];
+    mpcgi_rng g;
+    mpcgi_rng_seed(&g, test_seed + 11);
+    for (int trial = 0; trial < 40; trial++) {
+        const int64_t nblocks = trial == 0 ? 0 : (int64_t)mpcgi_rng_below(&g, MAXB) + 1;
+        bstart[0] = 0;
+        for (int64_t b = 0; b < nblocks; b++) {
+            int64_t nb = 1 + (int64_t)mpcgi_rng_below(&g, MPCGI_PRECOND_MAX_BLOCK);
+            if (trial == 1) nb = MPCGI_PRECOND_MAX_BLOCK;
+            if (trial == 2) nb = 1;
+            bstart[b + 1] = bstart[b] + nb;
+        }
+        const int64_t nt = mpcgi_bjacobi_tiles(nblocks, bstart, row, blk);
+        CHECK(tiles_ok(nblocks, bstart, nt, row, blk));
+        if (trial == 1) CHECK(nt == (nblocks + 3) / 4); /* four blocks of 64 a tile */
+        if (trial == 2) CHECK(nt == (nblocks + 255) / 256);
+    }
+}
+
+/* ---------------------------------------------------------------- fp32 and fused forms */
+
+/* The kinds of the fp32 checks and the fused form each gives */
+static const struct {
+    mpcg_precond type;
+    int block_apply, fused;
+} fp32_kinds[] = {
+    {MPCG_PRECOND_NONE, 0, MPCGI_PC_FUSED_NONE},
+    {MPCG_PRECOND_JACOBI, 0, MPCGI_PC_FUSED_DIAG},
+    {MPCG_PRECOND_BJACOBI, MPCGI_BLOCK_APPLY_INVERSE, MPCGI_PC_FUSED_BLOCKS},
+    {MPCG_PRECOND_BJACOBI, MPCGI_BLOCK_APPLY_CHOLESKY, MPCGI_PC_FUSED_APPLY},
+    {MPCG_PRECOND_CHEBYSHEV, 0, MPCGI_PC_FUSED_APPLY},
+};
+enum { FP32_KINDS = sizeof fp32_kinds / sizeof fp32_kinds[0] };
+/* fp32 applies against fp64 ones: ||z32 - z64||_inf <= FP32_TOL ||z64||_inf (the bundled
+ * matrices give 1e-7 to 2e-7); a GPU's fp32 apply against the host's fp32 apply to
+ * FP32_GPU_TOL (their sums run in other orders: the GPU's SpMV, fused multiply-adds) */
+#define FP32_TOL 1e-6
+#define FP32_GPU_TOL 1e-5
+
+static mpcgi_precond_params fp32_params(size_t k)
+{
+    mpcgi_precond_params p = params(fp32_kinds[k].type, 0, 3);
+    p.block_apply = fp32_kinds[k].block_apply;
+    p.fp32 = 1;
+    return p;
+}
+
+/* ||z32 - z64||_inf / ||z64||_inf (NaN: infinite) */
+static double rel_diff_f32(int64_t n, const float *z32, const double *z64)
+{
+    double d = 0;
+    for (int64_t i = 0; i < n; i++)
+        d = isnan(z32[i]) ? INFINITY : fmax(d, fabs((double)z32[i] - z64[i]));
+    const double m = max_abs(n, z64);
+    return m > 0 ? d / m : d;
+}
+
+/* z64 = M^-1 r and z32 = M^-1 (float)r on the host; their relative difference */
+static double apply_both(mpcgi_precond *pc, mpcgi_spmv_plan *plan, const double *r, double *z64,
+                         float *r32, float *z32, void *work)
+{
+    for (int64_t i = 0; i < pc->n; i++)
+        r32[i] = (float)r[i], z32[i] = NAN;
+    CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP64, &mpcgi_vec_host, plan_spmv,
+                                      plan, r, z64, work));
+    CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP32, &mpcgi_vec_host_f32, plan_spmv,
+                                      plan, r32, z32, work));
+    return rel_diff_f32(pc->n, z32, z64);
+}
+
+/* The fp32 arrays hold the fp64 ones rounded once */
+static int fp32_arrays_ok(const mpcgi_precond *pc)
+{
+    int ok = 1;
+    for (int64_t i = 0; pc->dinv && i < pc->n; i++)
+        ok &= pc->dinv32[i] == (float)pc->dinv[i];
+    for (int64_t k = 0; pc->binv && k < pc->boff[pc->nblocks]; k++)
+        ok &= pc->binv32[k] == (float)pc->binv[k];
+    return ok && (!pc->dinv == !pc->dinv32) && (!pc->binv == !pc->binv32);
+}
+
+/* The fused form on a CPU context: the dispatcher refuses (no device arrays), the kind's slot
+ * says which form it is */
+static void check_fused_host(const mpcgi_precond *pc, int want)
+{
+    mpcgi_pc_fused f;
+    mpcg_clear_error(NULL);
+    CHECK_STATUS(NULL, mpcgi_precond_fused(pc, MPCG_PRECISION_FP64, &f), MPCG_ERR_INVALID_STATE);
+    CHECK(strstr(mpcg_last_error(NULL), "no fused form on a CPU context"));
+    mpcg_clear_error(NULL);
+    f = (mpcgi_pc_fused){.kind = -1};
+    pc->ops->fused(pc, MPCG_PRECISION_FP32, &f);
+    CHECK(f.kind == want);
+    if (want == MPCGI_PC_FUSED_BLOCKS)
+        CHECK(f.ntiles == pc->ntiles && f.max_block == pc->block_max);
+}
+
+/* New values 3 A: the fp32 arrays follow the refresh, and the fp32 apply the fp64 one */
+static void check_fp32_refresh(const char *name, mpcgi_csr *A, mpcgi_precond *pc,
+                               mpcgi_spmv_plan *plan, const double *r, double *z64, float *r32,
+                               float *z32, void *work)
+{
+    double *val = vec(A->nnz);
+    memcpy(val, A->val, (size_t)A->nnz * sizeof *val);
+    for (int64_t k = 0; k < A->nnz; k++)
+        A->val[k] = 3 * val[k];
+    CHECK_OK(cpu, mpcgi_csr_fill_val32(cpu, A)); /* the plan's fp32 values */
+    CHECK_OK(cpu, mpcgi_precond_refresh(cpu, pc, A, plan_spmv, plan));
+    CHECK(fp32_arrays_ok(pc));
+    const double d = apply_both(pc, plan, r, z64, r32, z32, work);
+    if (!(d <= FP32_TOL))
+        fprintf(stderr, "%s: %s: refreshed fp32 apply %.3g from fp64\n", name, pc->describe, d);
+    CHECK(d <= FP32_TOL);
+    memcpy(A->val, val, (size_t)A->nnz * sizeof *val);
+    CHECK_OK(cpu, mpcgi_csr_fill_val32(cpu, A));
+    mpcgi_host_free(val);
+}
+
+static void gpu_compare_f32(const char *name, mpcgi_csr *A, size_t k, const mpcgi_precond *host,
+                            mpcgi_spmv_plan *host_plan, mpcgi_rng *g);
+
+/* Every kind built with fp32 arrays: the fp32 host apply against the fp64 one, the arrays, the
+ * refresh, the fused form; without them an fp32 apply is refused; the GPU's fp32 applies against
+ * the host's */
+static void check_fp32(const char *name, mpcgi_csr *A, mpcgi_rng *g)
+{
+    mpcgi_spmv_plan *plan = make_plan_for(cpu, A, MPCG_CAP_FP64 | MPCG_CAP_FP32);
+    double *r = vec(A->n), *z64 = vec(A->n), *work = vec(2 * A->n + 1), worst = 0;
+    float *r32 = NULL, *z32 = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)A->n + 1, sizeof *r32, &r32));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)A->n + 1, sizeof *z32, &z32));
+    for (size_t k = 0; plan && k < FP32_KINDS; k++) {
+        if (!HAVE_LAPACKE && fp32_kinds[k].type == MPCG_PRECOND_BJACOBI) continue;
+        mpcgi_precond_params p = fp32_params(k);
+        mpcgi_precond *pc = NULL;
+        CHECK_OK(cpu, mpcgi_precond_create(cpu, A, &p, plan_spmv, plan, &pc));
+        if (!pc) continue;
+        CHECK(fp32_arrays_ok(pc));
+        random_vec(g, A->n, r);
+        const double d = apply_both(pc, plan, r, z64, r32, z32, work);
+        if (!(d <= FP32_TOL))
+            fprintf(stderr, "%s: %s: fp32 apply %.3g from fp64\n", name, pc->describe, d);
+        CHECK(d <= FP32_TOL);
+        worst = fmax(worst, d);
+        check_fused_host(pc, fp32_kinds[k].fused);
+        if (gpu) gpu_compare_f32(name, A, k, pc, plan, g);
+        check_fp32_refresh(name, A, pc, plan, r, z64, r32, z32, work);
+        mpcgi_precond_destroy(cpu, pc);
+        p.fp32 = 0; /* without the fp32 arrays: refused */
+        CHECK_OK(cpu, mpcgi_precond_create(cpu, A, &p, plan_spmv, plan, &pc));
+        if (pc)
+            CHECK_STATUS(cpu,
+                         mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP32, &mpcgi_vec_host_f32,
+                                             plan_spmv, plan, r32, z32, work),
+                         MPCG_ERR_INVALID_STATE);
+        CHECK(!pc || (!pc->dinv32 && !pc->binv32));
+        mpcg_clear_error(cpu);
+        mpcgi_precond_destroy(cpu, pc);
+    }
+    printf("  %s: fp32 applies within %.2g of fp64\n", name, worst);
+    mpcgi_spmv_plan_destroy(cpu, plan);
+    mpcgi_host_free(r), mpcgi_host_free(z64), mpcgi_host_free(work);
+    mpcgi_host_free(r32), mpcgi_host_free(z32);
+}
+
+/* none copies r to z in both precisions, bit for bit */
+static void test_none_copies(void)
+{
+    const int64_t rp[] = {0, 1, 2, 3};
+    const int32_t col[] = {0, 1, 2};
+    const double val[] = {2, 3, 4}, r[] = {0.1, -7, 1e300};
+    const float r32[] = {0.1f, -7, 3e38f};
+    double z[3] = {NAN, NAN, NAN};
+    float z32[3] = {NAN, NAN, NAN};
+    mpcgi_csr A = {.n = 3,
+                   .nnz = 3,
+                   .row_ptr = (int64_t *)rp,
+                   .col_idx = (int32_t *)col,
+                   .val = (double *)val};
+    mpcgi_precond_params p = params(MPCG_PRECOND_NONE, 0, 0);
+    p.fp32 = 1;
+    mpcgi_precond *pc = NULL;
+    CHECK_OK(cpu, mpcgi_precond_create(cpu, &A, &p, NULL, NULL, &pc));
+    if (!pc) return;
+    CHECK(pc->ops == &mpcgi_precond_none && !strcmp(pc->describe, "none"));
+    CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP64, &mpcgi_vec_host, NULL, NULL, r,
+                                      z, NULL));
+    CHECK_OK(cpu, mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP32, &mpcgi_vec_host_f32, NULL, NULL,
+                                      r32, z32, NULL));
+    CHECK(!memcmp(z, r, sizeof z) && !memcmp(z32, r32, sizeof z32));
+    /* the table must be of the vectors' precision */
+    CHECK_STATUS(cpu,
+                 mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_FP32, &mpcgi_vec_host, NULL, NULL, r32,
+                                     z32, NULL),
+                 MPCG_ERR_INVALID_ARG);
+    mpcg_clear_error(cpu);
+    CHECK_STATUS(cpu,
+                 mpcgi_precond_apply(cpu, pc, MPCG_PRECISION_MIXED, NULL, NULL, NULL, r, z, NULL),
+                 MPCG_ERR_INVALID_ARG);
+    mpcg_clear_error(cpu);
+    mpcgi_precond_destroy(cpu, pc);
+}
+
 /* ---------------------------------------------------------------- chebyshev references */
 
 /* lambda_max of D^-1 A (that of D^-1/2 A D^-1/2): 200 power iterations from a random vector,
@@ -419,6 +684,9 @@ static void gpu_compare(const char *name, mpcgi_csr *A, mpcgi_precond_params p, 
     if (!pc || !plan || !d_r || !d_z || !d_w) goto done;
     CHECK(pc->on_device && pc->nblocks == host->nblocks && pc->diag_blocks == host->diag_blocks);
     CHECK(test_close(pc->lmax, host->lmax, 1e-12, 0) && pc->setup_spmvs == host->setup_spmvs);
+    mpcgi_pc_fused f;
+    CHECK_STATUS(NULL, mpcgi_precond_fused(pc, MPCG_PRECISION_FP32, &f), MPCG_ERR_INVALID_STATE);
+    mpcg_clear_error(NULL);
     CHECK_OK(gpu, mpcgi_device_copy(gpu, d_r, r, bytes, MPCGI_H2D));
     for (int pass = 0; pass < 2; pass++) {
         for (int64_t i = 0; i < n; i++)
@@ -438,6 +706,79 @@ done:
     mpcgi_spmv_plan_destroy(gpu, plan);
     mpcgi_device_free(gpu, d_r), mpcgi_device_free(gpu, d_z), mpcgi_device_free(gpu, d_w);
     mpcgi_host_free(z);
+}
+
+/* The fused form of a GPU preconditioner in both precisions: the kind asked and pc's device
+ * arrays of that precision; the tiles on the device are the host's */
+static void check_fused_gpu(const mpcgi_precond *pc, int want)
+{
+    for (int k = 0; k < 2; k++) {
+        const int fp32 = k == 1;
+        mpcgi_pc_fused f = {.kind = -1};
+        CHECK_OK(NULL,
+                 mpcgi_precond_fused(pc, fp32 ? MPCG_PRECISION_FP32 : MPCG_PRECISION_FP64, &f));
+        CHECK(f.kind == want && f.n == pc->n);
+        if (want == MPCGI_PC_FUSED_DIAG)
+            CHECK(f.dinv && f.dinv == (fp32 ? (const void *)pc->d_dinv32 : pc->d_dinv));
+        if (want != MPCGI_PC_FUSED_BLOCKS) continue;
+        CHECK(f.ntiles == pc->ntiles && f.tile_row == pc->d_tile_row &&
+              f.tile_block == pc->d_tile_block && f.bstart == pc->d_bstart &&
+              f.boff == pc->d_boff && f.max_block == pc->block_max);
+        CHECK(f.binv && f.binv == (fp32 ? (const void *)pc->d_binv32 : pc->d_binv));
+    }
+    if (want != MPCGI_PC_FUSED_BLOCKS) return;
+    const size_t ib = (size_t)(pc->ntiles + 1) * sizeof(int64_t);
+    int64_t *row = NULL, *blk = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, ib, &row));
+    CHECK_OK(cpu, mpcgi_host_alloc(cpu, ib, &blk));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, row, pc->d_tile_row, ib, MPCGI_D2H));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, blk, pc->d_tile_block, ib, MPCGI_D2H));
+    CHECK(row && blk && !memcmp(row, pc->tile_row, ib) && !memcmp(blk, pc->tile_block, ib));
+    CHECK(row && blk && tiles_ok(pc->nblocks, pc->bstart, pc->ntiles, row, blk));
+    mpcgi_host_free(row), mpcgi_host_free(blk);
+}
+
+/* The fp32 apply of fp32_kinds[k] on cuda:0 with device vectors (fresh random r, z poisoned with
+ * NaN) against the host's fp32 apply (host: the same kind on the CPU, host_plan its products),
+ * every element, to FP32_GPU_TOL; then its fused form */
+static void gpu_compare_f32(const char *name, mpcgi_csr *A, size_t k, const mpcgi_precond *host,
+                            mpcgi_spmv_plan *host_plan, mpcgi_rng *g)
+{
+    const int64_t n = A->n;
+    const size_t bytes = (size_t)n * sizeof(float);
+    const mpcgi_vec_ops *V = mpcgi_vec_ops_for(MPCG_DEVICE_CUDA, MPCG_PRECISION_FP32);
+    mpcgi_spmv_plan *plan = make_plan_for(gpu, A, MPCG_CAP_FP64 | MPCG_CAP_FP32);
+    mpcgi_precond_params p = fp32_params(k);
+    mpcgi_precond *pc = NULL;
+    float *r = NULL, *z = NULL, *zg = NULL, *work = NULL;
+    void *d_r = NULL, *d_z = NULL, *d_w = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n + 1, sizeof *r, &r));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n + 1, sizeof *z, &z));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n + 1, sizeof *zg, &zg));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, 2 * (size_t)n + 1, sizeof *work, &work));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d_r));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, bytes, &d_z));
+    CHECK_OK(gpu, mpcgi_device_alloc(gpu, 2 * bytes, &d_w));
+    CHECK_OK(gpu, mpcgi_precond_create(gpu, A, &p, plan_spmv, plan, &pc));
+    if (!pc || !plan || !r || !z || !zg || !work || !d_r || !d_z || !d_w) goto done;
+    for (int64_t i = 0; i < n; i++)
+        r[i] = (float)(2 * mpcgi_rng_uniform(g) - 1), zg[i] = NAN;
+    CHECK_OK(cpu, mpcgi_precond_apply(cpu, host, MPCG_PRECISION_FP32, &mpcgi_vec_host_f32,
+                                      plan_spmv, host_plan, r, z, work));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_r, r, bytes, MPCGI_H2D));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, d_z, zg, bytes, MPCGI_H2D));
+    CHECK_OK(gpu,
+             mpcgi_precond_apply(gpu, pc, MPCG_PRECISION_FP32, V, plan_spmv, plan, d_r, d_z, d_w));
+    CHECK_OK(gpu, mpcgi_device_copy(gpu, zg, d_z, bytes, MPCGI_D2H));
+    if (!vec_close_f32(n, zg, z, FP32_GPU_TOL))
+        fprintf(stderr, "%s: %s: GPU fp32 z differs from the host's\n", name, pc->describe);
+    CHECK(vec_close_f32(n, zg, z, FP32_GPU_TOL));
+    check_fused_gpu(pc, fp32_kinds[k].fused);
+done:
+    mpcgi_precond_destroy(gpu, pc);
+    mpcgi_spmv_plan_destroy(gpu, plan);
+    mpcgi_device_free(gpu, d_r), mpcgi_device_free(gpu, d_z), mpcgi_device_free(gpu, d_w);
+    mpcgi_host_free(r), mpcgi_host_free(z), mpcgi_host_free(zg), mpcgi_host_free(work);
 }
 
 /* The fp32 block kernels on pc's blocks (device index arrays set): fresh random r, binv32 the
@@ -534,6 +875,7 @@ static void check_jacobi_bjacobi(const char *name, mpcgi_csr *A, const double *r
         pc = cpu_apply(A, NULL, params(MPCG_PRECOND_BJACOBI, B, 0), r, z);
         CHECK(pc && pc->diag_blocks == 0 && pc->first_diag_block == -1);
         if (pc) check_blocks(name, A, pc, r, z);
+        if (pc) CHECK(tiles_ok(pc->nblocks, pc->bstart, pc->ntiles, pc->tile_row, pc->tile_block));
         if (pc) printf("  %s: %s\n", name, pc->describe);
         if (pc && gpu) gpu_compare(name, A, pc->params, r, z, pc);
         /* the Cholesky factors give the same z to rounding */
@@ -542,6 +884,7 @@ static void check_jacobi_bjacobi(const char *name, mpcgi_csr *A, const double *r
         double *zc = vec(A->n);
         mpcgi_precond *pcc = cpu_apply(A, NULL, p, r, zc);
         CHECK(pcc && strstr(pcc->describe, "Cholesky factors") && vec_close(A->n, zc, z, 1e-10));
+        CHECK(pcc && pcc->ntiles == 0 && !pcc->tile_row && !pcc->tile_block);
         if (pcc && gpu) gpu_compare(name, A, pcc->params, r, zc, pcc);
         mpcgi_precond_destroy(cpu, pcc);
         mpcgi_host_free(zc);
@@ -640,6 +983,7 @@ static void check_matrix(const char *name, mpcgi_csr *A)
     check_jacobi_bjacobi(name, A, r, z);
     check_chebyshev(name, A, r, z, &g);
     check_refresh(name, A, r, z);
+    check_fp32(name, A, &g);
     mpcgi_host_free(r), mpcgi_host_free(z);
 }
 
@@ -786,6 +1130,10 @@ int main(void)
         printf("test_precond: no usable GPU, the GPU comparisons are skipped\n");
     if (!cpu) return test_finish("test_precond");
     test_names();
+    test_table();
+    test_diag_rows();
+    test_tiles();
+    test_none_copies();
     test_tridiag();
     test_hand();
     test_rejections();
