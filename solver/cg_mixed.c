@@ -39,6 +39,10 @@
 #define STALL_RATE 0.25
 /* Stalled segments in a row (no threshold reached between them) before the fp64 finish. */
 #define MAX_STALLS 2
+/* Systems of fewer rows run the whole mixed solve in fp64 (the head to the end; with
+ * mixed.fp64_head=0 too they run fp32): their solves are latency-bound, fp32 saves no time,
+ * and its rounding noise costs a fixed number of iterations that a short solve cannot hide. */
+#define SMALL_ROWS 2048
 /* refinement: the first inner solves' relative tolerance */
 #define INITIAL_ETA 1e-5
 
@@ -99,6 +103,7 @@ int mpcgi_mixed_head_begin(mpcg_solver *s, const mpcgi_cg_args *a, mpcgi_cg_trac
 {
     long digits = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_FP64_HEAD]);
     double level = s->tol * pow(10.0, (double)digits);
+    if (s->A->csr.n < SMALL_ROWS) level = s->tol; /* small: fp64 to the end */
     if (!mpcgi_mixed_iterating(s) || s->continuing || digits == 0 || level >= 1.0 ||
         mpcgi_spmv_mixed_fallback(s->plan))
         return 0;

@@ -48,15 +48,17 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
     [MPCGI_OPT_MIXED_FP64_HEAD] = {"mixed.fp64_head", MPCGI_OPTION_INT, 8, 0, 16, 0, 0, NULL,
                                    "precision mixed: the first iterations run in fp64 until the "
                                    "residual is below tol * 10^D ||b||, so fp32's rounding lies "
-                                   "below tol (0: none; docs/precision.md)"},
-    [MPCGI_OPT_MIXED_STALL_WINDOW] = {"mixed.stall_window", MPCGI_OPTION_INT, 0, 0, 1L << 30,
+                                   "below tol; systems under 2048 rows run all of it in fp64 "
+                                   "(0: no head, fp32 from the start at every size; "
+                                   "docs/precision.md)"},
+    [MPCGI_OPT_MIXED_STALL_WINDOW] = {"mixed.stall_window", MPCGI_OPTION_INT, 32, 0, 1L << 30,
                                       0, 0, NULL,
                                       "precision mixed: an fp32 segment stalls when W iterations "
                                       "do not halve its best recurrence residual or fall at a "
                                       "quarter of its fastest rate: the fp64 true residual "
-                                      "replaces r and CG restarts; a second stall in a row "
-                                      "finishes in fp64 (0, the default: never; 32 is the "
-                                      "measured choice; docs/precision.md)"},
+                                      "replaces r and CG restarts; a second stall in a row, or "
+                                      "a true residual that did not halve, finishes in fp64 "
+                                      "(default 32; 0: never; docs/precision.md)"},
     [MPCGI_OPT_PRECOND_BLOCK_SIZE] = {"precond.block_size", MPCGI_OPTION_INT, 48, 0, 64, 0, 0,
                                       NULL,
                                       "precond bjacobi: rows per diagonal block (48: the fastest "

@@ -5,10 +5,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <float.h>
 
+#include "config.h"
 #include "core/alloc.h"
 #include "core/device.h"
 #include "core/matrix.h"
+#include "solver/solver.h"
 #include "test/testutil.h"
+
+#ifndef MPCG_HAVE_ZLIB
+#define MPCG_HAVE_ZLIB 0
+#endif
 
 static mpcg_context *cpu, *gpu;
 
@@ -596,10 +602,10 @@ static void compare_gpu(const char *name, mpcg_matrix *A, const double *b, doubl
     mpcgi_host_free(x), mpcgi_host_free(x2);
 }
 
-/* One Jacobi PCG solve of A x = ones to tol 1e-8 on the CPU: fp64, or mixed with the stall
- * window `window` (NULL: the default) and at most maxit iterations. */
+/* One Jacobi PCG solve of A x = ones to tol on the CPU: fp64, or mixed with the stall window
+ * `window` and the head `head` (NULL: the defaults) and at most maxit iterations. */
 static mpcg_info stall_solve(mpcg_matrix *A, mpcg_precision prec, const char *window,
-                             int64_t maxit, double *b, double *x)
+                             const char *head, double tol, int64_t maxit, double *b, double *x)
 {
     mpcg_solver *S = NULL;
     mpcg_info info;
@@ -609,47 +615,137 @@ static mpcg_info stall_solve(mpcg_matrix *A, mpcg_precision prec, const char *wi
     if (!S) return info;
     CHECK_OK(cpu, mpcg_solver_set_precond(S, MPCG_PRECOND_JACOBI));
     CHECK_OK(cpu, mpcg_solver_set_precision(S, prec));
-    CHECK_OK(cpu, mpcg_solver_set_tol(S, 1e-8));
+    CHECK_OK(cpu, mpcg_solver_set_tol(S, tol));
     if (maxit) CHECK_OK(cpu, mpcg_solver_set_maxit(S, maxit));
     if (window) CHECK_OK(cpu, mpcg_solver_set_option(S, "mixed.stall_window", window));
+    if (head) CHECK_OK(cpu, mpcg_solver_set_option(S, "mixed.fp64_head", head));
     CHECK_OK(cpu, mpcg_solve(S, b, x, &info));
     mpcg_solver_destroy(S);
     return info;
 }
 
-/* The stall rule (mixed.stall_window; solver/cg_mixed.c) on two matrices where the fp32
- * recurrence keeps falling slowly long after fp64 CG has converged (test/data/stall): without
- * the rule the mixed solve is still far from tol after twice fp64's iterations; with a window of
- * 32 a stalled segment is found, the solve finishes in fp64 and converges within 1.3 times
+/* The stall rule on A (name): fp64 converges to tol; mixed with `head` (NULL: the default) and
+ * the rule off (mixed.stall_window=0) is still far from tol after twice fp64's iterations; with
+ * the default rule the solve finds the stall, finishes in fp64 and converges within 1.3 times
  * fp64's iterations, its true residual recomputed here. */
+static void stall_case(const char *name, mpcg_matrix *A, const char *head, double tol)
+{
+    const int64_t n = mpcg_matrix_n(A);
+    double *b = NULL, *x = NULL, scale;
+    char what[64];
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *b, &b));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *x, &x));
+    if (b && x) {
+        mpcg_info f = stall_solve(A, MPCG_PRECISION_FP64, NULL, NULL, tol, 0, b, x);
+        report(name, "jacobi", &f, test_relres(&A->csr, b, x, &scale));
+        CHECK(f.converged);
+        mpcg_info off = stall_solve(A, MPCG_PRECISION_MIXED, "0", head, tol, 2 * f.iterations, b, x);
+        report(name, "jacobi, no stall rule", &off, test_relres(&A->csr, b, x, &scale));
+        CHECK(!off.converged && off.reason == MPCG_DIVERGED_MAX_ITER && !off.precision_fallback);
+        CHECK(off.true_relres > 100 * tol);
+        mpcg_info on = stall_solve(A, MPCG_PRECISION_MIXED, NULL, head, tol, 0, b, x);
+        double rel = test_relres(&A->csr, b, x, &scale);
+        snprintf(what, sizeof what, "jacobi, the default stall rule, tol %g", tol);
+        report(name, what, &on, rel);
+        printf("    mixed/fp64 iterations %.3f\n", (double)on.iterations / (double)f.iterations);
+        CHECK(on.converged && on.true_relres <= tol && rel <= tol * (1 + 1e-6));
+        CHECK(on.precision_fallback && on.fallback_iteration > 0);
+        CHECK(10 * on.iterations <= 13 * f.iterations);
+        CHECK(on.spmvs_fp64 < on.spmvs); /* fp32 iterations ran before the fp64 finish */
+    }
+    mpcgi_host_free(b), mpcgi_host_free(x);
+}
+
+/* 1D diffusion -(k u')' = f with Dirichlet ends on n cells whose coefficient falls
+ * geometrically over `decades` decades: k_{i+1/2} = 10^(-decades i / n); tridiagonal, SPD,
+ * kappa about 10^decades (a11 + ... ~ 2, the last diagonal ~ 2 10^-decades), and Jacobi does not
+ * undo it (the spread is in the couplings, not only the diagonal). fp64 CG converges in about n
+ * iterations (a tridiagonal Krylov space); fp32's matrix is another one at kappa eps32 >> 1. */
+static mpcg_matrix *graded_diffusion(int64_t n, double decades)
+{
+    int64_t *rp = NULL;
+    int32_t *ci = NULL;
+    double *v = NULL;
+    mpcg_matrix *A = NULL;
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n + 1, sizeof *rp, &rp));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)(3 * n), sizeof *ci, &ci));
+    CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)(3 * n), sizeof *v, &v));
+    for (int64_t i = 0, k = 0; rp && ci && v && i < n; i++) {
+        double kl = pow(10.0, -decades * (double)i / (double)n);
+        double kr = pow(10.0, -decades * (double)(i + 1) / (double)n);
+        rp[i] = k;
+        if (i > 0) ci[k] = (int32_t)(i - 1), v[k++] = -kl;
+        ci[k] = (int32_t)i, v[k++] = kl + kr;
+        if (i + 1 < n) ci[k] = (int32_t)(i + 1), v[k++] = -kr;
+        rp[i + 1] = k;
+    }
+    if (rp && ci && v) CHECK_OK(cpu, mpcg_matrix_create_csr(cpu, n, rp, ci, v, &A));
+    mpcgi_host_free(rp), mpcgi_host_free(ci), mpcgi_host_free(v);
+    return A;
+}
+
+/* The stall rule (mixed.stall_window, on by default; solver/cg_mixed.c) where the fp32
+ * recurrence keeps falling slowly long after fp64 CG has converged (test/data/stall): nos1 and
+ * 1138_bus (small: the default runs them all in fp64, so mixed.fp64_head=0 makes them iterate
+ * in fp32), msc04515 (4515 rows, the defaults; gzipped, skipped without zlib) and a constructed
+ * kappa ~ 1e15 matrix (graded_diffusion, 300 rows, fp64_head=0). */
 static void test_stall(void)
 {
-    static const char *const names[] = {"stall/nos1.mtx", "stall/1138_bus.mtx"};
+    static const char *const names[] = {"stall/nos1.mtx", "stall/1138_bus.mtx",
+                                        "stall/msc04515.mtx.gz"};
     for (size_t m = 0; m < sizeof names / sizeof names[0]; m++) {
         mpcg_matrix *A = NULL;
-        double *b = NULL, *x = NULL, scale;
+        const int gz = strstr(names[m], ".gz") != NULL;
+        if (gz && !MPCG_HAVE_ZLIB) {
+            printf("  %s: no zlib, skipped\n", names[m]);
+            continue;
+        }
         CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, test_data(names[m]), &A));
         if (!A) continue;
-        const int64_t n = mpcg_matrix_n(A);
-        CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *b, &b));
-        CHECK_OK(cpu, mpcgi_host_alloc_array(cpu, (size_t)n, sizeof *x, &x));
-        if (b && x) {
-            mpcg_info f = stall_solve(A, MPCG_PRECISION_FP64, NULL, 0, b, x);
-            report(names[m], "jacobi", &f, test_relres(&A->csr, b, x, &scale));
-            CHECK(f.converged);
-            mpcg_info off = stall_solve(A, MPCG_PRECISION_MIXED, "0", 2 * f.iterations, b, x);
-            report(names[m], "jacobi, no stall rule", &off, test_relres(&A->csr, b, x, &scale));
-            CHECK(!off.converged && off.reason == MPCG_DIVERGED_MAX_ITER && !off.precision_fallback);
-            mpcg_info on = stall_solve(A, MPCG_PRECISION_MIXED, "32", 0, b, x);
-            double rel = test_relres(&A->csr, b, x, &scale);
-            report(names[m], "jacobi, stall window 32", &on, rel);
-            CHECK(on.converged && on.true_relres <= 1e-8 && rel <= 1e-8 * (1 + 1e-6));
-            CHECK(on.precision_fallback && on.fallback_iteration > 0);
-            CHECK(10 * on.iterations <= 13 * f.iterations);
-            CHECK(on.spmvs_fp64 < on.spmvs); /* fp32 iterations ran before the fp64 finish */
-        }
-        mpcgi_host_free(b), mpcgi_host_free(x);
+        stall_case(names[m], A, gz ? NULL : "0", 1e-8);
         mpcg_matrix_destroy(A);
+    }
+    mpcg_matrix *G = graded_diffusion(300, 15.0);
+    if (G) stall_case("graded_diffusion:300:1e15", G, "0", 1e-8);
+    mpcg_matrix_destroy(G);
+}
+
+/* Recurrence residuals of a model solve at iteration j: falling a decade every 20 iterations
+ * to iteration `until`, then flat (a stall) but still creeping down by 1% a window of 32. */
+static double model_residual(int64_t j, int64_t until)
+{
+    if (j <= until) return pow(10.0, -(double)j / 20.0);
+    return pow(10.0, -(double)until / 20.0) * pow(0.99, (double)(j - until) / 32.0);
+}
+
+/* mpcgi_mixed_stalled sampled every K = 1 .. 64 iterations, as the GPU variants call it once
+ * a window of K iterations with the latest residual (the host loop: every iteration): a steady
+ * fall is never a stall; a stall from iteration 200 is found within the stall window plus one
+ * sample after it begins (the rule measures the span since its reference, whatever K). */
+static void test_stall_sampling(void)
+{
+    static const int64_t every[] = {1, 2, 3, 7, 16, 32, 48, 64};
+    const int64_t window = 32, until = 200;
+    mpcg_solver s;
+    memset(&s, 0, sizeof s);
+    s.precision = MPCG_PRECISION_MIXED;
+    s.work = MPCG_PRECISION_FP32;
+    for (size_t e = 0; e < sizeof every / sizeof every[0]; e++) {
+        const int64_t K = every[e];
+        for (int stall = 0; stall < 2; stall++) {
+            mpcgi_cg_track tr;
+            memset(&tr, 0, sizeof tr);
+            tr.stall_window = window;
+            tr.stall_r = tr.stall_best = 1.0; /* segment_begin at iteration 0 */
+            int64_t found = -1;
+            for (int64_t k = K; k <= 2000 && found < 0; k += K)
+                if (mpcgi_mixed_stalled(&s, &tr, k, model_residual(k, stall ? until : 100000)))
+                    found = k;
+            printf("  stall rule sampled every %lld: %s, found at %lld\n", (long long)K,
+                   stall ? "stall from 200" : "steady fall", (long long)found);
+            if (!stall) CHECK(found == -1);
+            else CHECK(found > until && found <= until + 2 * window + 2 * K);
+        }
     }
 }
 
@@ -667,6 +763,7 @@ int main(void)
     test_generated();
     test_fp64_head();
     test_stall();
+    test_stall_sampling();
     CHECK(test_each_mtx(check_file, NULL) == 0);
     mpcg_context_destroy(gpu);
     mpcg_context_destroy(cpu);
