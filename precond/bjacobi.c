@@ -88,6 +88,7 @@ static int64_t find_blocks(const mpcgi_csr *A, int B, int64_t *bstart)
     return nblocks;
 }
 
+/* The parameters bjacobi reads (MPCG_ERR_INVALID_ARG), and LAPACKE (MPCG_ERR_NOT_SUPPORTED). */
 static mpcg_status check_params(mpcg_context *ctx, const mpcgi_precond_params *p)
 {
     MPCG_ENSURE(

@@ -205,8 +205,8 @@ static void chebyshev_fused(const mpcgi_precond *pc, mpcg_precision prec, mpcgi_
 static void chebyshev_describe(const mpcgi_precond *pc, char *buf, size_t size)
 {
     snprintf(buf, size,
-             "chebyshev degree %d on D^-1 A, lambda in [%.3g, %.3g] (lmax: %d Lanczos "
-             "steps x 1.1)",
+             "chebyshev degree %d on D^-1 A, lambda in [%.3g, %.3g] (lmax: %d Lanczos steps "
+             "x 1.1)",
              pc->params.degree, pc->lmin, pc->lmax, pc->lanczos_steps);
 }
 

@@ -28,8 +28,8 @@ mpcg_precond mpcgi_precond_resolve(const mpcgi_csr *A, mpcg_precond asked, char 
         }
     }
     snprintf(why, size,
-             "auto: none (every diagonal entry of A is %g: Jacobi would only scale "
-             "CG's iterates)",
+             "auto: none (every diagonal entry of A is %g: Jacobi would only scale CG's "
+             "iterates)",
              d0);
     return MPCG_PRECOND_NONE;
 }
@@ -65,9 +65,8 @@ mpcg_status mpcgi_precond_diag(mpcg_context *ctx, const mpcgi_csr *A, const char
                 "precond %s: row %lld: diagonal entry %g is not finite", who, (long long)bad + 1,
                 A->val[t]);
     MPCG_FAIL(ctx, MPCG_ERR_INVALID_ARG,
-              "precond %s: row %lld: diagonal entry %g <= 0 (A is not "
-              "SPD)",
-              who, (long long)bad + 1, A->val[t]);
+              "precond %s: row %lld: diagonal entry %g <= 0 (A is not SPD)", who,
+              (long long)bad + 1, A->val[t]);
 }
 
 mpcg_status mpcgi_precond_vals_alloc(mpcg_context *ctx, const mpcgi_precond *pc, size_t count,
