@@ -45,5 +45,5 @@ noinst_PROGRAMS += adaptive_sweep
 adaptive_sweep_SOURCES = bench/adaptive_sweep.c
 adaptive_sweep_LDADD = libmpcgi.la $(LIBS)
 endif
-EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py bench/cupy_pcg.py \
+EXTRA_DIST += bench/adaptive_experiment.sh bench/cg_variants.py bench/mixed_stall.py bench/cupy_pcg.py \
 	bench/python_cupy_cg.py bench/cupy_batch_cg.py

@@ -152,7 +152,10 @@ mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, int64_t
  * the host reads it (every iteration of the host loop, every window of the GPU variants): when
  * mixed.stall_window iterations pass without it falling by STALL_FALL, or it falls at less than
  * STALL_RATE of the solve's fastest rate, the segment has stalled, and the true residual
- * decides as at a threshold (mpcgi_mixed_update, tr->forced).
+ * decides as at a threshold (mpcgi_mixed_update, tr->forced). Sampled every K iterations (a GPU
+ * window), the test waits for a span k - stall_k >= window and takes the rate over that span, so
+ * a stall is found at most K - 1 iterations after the host loop's every-iteration sampling
+ * would, and a steady fall is never one (test_solver_mixed: test_stall_sampling, K = 1 .. 64).
  */
 int mpcgi_mixed_stalled(const mpcg_solver *s, mpcgi_cg_track *tr, int64_t k, double rnorm)
 {
