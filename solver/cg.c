@@ -1,4 +1,5 @@
-/* solver/cg.c: conjugate gradient, written once over the vector table and the SpMV plan */
+/* solver/cg.c: conjugate gradient and preconditioned CG, written once over the vector table and the
+ * SpMV plan; the steps the fused GPU loop shares (start, check, finish) */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <float.h>
 #include <math.h>
@@ -13,23 +14,21 @@
 /* fp32: x = (double) xw, t = b - A x in fp64 with the fp64 values, r = (float) t; ||t||. The
  * exit check is the true residual of the fp64 problem, so an fp32 solve never claims more. Mixed
  * (x itself is the fp64 iterate, xw == x): the same with the hi + lo values. */
-static mpcg_status true_residual_lo(mpcg_solver *s, const mpcgi_cg_args *a, void *r,
-                                    double *norm)
+static mpcg_status true_residual_lo(mpcg_solver *s, const mpcgi_cg_args *a, void *r, double *norm)
 {
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     double tt;
-    if (a->xw != a->x) MPCG_CHECK(ctx, s->V->promote(ctx, n, a->xw, a->x));       /* x = xw */
-    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, a->x, s->t));          /* t = Ax */
-    MPCG_CHECK(ctx, s->V64->xpay(ctx, n, a->b, -1.0, s->t));                      /* t = b - t */
+    if (a->xw != a->x) MPCG_CHECK(ctx, s->V->promote(ctx, n, a->xw, a->x)); /* x = xw */
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, a->x, s->t));  /* t = Ax */
+    MPCG_CHECK(ctx, s->V64->xpay(ctx, n, a->b, -1.0, s->t));                /* t = b - t */
     MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->t, s->t, &tt));
-    MPCG_CHECK(ctx, s->V->demote(ctx, n, s->t, r));                                /* r = t */
+    MPCG_CHECK(ctx, s->V->demote(ctx, n, s->t, r)); /* r = t */
     *norm = sqrt(tt);
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_cg_true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r,
-                                   double *norm)
+mpcg_status mpcgi_cg_true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r, double *norm)
 {
     s->true_residuals++;
     if (s->work != MPCG_PRECISION_FP64) return true_residual_lo(s, a, r, norm);
@@ -37,9 +36,9 @@ mpcg_status mpcgi_cg_true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void 
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     double rr;
-    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, x, s->t));           /* t = A x */
-    MPCG_CHECK(ctx, s->V->copy(ctx, n, b, r));                                      /* r = b */
-    MPCG_CHECK(ctx, s->V->axpy(ctx, n, -1.0, s->t, r));                             /* r -= t */
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, x, s->t)); /* t = A x */
+    MPCG_CHECK(ctx, s->V->copy(ctx, n, b, r));                          /* r = b */
+    MPCG_CHECK(ctx, s->V->axpy(ctx, n, -1.0, s->t, r));                 /* r -= t */
     MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, r, r, &rr));
     *norm = sqrt(rr);
     return MPCG_SUCCESS;
@@ -53,8 +52,10 @@ mpcg_precision mpcgi_cg_apply_precision(const mpcg_solver *s)
 mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta)
 {
     int64_t n = s->A->csr.n;
-    if (beta == 0.0) MPCG_CHECK(s->ctx, s->V->copy(s->ctx, n, s->r, s->p));    /* p = r */
-    else MPCG_CHECK(s->ctx, s->V->xpay(s->ctx, n, s->r, beta, s->p));          /* r + beta p */
+    if (beta == 0.0)
+        MPCG_CHECK(s->ctx, s->V->copy(s->ctx, n, s->r, s->p)); /* p = r */
+    else
+        MPCG_CHECK(s->ctx, s->V->xpay(s->ctx, n, s->r, beta, s->p)); /* r + beta p */
     return MPCG_SUCCESS;
 }
 
@@ -85,8 +86,8 @@ mpcg_reason mpcgi_cg_converged(const mpcg_solver *s, double tnorm, double bnorm)
     return s->atol > s->tol * bnorm ? MPCG_CONVERGED_ATOL : MPCG_CONVERGED_RTOL;
 }
 
-mpcg_status mpcgi_cg_measure(mpcg_solver *s, const mpcgi_cg_args *a, double *tnorm,
-                             mpcg_info *info, mpcg_reason *reason)
+mpcg_status mpcgi_cg_measure(mpcg_solver *s, const mpcgi_cg_args *a, double *tnorm, mpcg_info *info,
+                             mpcg_reason *reason)
 {
     MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, tnorm)); /* r = b - A x */
     info->true_relres = *tnorm / a->bnorm;
@@ -148,8 +149,8 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, do
 
 /* r = b - A x (r = b for a zero guess), rr = r.r, p = r, the monitor at iteration 0, and the
  * stop tests on the initial residual (reason NONE: iterate). */
-mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
-                           mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason)
+mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, mpcgi_cg_track *tr,
+                           mpcg_info *info, mpcg_reason *reason)
 {
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
@@ -160,13 +161,13 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr,
     const int mixed = mpcgi_mixed_iterating(s);
     const mpcgi_vec_ops *V = s->V;
     if (a->x_is_zero) {
-        MPCG_CHECK(ctx, V->demote(ctx, n, a->b, s->r));                      /* r = b */
+        MPCG_CHECK(ctx, V->demote(ctx, n, a->b, s->r)); /* r = b */
     } else {
         if (a->xw != a->x) MPCG_CHECK(ctx, V->demote(ctx, n, a->x, a->xw)); /* xw = x */
-        MPCG_CHECK(ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm));      /* r = b - A x */
+        MPCG_CHECK(ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm));        /* r = b - A x */
     }
-    MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr));       /* rr = r.r */
-    MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));                     /* p = r */
+    MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr)); /* rr = r.r */
+    MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));               /* p = r */
     if (mixed) mpcgi_mixed_begin(s, a, 0, tnorm, tr);
     if (!s->continuing) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm));
     /* b - A x0 (b itself for a zero guess: exact) */
@@ -187,8 +188,10 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
     double tnorm;
     if (tr->head) info->mixed_head_iterations = k; /* ended in the fp64 head */
     if (mpcgi_mixed_stop_to_fp64(s, reason)) {
-        mpcgi_log(s->ctx, MPCG_LOG_INFO, "mixed: the fp32 iteration stopped (%s) at iteration "
-                  "%lld: the solve goes on in fp64", mpcg_reason_string(reason), (long long)k);
+        mpcgi_log(s->ctx, MPCG_LOG_INFO,
+                  "mixed: the fp32 iteration stopped (%s) at iteration "
+                  "%lld: the solve goes on in fp64",
+                  mpcg_reason_string(reason), (long long)k);
         reason = MPCG_REASON_NONE;
         tr->fallback = 1;
     }
@@ -197,7 +200,7 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
     if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
     info->recurrence_relres = sqrt(rr) / a->bnorm;
     if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_CONVERGED_ATOL &&
-        reason != MPCG_DIVERGED_STAGNATION) { /* a check measured those */
+        reason != MPCG_DIVERGED_STAGNATION) {                           /* a check measured those */
         MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
         info->true_relres = tnorm / a->bnorm;
         MPCG_CHECK(s->ctx, mpcgi_history_true(s, k, info->true_relres));
@@ -208,52 +211,100 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
 }
 
 /*
+ * z = M^-1 r and rz = r.z for PCG (solver/pcg.c), or z = r and rz = rr for CG: no copy and no
+ * dot, so a solve without a preconditioner has CG's bits (beta = r.r_new / r.r).
+ */
+static mpcg_status precondition(mpcg_solver *s, double rr, void **z, double *rz,
+                                mpcg_reason *reason)
+{
+    if (s->pc) return mpcgi_pcg_precondition(s, z, rz, reason);
+    *z = s->r;
+    *rz = rr;
+    *reason = MPCG_REASON_NONE;
+    return MPCG_SUCCESS;
+}
+
+/* The next direction after a residual update: p = z + beta p with beta = r.z_new / r.z, or
+ * after a check (restart: beta from the check, 0 for p = z). CG takes the check's beta as it is
+ * (the mixed reliable update keeps the direction with r.r_true / r.r_old); PCG keeps the
+ * direction with beta = r.z_new / r.z of the replaced residual, or restarts from p = z. */
+static mpcg_status next_direction(mpcg_solver *s, double rr, int checked, double beta_check,
+                                  double *rz, mpcg_reason *reason)
+{
+    const int64_t n = s->A->csr.n;
+    double rz_new, beta;
+    void *z;
+    MPCG_CHECK(s->ctx, precondition(s, rr, &z, &rz_new, reason)); /* z, r.z */
+    if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
+    if (checked && (!s->pc || beta_check == 0.0))
+        beta = beta_check;
+    else
+        beta = rz_new / *rz;
+    *rz = rz_new;
+    if (beta == 0.0)
+        MPCG_CHECK(s->ctx, s->V->copy(s->ctx, n, z, s->p)); /* p = z */
+    else
+        MPCG_CHECK(s->ctx, s->V->xpay(s->ctx, n, z, beta, s->p)); /* p = z + beta p */
+    return MPCG_SUCCESS;
+}
+
+/*
+ * CG, and PCG with z = M^-1 r (Saad, Alg. 9.1; z = r without a preconditioner), written once over
+ * the vector table and the SpMV plan: alpha = r.z / p.A p, beta = r.z_new / r.z, p = z + beta p.
+ * The stop test stays on the unpreconditioned residual: the recurrence's ||r|| reaching the
+ * threshold, then the true residual decides (mpcgi_cg_check). r.z <= 0 (or not finite) means M
+ * is not positive definite: MPCG_DIVERGED_INDEFINITE_PC, never converged.
+ *
  * Memory traffic per iteration with fp64 vectors (bytes per row, A = matrix bytes per row):
  *   q = A p: A + 16 | p.q: 16 | x += a p: 24 | r -= a q: 24 | r.r: 8 | p = r + b p: 24
  * total A + 112 bytes per row (the unfused roofline of docs/roofline.md); fp32 vectors (V's
- * type, A from the fp32 values): A32 + 56.
+ * type, A from the fp32 values): A32 + 56. A preconditioner adds its apply (jacobi: 24 B per
+ * row, bjacobi: 16 + 8 nb B, chebyshev: degree - 1 SpMVs and their vectors) and r.z (16).
  */
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
     mpcg_context *ctx = s->ctx;
     const mpcgi_vec_ops *V;
     int64_t n = s->A->csr.n, k = 0;
-    void *r = s->r, *p = s->p, *q = s->q, *x = a->xw;
-    double rr, rr_new, pq, alpha, beta;
+    void *r = s->r, *p = s->p, *q = s->q, *x = a->xw, *z;
+    double rr, rr_new, rz = 0.0, pq, alpha, beta;
     mpcgi_cg_track tr;
     mpcg_reason reason;
-    mpcg_precision ap;
 
-    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p */
+    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p = r */
+    if (reason == MPCG_REASON_NONE && !tr.fallback) {
+        MPCG_CHECK(ctx, precondition(s, rr, &z, &rz, &reason)); /* z, rz */
+        if (reason == MPCG_REASON_NONE && s->pc) MPCG_CHECK(ctx, s->V->copy(ctx, n, z, p));
+    }
     while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
         V = s->V; /* a mixed solve's fp64 head ends in mpcgi_cg_check */
-        ap = mpcgi_cg_apply_precision(s);
-        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, ap, p, q));                  /* q = A p */
-        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq));                     /* pq = p.q */
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), p, q));
+        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq)); /* pq = p.q */
         if ((reason = mpcgi_cg_curvature_reason(pq)) != MPCG_REASON_NONE) break;
-        alpha = rr / pq;
-        if (x == a->x) MPCG_CHECK(ctx, V->axpy_wide(ctx, n, alpha, p, a->x)); /* x += alpha p */
-        else MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));           /* fp32: xw += alpha p */
-        MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));               /* r -= alpha q */
-        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new));    /* rr_new = r.r */
+        alpha = rz / pq;
+        if (x == a->x)
+            MPCG_CHECK(ctx, V->axpy_wide(ctx, n, alpha, p, a->x)); /* x += alpha p */
+        else
+            MPCG_CHECK(ctx, V->axpy(ctx, n, alpha, p, x));         /* fp32: xw += alpha p */
+        MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));            /* r -= alpha q */
+        MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new)); /* rr = r.r */
         k++;
         MPCG_CHECK(ctx, mpcgi_cg_monitor(s, k, sqrt(rr_new) / a->bnorm));
         if (!isfinite(rr_new)) {
             reason = MPCG_DIVERGED_NAN;
             break;
         }
-        if (sqrt(rr_new) <= tr.threshold || mpcgi_mixed_stalled(s, &tr, k, sqrt(rr_new))) {
-            double rr_old = rr;
-            rr = rr_new;
-            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
-            /* converged, stagnant, the fp64 finish, or on from the true residual */
-            if (reason == MPCG_REASON_NONE && !tr.fallback)
-                MPCG_CHECK(ctx, mpcgi_cg_direction(s, beta));
-            continue;
-        }
-        beta = rr_new / rr;
+        const int checked =
+            sqrt(rr_new) <= tr.threshold || mpcgi_mixed_stalled(s, &tr, k, sqrt(rr_new));
+        const double rr_old = rr;
         rr = rr_new;
-        MPCG_CHECK(ctx, V->xpay(ctx, n, r, beta, p));                 /* p = r + beta p */
+        beta = 0.0;
+        if (checked) { /* converged, stagnant, the fp64 finish, or on from the true residual */
+            MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
+            if (reason != MPCG_REASON_NONE || tr.fallback) break;
+            if (!s->pc) rz = rr_old; /* CG: beta from the check */
+        }
+        MPCG_CHECK(ctx, next_direction(s, rr, checked, beta, &rz, &reason)); /* z, p */
     }
     return mpcgi_cg_finish(s, a, rr, k, reason, &tr, info);
 }

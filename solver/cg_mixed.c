@@ -237,7 +237,7 @@ mpcg_status mpcgi_mixed_finish_fp64(mpcg_solver *s, const mpcgi_cg_args *a, int6
     s->k_offset = k;
     s->continuing = 1; /* the monitor saw iteration k already */
     /* the host loop: r, p, q hold n doubles */
-    mpcg_status st = s->pc ? mpcgi_pcg_run(s, &b, info) : mpcgi_cg_run(s, &b, info);
+    mpcg_status st = mpcgi_cg_run(s, &b, info);
     s->work = MPCG_PRECISION_FP32;
     s->V = V;
     s->k_offset = 0;

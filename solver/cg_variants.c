@@ -16,10 +16,10 @@ static int host_wanted(mpcg_solver *s, int asked, char *why, size_t size)
     return 1; /* over the context's vector kernels: the CPU's, or the GPU's */
 }
 
-/* CG, or PCG with a preconditioner (solver/pcg.c) */
+/* CG, or PCG with a preconditioner (solver/cg.c) */
 static mpcg_status host_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
-    return s->pc ? mpcgi_pcg_run(s, a, info) : mpcgi_cg_run(s, a, info);
+    return mpcgi_cg_run(s, a, info);
 }
 
 static mpcg_status host_setup(mpcg_solver *s)

@@ -125,7 +125,8 @@ typedef struct mpcgi_cg_track {
  * the true residual as if the threshold were reached (tr->forced set). */
 int mpcgi_mixed_stalled(const mpcg_solver *s, mpcgi_cg_track *tr, int64_t k, double rnorm);
 
-/* The CG iteration (solver/cg.c): fills reason, iterations, residuals of info. */
+/* The CG iteration, and PCG with s->pc, written once (solver/cg.c): fills reason, iterations,
+ * residuals of info. */
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
 
 /* The steps solver/cg.c shares with the fused loop, so both stop for the same reasons:
@@ -148,8 +149,9 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
 mpcg_status mpcgi_cg_monitor(mpcg_solver *s, int64_t k, double relres);
 /* The reason for p^T A p, or NONE if the iteration may go on. */
 mpcg_reason mpcgi_cg_curvature_reason(double pq);
-/* The preconditioned CG (solver/pcg.c): the host loop with z = M^-1 r (s->pc). */
-mpcg_status mpcgi_pcg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
+/* z = M^-1 r (s->pc) in the iteration's precision, into *z (s->z, or s->zw in fp32), and rz =
+ * r.z; *reason NaN or MPCG_DIVERGED_INDEFINITE_PC where r.z says M is not SPD (solver/pcg.c). */
+mpcg_status mpcgi_pcg_precondition(mpcg_solver *s, void **z, double *rz, mpcg_reason *reason);
 /* A's product for the preconditioner (its setup and applies; counted in s->pc_spmvs). */
 mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, mpcg_precision prec, const void *x,
                            void *y);
