@@ -6,7 +6,7 @@ For each matrix and tol: an fp64 solve (the reference), then a mixed solve with 
 Prints one line per (matrix, tol): n, fp64 iterations, mixed iterations, ratio, reason, true
 relative residual, fp64 finish (fb@iteration), and a summary per tol.
 
-  bench/mixed_stall.py --cgsolve BUILD/cgsolve --dir /work/shared/matrices \
+  bench/mixed_stall.py --cgsolve BUILD/cgsolve --dir MATRICES_DIR \
       --tol 1e-8,1e-10,1e-12 [-O mixed.stall_window=32 ...] [--jobs 2] [--md FILE]
 
 The SPD matrices are section 1 of DIR/INDEX.md (the project's matrix index). fp64 results
@@ -44,7 +44,7 @@ def run(cgsolve, path, prec, tol, opts, maxit=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cgsolve", required=True)
-    ap.add_argument("--dir", default="/work/shared/matrices")
+    ap.add_argument("--dir", required=True, help="the SuiteSparse matrices with their INDEX.md")
     ap.add_argument("--tol", default="1e-8,1e-10,1e-12")
     ap.add_argument("-O", dest="opts", action="append", default=[])
     ap.add_argument("--jobs", type=int, default=2)
