@@ -49,7 +49,11 @@ static __device__ __forceinline__ void mpcgi_cg_finish_update(mpcgi_cg_state *st
         st->stop = MPCGI_CG_STOP_MAX_ITER;
 }
 
-/* The end of a Jacobi PCG update (core/cg_kernels.h): rz_new = r.z steers, rr_new = r.r stops. */
+/* The end of a fused PCG update (solver/pcg_kernels.cu, the two-barrier loop): rr_new = r.r
+ * stops, rz_new = r.z steers. The tests in the host loop's order (solver/cg.c): NaN, the
+ * threshold, then the preconditioner's r.z <= 0 and the limit. At the threshold rr keeps the
+ * r.z of the last direction, as mpcgi_pcg_finish_r leaves it: a resume that keeps the direction
+ * takes beta = r.z of the true residual / that r.z (mpcgi_pcg_finish_restart). */
 static __device__ __forceinline__ void mpcgi_pcg_finish_update(mpcgi_cg_state *st, double rz_new,
                                                                double rr_new)
 {
@@ -60,16 +64,17 @@ static __device__ __forceinline__ void mpcgi_pcg_finish_update(mpcgi_cg_state *s
         st->stop = MPCGI_CG_STOP_NAN;
         return;
     }
+    if (sqrt(rr_new) <= st->threshold) {
+        st->stop = MPCGI_CG_STOP_CONVERGED;
+        return;
+    }
     if (rz_new <= 0.0) {
         st->stop = MPCGI_CG_STOP_INDEFINITE_PC;
         return;
     }
     st->beta = rz_new / st->rr;
     st->rr = rz_new;
-    if (sqrt(rr_new) <= st->threshold)
-        st->stop = MPCGI_CG_STOP_CONVERGED;
-    else if (k >= st->kmax)
-        st->stop = MPCGI_CG_STOP_MAX_ITER;
+    if (k >= st->kmax) st->stop = MPCGI_CG_STOP_MAX_ITER;
 }
 
 /* The end of a PCG residual update whose preconditioner is applied by a later kernel (the

@@ -30,7 +30,8 @@ static mpcg_solver *solver(mpcg_context *ctx, mpcg_matrix *A, const char *prec, 
     CHECK_OK(ctx, mpcg_solver_set_precision(S, p));
     CHECK_OK(ctx, mpcg_solver_set_precond_spec(S, pc));
     CHECK_OK(ctx, mpcg_solver_set_option(S, "precond.block_apply", apply));
-    CHECK_OK(ctx, mpcg_solver_set_tol(S, p == MPCG_PRECISION_FP32 ? 1e-5 : tol));
+    /* fp32: well above its floor (bcsstk05 with bjacobi stagnates near 1e-5) */
+    CHECK_OK(ctx, mpcg_solver_set_tol(S, p == MPCG_PRECISION_FP32 ? 1e-4 : tol));
     if (ctx == gpu) CHECK_OK(ctx, mpcg_solver_set_spmv(S, "cusparse"));
     if (variant[0]) CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.variant", variant));
     return S;
