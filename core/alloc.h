@@ -20,8 +20,14 @@ mpcg_status mpcgi_host_realloc(const mpcg_context *ctx, size_t bytes, void *pptr
 /* Free; accepts NULL. */
 void mpcgi_host_free(void *p);
 
-/* Test hooks (allocation-failure sweeps, leak checks). Not thread-safe by design: tests call
- * them from one thread. Host and device allocations share one counter of attempts. */
+/* Bytes a new allocation may take without pushing the system into its OOM killer: Linux's
+ * MemAvailable + SwapFree, bounded by the soft RLIMIT_AS and RLIMIT_DATA; INT64_MAX if unknown.
+ * An estimate, for refusing sizes that cannot fit before anything is allocated. */
+int64_t mpcgi_host_available(void);
+
+/* Test hooks (allocation-failure sweeps, leak checks). The counters are atomic, so allocations
+ * on any thread count correctly; mpcgi_alloc_fail_at is meant to be called while no other thread
+ * allocates. Host and device allocations share one counter of attempts. */
 void mpcgi_alloc_fail_at(int64_t n); /* fail the n-th attempt from now (0-based); -1 = never */
 int64_t mpcgi_alloc_live(void);      /* host + device blocks currently allocated */
 int64_t mpcgi_alloc_attempts(void);  /* attempts since the last mpcgi_alloc_fail_at() */
