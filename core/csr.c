@@ -106,43 +106,50 @@ static void compact_duplicates(mpcgi_csr *A)
     A->nnz = w;
 }
 
+/* The counting half of a stable counting sort of nnz keys in [0, n), in rp (n + 1 entries, no
+ * other array of n): the count of key c goes to rp[c + 2], so that after the prefix sum
+ * rp[c + 1] is where key c starts. The caller hands out the positions p = rp[key + 1]++, which
+ * leaves rp[c + 1] at the end of key c and rp[0] = 0: row pointers when the keys are rows. */
+static void count_starts(int64_t n, int64_t nnz, const int32_t *key, int64_t *rp)
+{
+    memset(rp, 0, ((size_t)n + 1) * sizeof *rp);
+    for (int64_t k = 0; k < nnz; k++)
+        if (key[k] + 2 <= n) rp[key[k] + 2]++;
+    for (int64_t j = 1; j <= n; j++) rp[j] += rp[j - 1];
+}
+
 mpcg_status mpcgi_csr_from_coo(const mpcg_context *ctx, int64_t n, int64_t nnz, const int32_t *ri,
                                const int32_t *ci, const double *v, mpcgi_csr *out)
 {
     /* Two stable counting sorts (by column, then by row) give sorted rows in O(n + nnz) and keep
-     * duplicates in file order, so they are summed deterministically. */
+     * duplicates in file order, so they are summed deterministically. Both count in A.row_ptr:
+     * besides the n + 1 row pointers nothing of size n is allocated (a file that declares many
+     * rows and holds few entries costs 8 bytes a row). */
     mpcg_status st = MPCG_SUCCESS;
-    int64_t *cnt = NULL;
     int32_t *tr = NULL, *tc = NULL;
     double *tv = NULL;
     mpcgi_csr A = {0};
     MPCG_TRY(ctx, st, mpcgi_csr_alloc(ctx, n, nnz, &A));
-    MPCG_TRY(ctx, st, mpcgi_host_calloc(ctx, (size_t)n + 1, sizeof *cnt, &cnt));
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)nnz, sizeof *tr, &tr));
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)nnz, sizeof *tc, &tc));
     MPCG_TRY(ctx, st, mpcgi_host_alloc_array(ctx, (size_t)nnz, sizeof *tv, &tv));
 
-    for (int64_t k = 0; k < nnz; k++) cnt[ci[k] + 1]++;
-    for (int64_t j = 0; j < n; j++) cnt[j + 1] += cnt[j];
+    count_starts(n, nnz, ci, A.row_ptr);
     for (int64_t k = 0; k < nnz; k++) {
-        int64_t pos = cnt[ci[k]]++;
-        tr[pos] = ri[k];
-        tc[pos] = ci[k];
-        tv[pos] = v[k];
+        int64_t p = A.row_ptr[ci[k] + 1]++;
+        tr[p] = ri[k];
+        tc[p] = ci[k];
+        tv[p] = v[k];
     }
-    memset(A.row_ptr, 0, ((size_t)n + 1) * sizeof *A.row_ptr);
-    for (int64_t k = 0; k < nnz; k++) A.row_ptr[tr[k] + 1]++;
-    for (int64_t i = 0; i < n; i++) A.row_ptr[i + 1] += A.row_ptr[i];
-    memcpy(cnt, A.row_ptr, ((size_t)n + 1) * sizeof *cnt);
+    count_starts(n, nnz, tr, A.row_ptr);
     for (int64_t k = 0; k < nnz; k++) {
-        int64_t pos = cnt[tr[k]]++;
-        A.col_idx[pos] = tc[k];
-        A.val[pos] = tv[k];
+        int64_t p = A.row_ptr[tr[k] + 1]++;
+        A.col_idx[p] = tc[k];
+        A.val[p] = tv[k];
     }
     compact_duplicates(&A);
     *out = A;
 done:
-    mpcgi_host_free(cnt);
     mpcgi_host_free(tr);
     mpcgi_host_free(tc);
     mpcgi_host_free(tv);
