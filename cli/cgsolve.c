@@ -108,8 +108,8 @@ static int check_options_early(const options *o)
 static int read_block(mpcg_context *ctx, const options *o, const char *path, int64_t n, int want,
                       const char *what, double **out, int *cols)
 {
-    int64_t rows, c;
-    mpcg_status st = mpcg_dense_read_mm(ctx, path, &rows, &c, out);
+    int64_t rows = n, c; /* a file of other than n rows is refused at its size line */
+    mpcg_status st = mpcg_dense_read_mm_rows(ctx, path, n, &c, out);
     if (st != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, what);
     if (rows != n || c > 64 || (want > 0 && c != want)) {
         if (rows != n)
@@ -321,7 +321,7 @@ static int run(const options *o)
     mpcg_context *ctx = NULL;
     mpcg_matrix *A = NULL;
     mpcg_solver *S = NULL;
-    double *b = NULL, *x = NULL; /* from mpcg_dense_read_mm (mpcg_free) if read from a file */
+    double *b = NULL, *x = NULL; /* from mpcg_dense_read_mm_rows (mpcg_free) if from a file */
     mpcg_info *infos = calloc(64, sizeof *infos);
     mpcg_backend_choice *choice = calloc(1, sizeof *choice);
     mpcg_status st;

@@ -27,7 +27,10 @@ void mpcgi_alloc_fail_at(int64_t n)
 
 int64_t mpcgi_alloc_live(void) { return atomic_load_explicit(&live, RELAXED); }
 int64_t mpcgi_alloc_attempts(void) { return atomic_load_explicit(&attempts, RELAXED); }
-int64_t mpcgi_alloc_device_attempts(void) { return atomic_load_explicit(&device_attempts, RELAXED); }
+int64_t mpcgi_alloc_device_attempts(void)
+{
+    return atomic_load_explicit(&device_attempts, RELAXED);
+}
 void mpcgi_alloc_track(int delta) { atomic_fetch_add_explicit(&live, delta, RELAXED); }
 void mpcgi_alloc_count_device(void) { atomic_fetch_add_explicit(&device_attempts, 1, RELAXED); }
 

@@ -455,9 +455,10 @@ MPCG_API void mpcg_clear_error(mpcg_context *ctx);
 
 /**
  * Read a square matrix from a Matrix Market file, plain or gzip-compressed (gzip is recognised by
- * its first two bytes, not by a ".gz" name, and read through zlib). Accepts coordinate and
- * array formats; real, integer and pattern (all values 1.0)
- * fields; general, symmetric and skew-symmetric storage, expanded to the full matrix (only the
+ * its first two bytes, not by a ".gz" name, and read through zlib; bzip2, xz and zstd data are
+ * recognised the same way and refused by name). Accepts coordinate and array formats; real,
+ * integer and pattern (all values 1.0) fields; general, symmetric, hermitian (for real values
+ * the same as symmetric) and skew-symmetric storage, expanded to the full matrix (only the
  * lower triangle may be stored; a skew-symmetric file has no diagonal). Duplicate coordinate
  * entries are summed; explicit zeros of a coordinate file are kept, zeros of an array file are
  * not stored. Values must be finite, and so must the sums of duplicates. The matrix is named
@@ -465,13 +466,21 @@ MPCG_API void mpcg_clear_error(mpcg_context *ctx);
  * accepted and rejected.
  * On any malformed input nothing is returned and the error message holds "path:line: what"
  * (1-based line; the line after the last one when the file ends early).
+ * Memory follows what is read, not what the size line claims: the entries are read first, into
+ * arrays that grow as they arrive, and the n + 1 row pointers (8 bytes a row) are allocated only
+ * after the declared n has been checked against them and against the memory available (Linux's
+ * MemAvailable + SwapFree, bounded by RLIMIT_AS and RLIMIT_DATA). A size that does not fit is
+ * refused at the size line with MPCG_ERR_HOST_ALLOC; so is an n whose entries leave rows empty
+ * when a CG solve of n rows (40 bytes a row) would not fit: a 100-byte file that declares 2e9
+ * rows fails at once.
  * @param[in]  ctx   context that will own the matrix.
  * @param[in]  path  file name (host string).
  * @param[out] out   the matrix, NULL on failure.
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL or invalid argument); MPCG_ERR_IO (cannot
- *         open or read, also a truncated .gz); MPCG_ERR_PARSE (malformed; also complex/hermitian,
- *         not square, n < 1 or n > 2^31 - 1); MPCG_ERR_NOT_SUPPORTED (gzip data in a build
- *         without zlib); MPCG_ERR_HOST_ALLOC.
+ *         open or read, also a truncated .gz); MPCG_ERR_PARSE (malformed; also complex, not
+ *         square, n < 1 or n > 2^31 - 1); MPCG_ERR_NOT_SUPPORTED (gzip data in a build without
+ *         zlib; bzip2, xz or zstd data); MPCG_ERR_HOST_ALLOC (also "path:line:" for a declared
+ *         size beyond the memory available).
  * Thread safety: one thread at a time per context (as every call on a context).
  * @see mpcg_matrix_write_mm, mpcg_matrix_generate
  */
@@ -627,8 +636,8 @@ typedef struct mpcg_matrix_facts {
                                        its banner's), 0 for generated or created matrices */
     char format[16];              /**< "coordinate" or "array"; "" unless from_file */
     char field[16];               /**< "real", "integer" or "pattern"; "" unless from_file */
-    char declared_symmetry[16];   /**< "general", "symmetric" or "skew-symmetric"; "" unless
-                                       from_file */
+    char declared_symmetry[16];   /**< "general", "symmetric", "skew-symmetric" or
+                                       "hermitian"; "" unless from_file */
     int symmetric;                /**< A(i,j) == A(j,i) exactly (a missing entry counts as 0) */
     int skew_symmetric;           /**< A(i,j) == -A(j,i) for all i, j */
     int structurally_symmetric;   /**< (i,j) is stored exactly when (j,i) is */
@@ -700,6 +709,20 @@ MPCG_API mpcg_status mpcg_vector_write_mm(mpcg_context *ctx, const char *path, i
  */
 MPCG_API mpcg_status mpcg_dense_read_mm(mpcg_context *ctx, const char *path, int64_t *rows,
                                         int64_t *cols, double **x);
+
+/**
+ * Read a dense block that must have `rows` rows (the n of the system it belongs to), as
+ * mpcg_dense_read_mm reads one: the size line is checked first, and a file of another row count
+ * is refused there, before any value is read or allocated ("path:line: R rows, but N
+ * expected"), however large the count it declares.
+ * @param[in]  rows  the rows the file must have, >= 1.
+ * @param[out] cols  its columns (0 on failure).
+ * @param[out] x     a new host array, column-major; mpcg_free() it. NULL on failure.
+ * @return as mpcg_dense_read_mm; MPCG_ERR_PARSE also for a file of other than `rows` rows;
+ *         MPCG_ERR_INVALID_ARG also for rows < 1.
+ */
+MPCG_API mpcg_status mpcg_dense_read_mm_rows(mpcg_context *ctx, const char *path, int64_t rows,
+                                             int64_t *cols, double **x);
 
 /** Write a rows x cols column-major block as an "array real general" file (as
  * mpcg_vector_write_mm, which is the cols = 1 case). */

@@ -13,6 +13,9 @@
 #include "io/lines.h"
 
 /* The only conditional of io/: without zlib, gzip data is refused at open. */
+#ifndef MPCG_HAVE_ZLIB
+#define MPCG_HAVE_ZLIB 0
+#endif
 #if MPCG_HAVE_ZLIB
 #include <zlib.h>
 
@@ -102,6 +105,28 @@ static void reset(mpcgi_lines *r)
 
 static mpcg_status refill(mpcgi_lines *r);
 
+/* Compressed data this reader does not decompress, by its magic bytes (bzip2 "BZh1" to
+ * "BZh9", xz FD "7zXZ" 00, zstd 28 B5 2F FD): its name and the program that decompresses it. */
+typedef struct compression {
+    const char *magic;
+    size_t len;
+    const char *name, *tool;
+} compression;
+
+static const compression *other_compression(const mpcgi_lines *r)
+{
+    static const compression kinds[] = {
+        {"BZh", 3, "bzip2", "bunzip2"},
+        {"\xfd\x37zXZ\0", 6, "xz", "unxz"},
+        {"\x28\xb5\x2f\xfd", 4, "zstd", "unzstd"},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (r->len >= kinds[k].len && memcmp(r->buf, kinds[k].magic, kinds[k].len) == 0 &&
+            (k != 0 || (r->len > 3 && r->buf[3] >= '1' && r->buf[3] <= '9')))
+            return &kinds[k];
+    return NULL;
+}
+
 mpcg_status mpcgi_lines_open(const mpcg_context *ctx, const char *path, mpcgi_lines *r)
 {
     mpcg_status st = MPCG_SUCCESS;
@@ -121,6 +146,11 @@ mpcg_status mpcgi_lines_open(const mpcg_context *ctx, const char *path, mpcgi_li
         reset(r);
         MPCG_TRY(ctx, st, gz_switch(r));
     }
+    const compression *other = other_compression(r);
+    if (other)
+        MPCG_FAIL_GOTO(ctx, st, MPCG_ERR_NOT_SUPPORTED,
+                       "%s is %s-compressed: decompress it first (%s)%s",
+                       path, other->name, other->tool, MPCG_HAVE_ZLIB ? ", or use .gz" : "");
 done:
     if (st != MPCG_SUCCESS) mpcgi_lines_close(r);
     return st;

@@ -31,6 +31,9 @@ typedef struct mpcgi_mm_header {
     int64_t rows, cols; /* both in [1, MPCGI_MAX_N] */
     int64_t entries;    /* entry lines that follow: the declared count (coordinate), or rows x cols,
                            n(n+1)/2 (symmetric) or n(n-1)/2 (skew-symmetric) values (array) */
+    int64_t size_line;  /* the line of the size line, for messages about the sizes */
+    int hermitian;      /* the banner said hermitian: for real values the same as symmetric, which
+                           symmetry then holds */
 } mpcgi_mm_header;
 
 /* Coordinate triplets, 0-based, grown as needed. */
@@ -64,8 +67,17 @@ mpcg_status mpcgi_mm_read_header(mpcgi_lines *r, mpcgi_mm_want want, mpcgi_mm_he
  * entries after the last one are an error. */
 mpcg_status mpcgi_mm_read_coo(mpcgi_lines *r, const mpcgi_mm_header *h, mpcgi_coo *c);
 
-/* Read the h->entries values of a general array file into x, in file order (column-major). */
-mpcg_status mpcgi_mm_read_dense(mpcgi_lines *r, const mpcgi_mm_header *h, double *x);
+/* Read the h->entries values of a general array file into a new array *x (mpcgi_host_free), in
+ * file order (column-major). The array grows as values arrive, so a file that declares more
+ * values than it holds fails at its end having allocated for what it holds. */
+mpcg_status mpcgi_mm_read_dense(mpcgi_lines *r, const mpcgi_mm_header *h, double **x);
+
+/* Record `status` with "PATH:LINE: message" at the size line of h. */
+mpcg_status mpcgi_mm_size_error(const mpcgi_lines *r, const mpcgi_mm_header *h, mpcg_status status,
+                                const char *file, int line, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+#define MPCGI_MM_SIZE_ERROR(r, h, status, ...)                                                     \
+    mpcgi_mm_size_error((r), (h), (status), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 /* Make room for need triplets (never more than max(need, hint) unless growing past hint). */
 mpcg_status mpcgi_coo_reserve(const mpcg_context *ctx, mpcgi_coo *c, int64_t need, int64_t hint);

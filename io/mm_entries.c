@@ -183,14 +183,33 @@ mpcg_status mpcgi_mm_read_coo(mpcgi_lines *r, const mpcgi_mm_header *h, mpcgi_co
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_mm_read_dense(mpcgi_lines *r, const mpcgi_mm_header *h, double *x)
+mpcg_status mpcgi_mm_read_dense(mpcgi_lines *r, const mpcgi_mm_header *h, double **x)
 {
+    const mpcg_context *ctx = r->ctx;
+    mpcg_status st = MPCG_SUCCESS;
+    int64_t cap = 0;
+    double *v = NULL;
+    *x = NULL;
     for (int64_t k = 0; k < h->entries; k++) {
         const char *p, *e;
-        MPCG_CHECK(r->ctx, mpcgi_mm_next_line(r, &p, &e));
-        if (!p) return unexpected_end(r, h, k);
-        MPCG_CHECK(r->ctx, array_line(r, h, p, e, &x[k]));
+        MPCG_TRY(ctx, st, mpcgi_mm_next_line(r, &p, &e));
+        if (!p) {
+            st = unexpected_end(r, h, k);
+            goto done;
+        }
+        if (k == cap) { /* doubling, capped at the declared count */
+            cap = k < INITIAL_CAP ? INITIAL_CAP : 2 * k;
+            if (cap > h->entries) cap = h->entries;
+            MPCG_ENSURE_GOTO(ctx, st, (uint64_t)cap <= SIZE_MAX / sizeof *v, MPCG_ERR_HOST_ALLOC,
+                             "%lld values do not fit in memory", (long long)cap);
+            MPCG_TRY(ctx, st, mpcgi_host_realloc(ctx, (size_t)cap * sizeof *v, &v));
+        }
+        MPCG_TRY(ctx, st, array_line(r, h, p, e, &v[k]));
     }
-    MPCG_CHECK(r->ctx, expect_eof(r, h));
-    return MPCG_SUCCESS;
+    MPCG_TRY(ctx, st, expect_eof(r, h));
+    *x = v;
+    v = NULL;
+done:
+    mpcgi_host_free(v);
+    return st;
 }

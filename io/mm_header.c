@@ -14,16 +14,34 @@
 
 static const char *const symmetry_name[] = {"general", "symmetric", "skew-symmetric"};
 
+/* Record status as "PATH:LINE: message". */
+static mpcg_status mm_verror(const mpcgi_lines *r, int64_t at, mpcg_status status, const char *file,
+                             int line, const char *func, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return mpcgi_error_set(r->ctx, status, file, line, func, "%s:%lld: %s", r->path,
+                           (long long)at, msg);
+}
+
 mpcg_status mpcgi_mm_error(const mpcgi_lines *r, const char *file, int line, const char *func,
                            const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    mpcg_status st = mm_verror(r, r->line, MPCG_ERR_PARSE, file, line, func, fmt, ap);
     va_end(ap);
-    return mpcgi_error_set(r->ctx, MPCG_ERR_PARSE, file, line, func, "%s:%lld: %s", r->path,
-                           (long long)r->line, msg);
+    return st;
+}
+
+mpcg_status mpcgi_mm_size_error(const mpcgi_lines *r, const mpcgi_mm_header *h, mpcg_status status,
+                                const char *file, int line, const char *func, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mpcg_status st = mm_verror(r, h->size_line, status, file, line, func, fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 const char *mpcgi_mm_token(const char *p, const char *t, char *buf)
@@ -116,13 +134,12 @@ static mpcg_status parse_words(mpcgi_lines *r, const char **w, const char **we, 
         h->symmetry = MPCGI_MM_SYMMETRIC;
     else if (word_is(w[4], we[4], "skew-symmetric"))
         h->symmetry = MPCGI_MM_SKEW;
-    else if (word_is(w[4], we[4], "hermitian"))
-        return MPCGI_MM_ERROR(r, "hermitian matrices are not supported (mpcg solves real SPD "
-                                 "systems)");
+    else if (word_is(w[4], we[4], "hermitian")) /* the field is not complex (refused above) */
+        h->symmetry = MPCGI_MM_SYMMETRIC, h->hermitian = 1;
     else
         return MPCGI_MM_ERROR(r,
-                              "unknown symmetry '%s': expected general, symmetric or "
-                              "skew-symmetric",
+                              "unknown symmetry '%s': expected general, symmetric, "
+                              "skew-symmetric or hermitian",
                               MPCGI_MM_TOKEN(w[4], we[4]));
     return MPCG_SUCCESS;
 }
@@ -144,7 +161,7 @@ static mpcg_status parse_banner(mpcgi_lines *r, mpcgi_mm_want want, mpcgi_mm_hea
         return MPCGI_MM_ERROR(r, "a pattern matrix cannot be skew-symmetric");
     if (want != MPCGI_MM_WANT_MATRIX && h->symmetry != MPCGI_MM_GENERAL)
         return MPCGI_MM_ERROR(r, "a vector file must be general, not %s",
-                              symmetry_name[h->symmetry]);
+                              h->hermitian ? "hermitian" : symmetry_name[h->symmetry]);
     if (want != MPCGI_MM_WANT_MATRIX && h->field == MPCGI_MM_PATTERN)
         return MPCGI_MM_ERROR(r, "a vector needs values: pattern files are not vectors");
     return MPCG_SUCCESS;
@@ -169,6 +186,7 @@ static mpcg_status parse_size(mpcgi_lines *r, mpcgi_mm_want want, mpcgi_mm_heade
     const char *s, *e, *w[MAX_WORDS], *we[MAX_WORDS];
     MPCG_CHECK(r->ctx, mpcgi_mm_next_line(r, &s, &e));
     if (!s) return MPCGI_MM_ERROR(r, "unexpected end of file: missing the size line");
+    h->size_line = r->line;
     int coord = h->format == MPCGI_MM_COORDINATE, expect = coord ? 3 : 2;
     int n = split(s, e, w, we, MAX_WORDS);
     if (n != expect)

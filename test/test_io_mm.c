@@ -1,7 +1,8 @@
 /* test/test_io_mm.c: Matrix Market reading and writing: variants, mangled files, round trips */
 /* SPDX-License-Identifier: BSD-3-Clause */
-#define _POSIX_C_SOURCE 200809L /* mkstemp, setrlimit, stat, pipe */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, setrlimit, stat, pipe, clock_gettime */
 #include <signal.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,6 +60,8 @@ typedef struct expected {
 static const expected valid[] = {
     {"coord_real_general.mtx", A3},
     {"coord_real_symmetric.mtx", A3},
+    {"coord_real_hermitian.mtx", A3}, /* hermitian with real values: symmetric */
+    {"array_integer_hermitian.mtx", A3},
     {"coord_integer_general.mtx", A3},
     {"coord_integer_symmetric.mtx", A3},
     {"coord_real_skew.mtx", S3},
@@ -188,7 +191,7 @@ static const mangled mangled_files[] = {
     {"bad_field.mtx", 0, MPCG_ERR_PARSE, 1, "unknown field 'double'"},
     {"bad_symmetry.mtx", 0, MPCG_ERR_PARSE, 1, "unknown symmetry 'lower'"},
     {"bad_complex.mtx", 0, MPCG_ERR_PARSE, 1, "complex matrices are not supported"},
-    {"bad_hermitian.mtx", 0, MPCG_ERR_PARSE, 1, "hermitian matrices are not supported"},
+    {"bad_complex_hermitian.mtx", 0, MPCG_ERR_PARSE, 1, "complex matrices are not supported"},
     {"bad_pattern_array.mtx", 0, MPCG_ERR_PARSE, 1, "pattern field is not allowed"},
     {"bad_pattern_skew.mtx", 0, MPCG_ERR_PARSE, 1, "cannot be skew-symmetric"},
     {"bad_header_only.mtx", 0, MPCG_ERR_PARSE, 4, "missing the size line"},
@@ -241,6 +244,7 @@ static const mangled mangled_files[] = {
      "a vector must have 1 column (or 1 row), not 3 x 2"},
     {"coord_real_general.mtx", 1, MPCG_ERR_PARSE, 2, "a vector must have 1 column"},
     {"bad_vec_symmetric.mtx", 1, MPCG_ERR_PARSE, 1, "a vector file must be general, not symmetric"},
+    {"bad_vec_hermitian.mtx", 1, MPCG_ERR_PARSE, 1, "a vector file must be general, not hermitian"},
     {"bad_vec_pattern.mtx", 1, MPCG_ERR_PARSE, 1, "pattern files are not vectors"},
     {"bad_vec_too_few.mtx", 1, MPCG_ERR_PARSE, 5, "2 of 3 values"},
     /* more kinds (docs/reliability.md): trailing text, sizes and counts out of range, a byte
@@ -691,6 +695,155 @@ static void test_pipe(void)
     }
 }
 
+/* ---------------------------------------------------------------- sizes from what is read */
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Under AddressSanitizer the address space holds the shadow: no RLIMIT_AS can be set. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* Lower the soft RLIMIT_AS to 4 GiB above the address space in use, so that the memory the
+ * reader sees available is small on any machine; 0 if that cannot be done here. */
+static int limit_memory(struct rlimit *old)
+{
+#ifdef UNDER_ASAN
+    (void)old;
+    return 0;
+#else
+    long long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    int ok = fscanf(f, "%lld", &pages) == 1;
+    fclose(f);
+    if (!ok || getrlimit(RLIMIT_AS, old) != 0) return 0;
+    struct rlimit lim = *old;
+    rlim_t want = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)4 << 30);
+    if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < want) return 1; /* already lower */
+    lim.rlim_cur = want;
+    return setrlimit(RLIMIT_AS, &lim) == 0;
+#endif
+}
+
+/* A 100-byte file that declares 2e9 rows and holds 3 entries fails at once at its size line,
+ * having allocated for its entries only (it took 52 s and the OOM killer when 16 bytes a declared
+ * row were allocated first); so do vectors that declare more than they hold or fit. */
+static void test_huge_declared_sizes(void)
+{
+    struct rlimit old;
+    int limited = limit_memory(&old);
+    static const struct {
+        const char *text;
+        int vector;
+        mpcg_status status;
+        int line, needs_limit;
+        const char *msg;
+    } cases[] = {
+        {"%%MatrixMarket matrix coordinate real symmetric\n2000000000 2000000000 3\n"
+         "1 1 4\n2 2 4\n3 3 4\n",
+         0, MPCG_ERR_HOST_ALLOC, 2, 1,
+         "declares 2000000000 rows, but the file holds 3 entries: at least 1999999997 rows are "
+         "empty, and solving a matrix of 2000000000 rows needs 74.5 GiB"},
+        {"%%MatrixMarket matrix array real general\n2000000000 1\n1\n2\n3\n", 1,
+         MPCG_ERR_PARSE, 6, 0, "3 of 2000000000 values"},
+        {"%%MatrixMarket matrix coordinate real general\n2000000000 1 3\n1 1 1\n2 1 2\n"
+         "2000000000 1 3\n",
+         1, MPCG_ERR_HOST_ALLOC, 2, 1, "2000000000 x 1 values need 14.9 GiB, more than"},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        if (cases[t].needs_limit && !limited) continue;
+        write_file(tmp_path, cases[t].text, strlen(cases[t].text));
+        double t0 = now();
+
+        mpcg_status st = read_any(tmp_path, cases[t].vector);
+
+        double seconds = now() - t0;
+        CHECK_STATUS(ctx, st, cases[t].status);
+        check_message(tmp_path, cases[t].line, cases[t].msg);
+        CHECK(seconds < 1.0);
+    }
+    if (limited) setrlimit(RLIMIT_AS, &old);
+}
+
+/* mpcg_dense_read_mm_rows refuses a file of other than the rows asked at its size line, before
+ * it reads or allocates anything, however many rows the file declares (cgsolve -b, --x0). */
+static void test_dense_rows(void)
+{
+    static const char text[] = "%%MatrixMarket matrix array real general\n2000000000 1\n1\n";
+    int64_t cols = -1;
+    double *x = NULL;
+    CHECK_OK(ctx, mpcg_dense_read_mm_rows(ctx, test_data("mm/vec_array.mtx"), 3, &cols, &x));
+    CHECK(cols == 1 && x && x[0] == 1.5 && x[1] == -2 && x[2] == 0);
+    mpcg_free(x);
+    mpcg_clear_error(ctx);
+    CHECK_STATUS(ctx, mpcg_dense_read_mm_rows(ctx, test_data("mm/vec_coord.mtx"), 3, &cols, &x),
+                 MPCG_ERR_PARSE);
+    check_message("vec_coord.mtx", 2, "4 rows, but 3 expected");
+    CHECK(cols == 0 && !x);
+    write_file(tmp_path, text, sizeof text - 1);
+    int64_t live = mpcgi_alloc_live();
+    double t0 = now();
+    mpcg_clear_error(ctx);
+
+    mpcg_status st = mpcg_dense_read_mm_rows(ctx, tmp_path, 100, &cols, &x);
+
+    CHECK(now() - t0 < 1.0);
+    CHECK_STATUS(ctx, st, MPCG_ERR_PARSE);
+    check_message(tmp_path, 2, "2000000000 rows, but 100 expected");
+    CHECK(!x && mpcgi_alloc_live() == live);
+    CHECK_STATUS(ctx, mpcg_dense_read_mm_rows(ctx, tmp_path, 0, &cols, &x), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_dense_read_mm_rows(ctx, NULL, 3, &cols, &x), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_dense_read_mm_rows(ctx, tmp_path, 3, NULL, &x), MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(NULL, mpcg_dense_read_mm_rows(NULL, tmp_path, 3, &cols, &x), MPCG_ERR_INVALID_ARG);
+}
+
+/* A hermitian file of real values is read as symmetric; the facts keep the banner's word. */
+static void test_hermitian_facts(void)
+{
+    mpcg_matrix *A = NULL;
+    mpcg_matrix_facts f;
+    CHECK_OK(ctx, mpcg_matrix_read_mm(ctx, test_data("mm/coord_real_hermitian.mtx"), &A));
+    CHECK_OK(ctx, mpcg_matrix_describe(A, &f));
+    CHECK(!strcmp(f.declared_symmetry, "hermitian") && f.symmetric && f.nnz_stored == 5);
+    mpcg_matrix_destroy(A);
+}
+
+/* Compressed data other than gzip is refused by name, whatever the file is called (it got
+ * "missing banner"): bzip2, xz and zstd by their magic bytes. */
+static void test_other_compression(void)
+{
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *msg;
+    } cases[] = {
+        {"BZh91AY&SY\x01\x02", 12, "is bzip2-compressed: decompress it first (bunzip2)"},
+        {"\xfd\x37zXZ\0\0\x04", 8, "is xz-compressed: decompress it first (unxz)"},
+        {"\x28\xb5\x2f\xfd\x24\x05", 6, "is zstd-compressed: decompress it first (unzstd)"},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        write_file(tmp_path, cases[t].bytes, cases[t].len);
+        for (int vector = 0; vector <= 1; vector++) {
+            CHECK_STATUS(ctx, read_any(tmp_path, vector), MPCG_ERR_NOT_SUPPORTED);
+            CHECK(strstr(mpcg_last_error(ctx), cases[t].msg) != NULL);
+            CHECK(strstr(mpcg_last_error(ctx), tmp_path) != NULL);
+        }
+    }
+    write_file(tmp_path, "BZh", 3); /* too short to be bzip2: not a banner either */
+    CHECK_STATUS(ctx, read_any(tmp_path, 0), MPCG_ERR_PARSE);
+    check_message(tmp_path, 1, "missing banner");
+}
+
 /* ---------------------------------------------------------------- allocation failures */
 
 static mpcg_matrix *sweep_matrix; /* what the write sweeps write */
@@ -771,6 +924,10 @@ int main(void)
     test_line_ends_large();
     test_gzip_by_content();
     test_pipe();
+    test_huge_declared_sizes();
+    test_dense_rows();
+    test_hermitian_facts();
+    test_other_compression();
     test_allocation_failures();
 
     CHECK(mpcgi_alloc_live() == live);
