@@ -41,12 +41,12 @@ static const char usage_text[] =
     "                        (docs/batched.md): every *.mtx and *.mtx.gz of directory DIR\n"
     "                        (by name), or the comma-separated files of LIST; each at most\n"
     "                        16384 rows. b: --rhs=ones (default) or random (one stream over\n"
-    "                        the systems in order); x0 = 0; --precond=none (default here) or\n"
-    "                        jacobi; --precision=fp64 only; --tol, --maxit (per system),\n"
-    "                        --device apply. A summary (-v: a line per system); exit 1 if\n"
-    "                        any system did not converge. Takes no A.mtx, --generate, -b,\n"
-    "                        --rhs=Aones or :S > 1, --x0, -o, --spmv, -O, --ooc, --monitor,\n"
-    "                        --check-interval or --info\n"
+    "                        the systems in order); x0 = 0; --precond=auto (default, as\n"
+    "                        for one system), none or jacobi; --precision=fp64 only; --tol,\n"
+    "                        --maxit (per system), --device apply. A summary (-v: a line per\n"
+    "                        system); exit 1 if any system did not converge. Takes no A.mtx,\n"
+    "                        --generate, -b, --rhs=Aones or :S > 1, --x0, -o, --spmv, -O,\n"
+    "                        --ooc, --monitor, --history, --plot, --check-interval or --info\n"
     "solver:\n";
 
 /* the solver part of --help (one string would pass C99's 4095 characters) */
@@ -352,8 +352,8 @@ static int check_combination(const options *o)
     if (o->batch && batch_refuses(o))
         return usage_error("--batch takes no %s", batch_refuses(o));
     if (o->batch && o->precond_set && o->precond != MPCG_PRECOND_NONE &&
-        o->precond != MPCG_PRECOND_JACOBI)
-        return usage_error("--precond=%s: --batch takes none or jacobi",
+        o->precond != MPCG_PRECOND_JACOBI && o->precond != MPCG_PRECOND_AUTO)
+        return usage_error("--precond=%s: --batch takes auto, none or jacobi",
                            mpcg_precond_name(o->precond));
     if (o->batch) return -1;
     if (!o->matrix == !o->generate)

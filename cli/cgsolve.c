@@ -58,9 +58,9 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
     mpcg_status st;
     if (o->precision_set && (st = mpcg_solver_set_precision(S, o->precision)) != MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "--precision");
-    /* cgsolve's default is auto (the library's is none) */
-    if ((st = mpcg_solver_set_precond_spec(S, o->precond_spec ? o->precond_spec : "auto")) !=
-        MPCG_SUCCESS) {
+    /* without --precond, the library's default: auto (docs/options.md, "Defaults") */
+    if (o->precond_spec &&
+        (st = mpcg_solver_set_precond_spec(S, o->precond_spec)) != MPCG_SUCCESS) {
         int rc = cgsolve_fail(ctx, o, st, "--precond");
         return st == MPCG_ERR_INVALID_ARG ? EXIT_USAGE : rc;
     }

@@ -93,6 +93,9 @@ const char *cgsolve_matrix_label(const options *o);
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                            const mpcg_info *info, const mpcg_backend_choice *choice);
 
+/* The iteration limit of the solve: --maxit, else the library's default max(100, 10 n). */
+int64_t cgsolve_maxit(const options *o, const mpcg_matrix *A);
+
 /* Where the human output goes: stderr when the JSON report goes to stdout (--json=-). */
 FILE *cgsolve_human_stream(const options *o);
 

@@ -21,6 +21,12 @@ static double achieved_gbs(const mpcg_info *info)
     return info->bytes_per_iteration * (double)info->iterations / info->solve_time_s * 1e-9;
 }
 
+int64_t cgsolve_maxit(const options *o, const mpcg_matrix *A)
+{
+    const int64_t n = mpcg_matrix_n(A);
+    return o->maxit >= 0 ? o->maxit : 10 * n > 100 ? 10 * n : 100;
+}
+
 FILE *cgsolve_human_stream(const options *o)
 {
     /* with --json - the report owns stdout; the summary and the monitor go to stderr */
@@ -146,9 +152,7 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     cgsolve_json_num(f, o->tol);
     fprintf(f, ", \"atol\": ");
     cgsolve_json_num(f, o->atol);
-    fprintf(f, ", \"maxit\": ");
-    if (o->maxit >= 0) fprintf(f, "%lld", (long long)o->maxit);
-    else fputs("null", f);
+    fprintf(f, ", \"maxit\": %lld", (long long)cgsolve_maxit(o, A));
     fprintf(f, ", \"initial_guess\": \"%s\",\n             \"variant\": ",
             o->x0_file ? "provided" : "zero");
     cgsolve_json_str(f, info->variant);

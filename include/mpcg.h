@@ -93,8 +93,8 @@ typedef enum mpcg_precond {
     MPCG_PRECOND_CHEBYSHEV = 3, /**< a Chebyshev polynomial in D^-1 A of degree precond.degree,
                                     its lambda_max estimated at setup */
     MPCG_PRECOND_AUTO = 4       /**< chosen at setup: Jacobi, or none when A's diagonal is one
-                                    value (Jacobi would only scale the iteration); cgsolve's
-                                    default */
+                                    value (Jacobi would only scale the iteration); the
+                                    default of every interface (docs/options.md) */
 } mpcg_precond;
 
 /** "none", "jacobi", "bjacobi", "chebyshev" or "auto" (the CLI and JSON word); "unknown"
@@ -714,8 +714,9 @@ MPCG_API void mpcg_free(void *p);
 /**
  * Create a CG solver for A (which must outlive the solver). Defaults: backend "auto" ("cpu" on
  * the CPU; on a GPU the fastest candidate, timed on A at setup or found in the context's cache:
- * mpcg_solver_backend_choice), precision fp64, tol 1e-8 (relative), maxit max(100, 10 n), zero
- * initial guess, no monitor.
+ * mpcg_solver_backend_choice), precision fp64, preconditioner auto (Jacobi unless A's diagonal
+ * is constant), tol 1e-8 (relative), maxit max(100, 10 n), zero initial guess, no monitor
+ * (docs/options.md, "Defaults").
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_INVALID_STATE (A of another context);
  *         MPCG_ERR_HOST_ALLOC.
  */
@@ -734,10 +735,10 @@ MPCG_API mpcg_status mpcg_solver_set_spmv(mpcg_solver *solver, const char *name)
  *  MPCG_ERR_INVALID_ARG for a value that is none of the three. */
 MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precision precision);
 
-/** Preconditioner of the solve, for the next setup (docs/preconditioners.md): MPCG_PRECOND_NONE
- *  (the default: plain CG), _JACOBI, _BJACOBI (option precond.block_size), _CHEBYSHEV
- *  (precond.degree, precond.lmin_divisor) or _AUTO (Jacobi unless A's diagonal is constant;
- *  mpcg_info.precond names the one it chose). Built at setup from A's values and rebuilt after
+/** Preconditioner of the solve, for the next setup (docs/preconditioners.md): MPCG_PRECOND_AUTO
+ *  (the default, in every interface: Jacobi unless A's diagonal is constant, then none;
+ *  mpcg_info.precond names the one it chose), _NONE (plain CG), _JACOBI, _BJACOBI (option
+ *  precond.block_size) or _CHEBYSHEV (precond.degree, precond.lmin_divisor). Built at setup from A's values and rebuilt after
  *  mpcg_matrix_update_values; a diagonal entry <= 0 fails the setup with MPCG_ERR_INVALID_ARG
  *  naming the row. On a GPU, fp64 Jacobi is fused into the launched and graph variants; the
  *  others, and every fp32 or mixed PCG, run the host variant over device vectors.
@@ -998,8 +999,13 @@ MPCG_API int64_t mpcg_batch_rows(const mpcg_batch *batch);
 MPCG_API mpcg_status mpcg_batch_set_tol(mpcg_batch *batch, double tol);
 /** Iteration cap of every system (default -1: max(100, 10 n_i) for system i). */
 MPCG_API mpcg_status mpcg_batch_set_maxit(mpcg_batch *batch, int64_t maxit);
-/** MPCG_PRECOND_NONE (default) or MPCG_PRECOND_JACOBI; others are MPCG_ERR_NOT_SUPPORTED. */
+/** MPCG_PRECOND_AUTO (the default, as mpcg_solver's: Jacobi unless the diagonal of every
+ *  system is one constant, resolved from the values at each solve), MPCG_PRECOND_NONE or
+ *  MPCG_PRECOND_JACOBI; others are MPCG_ERR_NOT_SUPPORTED. */
 MPCG_API mpcg_status mpcg_batch_set_precond(mpcg_batch *batch, mpcg_precond precond);
+/** The preconditioner the next mpcg_batch_solve runs, auto resolved: MPCG_PRECOND_NONE or
+ *  MPCG_PRECOND_JACOBI (MPCG_PRECOND_NONE for an invalid batch). */
+MPCG_API mpcg_precond mpcg_batch_precond(const mpcg_batch *batch);
 
 /**
  * Y_i = A_i X_i for every system in one launch (seed 000): X and Y hold the systems' blocks one

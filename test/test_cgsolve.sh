@@ -186,10 +186,11 @@ expect 0 '^result +3 of 3 systems converged$' -- --device=cpu --precond=jacobi -
     --batch "$tmp/batch"
 expect 1 '^system 2 +bcsstk05.mtx: n = 153, NOT converged \(diverged: maximum number' -- \
     --device=cpu -v --maxit=5 --batch "$tmp/batch"
-# -v: a line per system, in name order; bcsstk05 takes the iterations of its single solve (within
-# 2 + 5 %, as test_batch allows: the two CG codes may round differently)
+# -v: a line per system, in name order; bcsstk05 takes the iterations of its single solve with
+# the same default preconditioner (auto: Jacobi here; within 2 + 5 %, as test_batch allows: the
+# two CG codes may round differently)
 "$cg" --device=cpu -v --batch "$tmp/batch" >"$tmp/out" 2>&1
-"$cg" --device=cpu --precond=none "$data/bcsstk05.mtx" >"$tmp/one" 2>&1
+"$cg" --device=cpu "$data/bcsstk05.mtx" >"$tmp/one" 2>&1
 it=`sed -n 's/^iterations  *//p' "$tmp/one"`
 bit=`sed -n 's/^system 2  *bcsstk05.mtx: n = 153, converged .*, \([0-9]*\) iterations, true relres .*/\1/p' "$tmp/out"`
 if [ "`grep -c '^system ' "$tmp/out"`" -eq 3 ] && grep -Eq '^system 0 +a2.mtx: n = 2, converged' "$tmp/out" &&
@@ -208,22 +209,46 @@ if command -v python3 >/dev/null; then
 import json, sys
 r = json.load(open(sys.argv[1]))
 b = r["batch"]
-assert r["mode"] == "batch" and r["solver"]["precond"] == "none" and r["solver"]["maxit"] == 5, r
+assert r["mode"] == "batch" and r["solver"]["precond"] == "jacobi" and r["solver"]["maxit"] == 5, r
 assert (b["k"], b["rows"], b["nnz"], b["largest_n"], b["converged"]) == (3, 158, 2434, 153, 2), b
 assert b["reasons"] == {"MPCG_CONVERGED_RTOL": 2, "MPCG_DIVERGED_MAX_ITER": 1}, b["reasons"]
 assert b["iterations_max"] == 5 and b["worst_system"] == "bcsstk05.mtx" and b["solve_s"] >= 0, b
 s = b["systems"]
 assert [x["name"] for x in s] == ["a2.mtx", "b3.mtx", "bcsstk05.mtx"], s
 assert [x["n"] for x in s] == [2, 3, 153] and s[2]["reason"] == "MPCG_DIVERGED_MAX_ITER", s
+assert [x["maxit"] for x in s] == [5, 5, 5], s
 assert all(x["true_relres"] <= 1e-8 for x in s[:2]) and s[2]["true_relres"] == b["worst_true_relres"]
 assert r["device"]["kind"] == "cpu" and r["warnings"] == [], r
 print("ok: --batch JSON report: batch and its systems")
 PYEOF
 fi
+# one set of defaults (docs/options.md): --batch's preconditioner is auto, as a single solve's:
+# Jacobi where the diagonal varies, none where every diagonal entry is one value (b3.mtx: 2)
+expect 0 'precond jacobi \(auto\)' -- --device=cpu --batch "$tmp/batch"
+expect 0 'precond none \(auto\)' -- --device=cpu --batch "$tmp/batch/b3.mtx"
+expect 0 'precond none,' -- --device=cpu --precond=none --batch "$tmp/batch"
+expect 0 '^result +3 of 3 systems converged$' -- --device=cpu --precond=auto --batch "$tmp/batch"
+# the iteration limit used, in the JSON: --maxit, else max(100, 10 n) (per system for --batch)
+if command -v python3 >/dev/null; then
+    "$cg" --device=cpu --quiet --json "$tmp/bm.json" --batch "$tmp/batch"
+    "$cg" --device=cpu --quiet --json "$tmp/m1.json" "$data/nos4.mtx"
+    "$cg" --device=cpu --quiet --rhs=random:3 --json "$tmp/m3.json" "$data/nos4.mtx"
+    "$cg" --device=cpu --quiet --maxit=7 --json "$tmp/m7.json" "$data/nos4.mtx"
+    python3 - "$tmp/bm.json" "$tmp/m1.json" "$tmp/m3.json" "$tmp/m7.json" <<'PYEOF' || fail=1
+import json, sys
+b, m1, m3, m7 = (json.load(open(f)) for f in sys.argv[1:5])
+assert b["solver"]["maxit"] == 1530, b["solver"]
+assert [x["maxit"] for x in b["batch"]["systems"]] == [100, 100, 1530], b["batch"]["systems"]
+assert m1["solver"]["maxit"] == 1000 and m3["solver"]["maxit"] == 1000, (m1["solver"], m3["solver"])
+assert m7["solver"]["maxit"] == 7, m7["solver"]
+assert m1["solver"]["precond"] == "jacobi" and b["solver"]["precond"] == "jacobi"
+print("ok: JSON maxit is the limit used (single, block, batch), precond auto everywhere")
+PYEOF
+fi
 # --batch: usage errors (exit 2) and bad input naming the file (exit 3)
 expect 2 '--batch takes no -b' -- --batch "$tmp/batch" -b "$tmp/b3.mtx"
 expect 2 '--batch takes no --precision=fp32' -- --batch "$tmp/batch" --precision=fp32
-expect 2 '--precond=chebyshev: --batch takes none or jacobi' -- --batch "$tmp/batch" --precond=chebyshev
+expect 2 '--precond=chebyshev: --batch takes auto, none or jacobi' -- --batch "$tmp/batch" --precond=chebyshev
 expect 2 '--batch takes no --rhs=Aones' -- --batch "$tmp/batch" --rhs=Aones
 expect 2 '--batch takes no --rhs=KIND:S' -- --batch "$tmp/batch" --rhs=random:2
 expect 2 '--batch takes no --atol' -- --batch "$tmp/batch" --atol=1e-3
