@@ -64,8 +64,9 @@ static const char usage_rest[] =
     "                        else $HOME/.cache/mpcg; \"\": none; -O auto.cache=off: not used)\n"
     "  --precision=P         fp64 (default), fp32 or mixed. fp32: single-precision values\n"
     "                        and vectors, sums in double, checked with the fp64 true\n"
-    "                        residual (a tol beyond fp32's reach, about 1e-6, ends\n"
-    "                        \"stagnation\" with the residual reached). mixed: fp32\n"
+    "                        residual (a tol beyond fp32's reach, about 1e-7 x cond(A):\n"
+    "                        1e-4 for cond(A) = 1e3, ends \"stagnation\" with the residual\n"
+    "                        reached and a hint; use mixed for such a tol). mixed: fp32\n"
     "                        iterations on hi = (float)a with x in fp64, the residual\n"
     "                        replaced by the fp64 true residual (hi + lo values) as it\n"
     "                        falls: fp64's answer; fp64 to the end if fp32 stops improving\n"
@@ -97,7 +98,8 @@ static const char usage_rest[] =
 /* --help's output, environment and exit status */
 static const char usage_out[] =
     "output:\n"
-    "  -o, --output=FILE     write the solution x as a Matrix Market vector (%.17g)\n"
+    "  -o, --output=FILE     write the solution x as a Matrix Market vector (%.17g); - for\n"
+    "                        stdout (the summary and the monitor then go to stderr)\n"
     "  --json=FILE           machine-readable report (docs/json-report.md); - for stdout\n"
     "  --history=FILE        the residual history as CSV: iteration, recurrence relres,\n"
     "                        true relres (empty where not computed), seconds since the\n"
@@ -112,8 +114,9 @@ static const char usage_out[] =
     "                        otherwise shows a progress line on stderr while it solves,\n"
     "                        also off with --monitor)\n"
     "  -v, --verbose         the CG variant that ran and why, how auto chose the backend\n"
-    "                        (each candidate's setup and SpMV time); errors with the library's\n"
-    "                        source location and call frames\n"
+    "                        (each candidate's setup and SpMV time), a note when a CUDA build\n"
+    "                        finds no usable GPU; errors with the library's source location\n"
+    "                        and call frames (without -v: the message alone)\n"
     "  --list-backends       list the SpMV backends of this build and exit\n"
     "  --help-options        list the -O keys with their defaults and ranges and exit\n"
     "  -h, --help            this text\n"
@@ -122,11 +125,12 @@ static const char usage_out[] =
     "environment:\n"
     "  OMP_NUM_THREADS       OpenMP threads of the CPU path (--threads overrides it)\n"
     "  MPCG_OPTIONS          \"key=value,key=value\": -O options applied first, by the library\n"
+    "                        (a bad key or value: exit 2, as a bad -O)\n"
     "  XDG_CACHE_HOME, HOME  the default --cache-dir\n"
     "\n"
     "exit status: 0 converged, 1 not converged (max iterations, breakdown, indefinite, NaN,\n"
-    "stagnation; with --batch: a system did not converge), 2 bad usage (also an unknown -O key\n"
-    "or value, --spmv, --device or --generate), 3 bad input (unreadable or malformed file, wrong\n"
+    "stagnation; with --batch: a system did not converge), 2 bad usage (also an unknown -O or\n"
+    "MPCG_OPTIONS key or value, --spmv, --device or --generate), 3 bad input (unreadable or malformed file, wrong\n"
     "sizes, not symmetric with --check-symmetry, an -o or --json path that cannot be written, a\n"
     "precision this version does not run), 4 other errors (device, memory).\n";
 
@@ -359,6 +363,8 @@ static int check_combination(const options *o)
     if (!o->matrix == !o->generate)
         return usage_error("%s", o->matrix ? "give either A.mtx or --generate, not both"
                                            : "no matrix: give A.mtx or --generate=SPEC");
+    if (o->out_file && o->json_file && !strcmp(o->out_file, "-") && !strcmp(o->json_file, "-"))
+        return usage_error("%s", "-o - and --json=- both write to stdout: give one a file");
     if (o->rhs_file && o->rhs_kind)
         return usage_error("%s", "give either -b FILE or --rhs=KIND, not both");
     if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor ||

@@ -83,20 +83,29 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
     return -1;
 }
 
-/* Check -O and --precision on a solver of a 1 x 1 matrix on the CPU, so that a bad key fails in
- * milliseconds, before a large matrix is read. -1 if they are fine (or cannot be checked here:
+/* Check MPCG_OPTIONS, -O, --precision and --precond on a solver of a 1 x 1 matrix on the CPU,
+ * so that a bad key fails in milliseconds, before a large matrix is read. -1 if they are fine (or cannot be checked here:
  * the run reports it), else the exit status (message printed). */
 static int check_options_early(const options *o)
 {
     mpcg_context *ctx = NULL;
     mpcg_matrix *A = NULL;
     mpcg_solver *S = NULL;
+    mpcg_status st;
     int rc = -1;
-    if (!o->nset && !o->precision_set && !o->precond_set) return -1;
     if (mpcg_context_create("cpu", &ctx) == MPCG_SUCCESS &&
-        mpcg_matrix_generate(ctx, "poisson2d:1", &A) == MPCG_SUCCESS &&
-        mpcg_solver_create(ctx, A, &S) == MPCG_SUCCESS)
-        rc = cgsolve_apply_options(ctx, S, o);
+        mpcg_matrix_generate(ctx, "poisson2d:1", &A) == MPCG_SUCCESS) {
+        /* the solver applies MPCG_OPTIONS: a bad key or value there is a usage error too */
+        if ((st = mpcg_solver_create(ctx, A, &S)) == MPCG_ERR_INVALID_ARG) {
+            char text[1024];
+            mpcg_last_error_message(ctx, text, sizeof text);
+            fprintf(stderr, "cgsolve: MPCG_OPTIONS: %s\n", text);
+            if (o->verbose) fprintf(stderr, "%s\n", mpcg_last_error(ctx));
+            rc = EXIT_USAGE;
+        } else if (st == MPCG_SUCCESS) {
+            rc = cgsolve_apply_options(ctx, S, o);
+        }
+    }
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
     mpcg_context_destroy(ctx);
@@ -177,7 +186,10 @@ int cgsolve_open_context(const options *o, mpcg_context **ctx)
         fprintf(stderr, "cgsolve: --ooc needs a GPU, and none is usable\n");
         return EXIT_FAILURE_OTHER; /* as --device=cuda without one */
     }
-    if (!o->quiet && (!o->device || strcmp(o->device, "auto") == 0) && on_cpu)
+    /* a build with CUDA on a machine without a usable GPU: said with -v only (the summary's
+     * device line says where it ran); a build without CUDA has nothing to say */
+    if (o->verbose && (!o->device || strcmp(o->device, "auto") == 0) && on_cpu &&
+        mpcg_backend_auto(MPCG_DEVICE_CUDA))
         fprintf(stderr, "cgsolve: no usable GPU found, running on the CPU\n");
     char dir[1024];
     cgsolve_cache_dir(o, dir, sizeof dir);
@@ -289,6 +301,36 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
     return -1;
 }
 
+/* -o -: x as Matrix Market on stdout (the summary and the monitor went to stderr): written by
+ * the library to a temporary file, then copied. -1, or the exit status (message printed). */
+static int write_stdout(mpcg_context *ctx, const options *o, int64_t n, int nrhs, const double *x)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[1024], buf[65536];
+    snprintf(path, sizeof path, "%s/cgsolve-x-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "cgsolve: -o -: cannot make a temporary file: %s\n", strerror(errno));
+        return EXIT_FAILURE_OTHER;
+    }
+    close(fd);
+    mpcg_status st = mpcg_dense_write_mm(ctx, path, n, nrhs, x);
+    FILE *f = st == MPCG_SUCCESS ? fopen(path, "rb") : NULL;
+    size_t got;
+    int ok = f != NULL;
+    while (ok && (got = fread(buf, 1, sizeof buf, f)) > 0)
+        ok = fwrite(buf, 1, got, stdout) == got;
+    if (f && ferror(f)) ok = 0;
+    if (f) fclose(f);
+    unlink(path);
+    if (st != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, "-o -");
+    if (!ok || fflush(stdout) != 0) {
+        fprintf(stderr, "cgsolve: -o -: error writing x to stdout\n");
+        return EXIT_FAILURE_OTHER;
+    }
+    return -1;
+}
+
 /* The reports, the history and x; the exit status. infos: nrhs, one per column; bnorm: ||b||
  * of the first. */
 static int report(mpcg_context *ctx, const mpcg_matrix *A, const mpcg_solver *S,
@@ -310,6 +352,8 @@ static int report(mpcg_context *ctx, const mpcg_matrix *A, const mpcg_solver *S,
     if (o->out_file && bad < n * nrhs) {
         /* a NaN iterate cannot be written (Matrix Market has no NaN); say so, keep status 1 */
         fprintf(stderr, "cgsolve: not writing %s: the iterate holds NaN or Inf\n", o->out_file);
+    } else if (o->out_file && strcmp(o->out_file, "-") == 0) {
+        if ((rc = write_stdout(ctx, o, n, nrhs, x)) >= 0) return rc;
     } else if (o->out_file && (st = mpcg_dense_write_mm(ctx, o->out_file, n, nrhs, x))) {
         return cgsolve_fail(ctx, o, st, o->out_file);
     }
@@ -363,7 +407,9 @@ done:
 static int prepare(const options *o)
 {
     int rc;
-    if (o->out_file && (rc = cgsolve_check_writable("-o", o->out_file)) >= 0) return rc;
+    if (o->out_file && strcmp(o->out_file, "-") != 0 &&
+        (rc = cgsolve_check_writable("-o", o->out_file)) >= 0)
+        return rc;
     if (o->json_file && strcmp(o->json_file, "-") != 0 &&
         (rc = cgsolve_check_writable("--json", o->json_file)) >= 0)
         return rc;

@@ -88,15 +88,16 @@ int cgsolve_load_matrix(mpcg_context *ctx, const options *o, mpcg_matrix **A, mp
 /* The matrix name for reports: the file's base name, or the generator spec. */
 const char *cgsolve_matrix_label(const options *o);
 
-/* The human summary on stdout (stderr when the JSON report goes to stdout); with --verbose
- * also how the backend was chosen (choice). */
+/* The human summary on stdout (stderr when the JSON report or x goes to stdout); with
+ * --verbose also how the backend was chosen (choice); after an fp32 stagnation, fp32's floor. */
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                            const mpcg_info *info, const mpcg_backend_choice *choice);
 
 /* The iteration limit of the solve: --maxit, else the library's default max(100, 10 n). */
 int64_t cgsolve_maxit(const options *o, const mpcg_matrix *A);
 
-/* Where the human output goes: stderr when the JSON report goes to stdout (--json=-). */
+/* Where the human output goes: stderr when the JSON report or x goes to stdout (--json=-,
+ * -o -). */
 FILE *cgsolve_human_stream(const options *o);
 
 /* The JSON report (docs/json-report.md) to o->json_file ("-": stdout). 0 on a write error

@@ -29,8 +29,12 @@ int64_t cgsolve_maxit(const options *o, const mpcg_matrix *A)
 
 FILE *cgsolve_human_stream(const options *o)
 {
-    /* with --json - the report owns stdout; the summary and the monitor go to stderr */
-    return o->json_file && strcmp(o->json_file, "-") == 0 ? stderr : stdout;
+    /* with --json=- the report owns stdout, with -o - the solution does; the summary and the
+     * monitor go to stderr */
+    return (o->json_file && strcmp(o->json_file, "-") == 0) ||
+                   (o->out_file && strcmp(o->out_file, "-") == 0)
+               ? stderr
+               : stdout;
 }
 
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
@@ -61,6 +65,10 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
                 info->variant_reason[0] ? info->variant_reason : "no reason given");
     fprintf(f, "result      %s (%s)\n", info->converged ? "converged" : "NOT converged",
            mpcg_reason_string(info->reason));
+    if (info->precision == MPCG_PRECISION_FP32 && info->reason == MPCG_DIVERGED_STAGNATION)
+        fprintf(f, "hint        fp32 stops near 1e-7 x cond(A) (cond(A) = 1e3: near 1e-4), here at "
+                   "%.1e > tol %.3g;\n            --precision=mixed reaches fp64's tolerance\n",
+                info->true_relres, o->tol);
     fprintf(f, "iterations  %lld\n", (long long)info->iterations);
     fprintf(f, "residual    true ||b - Ax||/||b|| = %.6e, recurrence = %.6e\n", info->true_relres,
            info->recurrence_relres);

@@ -66,7 +66,18 @@ expect 0 'precision fp64' -- --device=cpu --precision=fp64 "$data/nos4.mtx"
 # solves
 expect 0 'result +converged' -- --device=cpu "$data/gr_30_30.mtx"
 expect 0 '^device +cpu' -- --device=cpu --rhs=random --seed=7 "$data/nos4.mtx"
-expect 0 'no usable GPU found, running on the CPU|^device +cuda' -- "$data/mesh2em5.mtx"
+# the GPU notice: never in a build without CUDA (auto's GPU candidate is "none"); in a CUDA
+# build on a machine without a GPU, one line with -v only
+expect 0 'result +converged' -- "$data/mesh2em5.mtx"
+if "$cg" --list-backends | grep -q 'first none'; then
+    "$cg" -v "$data/nos4.mtx" >"$tmp/out" 2>"$tmp/err"
+    if grep -q 'GPU' "$tmp/err"; then echo "FAIL: a GPU notice in a build without CUDA"; cat "$tmp/err"; fail=1
+    else echo "ok: no GPU notice in a build without CUDA, even with -v"; fi
+elif "$cg" --device=auto "$data/nos4.mtx" | grep -q '^device +cpu'; then
+    "$cg" "$data/nos4.mtx" >"$tmp/out" 2>"$tmp/err"
+    if grep -q 'GPU' "$tmp/err"; then echo "FAIL: a GPU notice without -v"; cat "$tmp/err"; fail=1; fi
+    expect 0 'no usable GPU found, running on the CPU' -- -v "$data/nos4.mtx"
+fi
 expect 0 'iterations +[0-9]+' -- --device=cpu --rhs=Aones --tol=1e-10 "$data/bcsstk05.mtx"
 expect 0 'matrix +poisson2d:16: n = 256, nnz = 1216' -- --device=cpu --generate=poisson2d:16
 expect 0 'iteration +3  recurrence relres' -- --device=cpu --monitor=3 "$data/nos4.mtx"
@@ -74,6 +85,48 @@ expect 1 'NOT converged \(diverged: maximum number of iterations reached\)' -- \
     --device=cpu --maxit=2 "$data/fv1.mtx"
 "$cg" --device=cpu --quiet "$data/nos4.mtx" >"$tmp/out" 2>&1 || { echo "FAIL: --quiet run"; fail=1; }
 if [ -s "$tmp/out" ]; then echo "FAIL: --quiet printed something"; cat "$tmp/out"; fail=1; fi
+
+# -o -: x on stdout as Matrix Market, byte for byte the file -o FILE writes; the summary and the
+# monitor on stderr; -o - beside --json=- is a usage error
+"$cg" --device=cpu --rhs=random --monitor=5 -o - "$data/nos4.mtx" >"$tmp/xo.mtx" 2>"$tmp/xo.err"
+rc=$?
+"$cg" --device=cpu --quiet --rhs=random -o "$tmp/xf.mtx" "$data/nos4.mtx"
+if [ $rc -eq 0 ] && cmp -s "$tmp/xo.mtx" "$tmp/xf.mtx" && grep -Eq '^result +converged' "$tmp/xo.err" &&
+   grep -Eq 'iteration +5 ' "$tmp/xo.err"; then
+    echo "ok: -o - writes x alone to stdout, the summary and the monitor to stderr"
+else
+    echo "FAIL: -o - (exit $rc)"; head -3 "$tmp/xo.mtx"; cat "$tmp/xo.err"; fail=1
+fi
+expect 2 '-o - and --json=- both write to stdout' -- -o - --json=- "$data/nos4.mtx"
+# a bad MPCG_OPTIONS is a usage error, as a bad -O (exit 2, before the matrix is read)
+MPCG_OPTIONS=nosuch.key=1; export MPCG_OPTIONS
+expect 2 "MPCG_OPTIONS: unknown option 'nosuch\.key'" -- --device=cpu "$tmp/missing.mtx"
+MPCG_OPTIONS=cg.variant=bogus
+expect 2 'MPCG_OPTIONS: .*cg\.variant=bogus' -- --device=cpu --batch "$data/nos4.mtx"
+MPCG_OPTIONS=cg.variant=host
+expect 0 'result +converged' -- --device=cpu "$data/nos4.mtx"
+unset MPCG_OPTIONS
+# messages: the text alone; -v adds the library's source location and call frames
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n' > "$tmp/bad.mtx"
+for args in "$tmp/bad.mtx" "--precond=bjacobi:99 $data/nos4.mtx" "-O nosuch=1 $data/nos4.mtx" \
+            "--rhs=random:2 --precision=fp32 $data/nos4.mtx" "$tmp/missing.mtx"; do
+    "$cg" --device=cpu $args >/dev/null 2>"$tmp/err"
+    if grep -Eq '[a-z_]+\.c:[0-9]+: [a-z_]+:|called from' "$tmp/err"; then
+        echo "FAIL: cgsolve $args: a source location or frame without -v"; cat "$tmp/err"; fail=1
+    fi
+done
+expect 3 'called from .*mpcg_matrix_read_mm' -- --device=cpu -v "$tmp/bad.mtx"
+# backends and options are described by what they do (the papers are cited in docs/)
+if "$cg" --list-backends | grep -Eqi 'seed [0-9]|seed'"'"'s' ||
+   "$cg" --help-options | grep -Eqi 'seed [0-9]|seed'"'"'s|fastest to solution'; then
+    echo "FAIL: --list-backends or --help-options cite the papers"; fail=1
+else
+    echo "ok: --list-backends and --help-options describe, not cite"
+fi
+# fp32 beyond its reach: stagnation, with the floor named and mixed suggested
+expect 1 'hint +fp32 stops near 1e-7 x cond\(A\) \(cond\(A\) = 1e3: near 1e-4\)' -- \
+    --device=cpu --precision=fp32 "$data/bcsstk05.mtx"
+expect 1 '--precision=mixed reaches fp64' -- --device=cpu --precision=fp32 "$data/bcsstk05.mtx"
 
 # bad input: exit 3 with file:line: for malformed files
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n' > "$tmp/bad.mtx"
