@@ -104,12 +104,16 @@ static const char usage_out[] =
     "  --history=FILE        the residual history as CSV: iteration, recurrence relres,\n"
     "                        true relres (empty where not computed), seconds since the\n"
     "                        solve began; every iteration on the CPU, every check window on\n"
-    "                        a GPU (--check-interval=1: every iteration; docs/history.md)\n"
+    "                        a GPU (--check-interval=1: every iteration; docs/history.md);\n"
+    "                        several right-hand sides: every column's, the first field the\n"
+    "                        column\n"
     "  --plot=FILE           the same as an SVG plot: log10 relative residual against the\n"
     "                        iteration, the true residuals as circles, the stopping level\n"
-    "                        dashed (self-contained: no script, font or link)\n"
+    "                        dashed (self-contained: no script, font or link); a curve\n"
+    "                        per column with several right-hand sides\n"
     "  --monitor[=K]         print the recurrence residual every K iterations (default 1;\n"
-    "                        on stderr with --json=-)\n"
+    "                        each column's with several right-hand sides; on stderr with\n"
+    "                        --json=- or -o -)\n"
     "  -q, --quiet           print nothing but errors and warnings (on a terminal cgsolve\n"
     "                        otherwise shows a progress line on stderr while it solves,\n"
     "                        also off with --monitor)\n"
@@ -130,9 +134,10 @@ static const char usage_out[] =
     "\n"
     "exit status: 0 converged, 1 not converged (max iterations, breakdown, indefinite, NaN,\n"
     "stagnation; with --batch: a system did not converge), 2 bad usage (also an unknown -O or\n"
-    "MPCG_OPTIONS key or value, --spmv, --device or --generate), 3 bad input (unreadable or malformed file, wrong\n"
-    "sizes, not symmetric with --check-symmetry, an -o or --json path that cannot be written, a\n"
-    "precision this version does not run), 4 other errors (device, memory).\n";
+    "MPCG_OPTIONS key or value, --spmv, --device or --generate), 3 bad input (unreadable or\n"
+    "malformed file, wrong sizes, not symmetric with --check-symmetry, an -o or --json path that\n"
+    "cannot be written, a precision this version does not run), 4 other errors (device,\n"
+    "memory).\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)

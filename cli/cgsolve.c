@@ -176,6 +176,15 @@ static void print_monitor(int64_t it, double relres, void *user)
     fflush(f);
 }
 
+/* Several right-hand sides: a line per column still iterating. */
+static void print_block_monitor(int64_t it, int column, double relres, void *user)
+{
+    FILE *f = user;
+    fprintf(f, "  iteration %8lld  column %2d  recurrence relres %.6e\n", (long long)it, column,
+            relres);
+    fflush(f);
+}
+
 int cgsolve_open_context(const options *o, mpcg_context **ctx)
 {
     mpcg_status st;
@@ -289,7 +298,10 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
         ((o->history_file || o->plot_file) && (st = mpcg_solver_set_history(*S, 1))) ||
         (prog && (st = mpcg_solver_set_progress(*S, cgsolve_progress_note, prog))) ||
         (o->monitor && !o->quiet &&
-         (st = mpcg_solver_set_monitor(*S, o->monitor, print_monitor, cgsolve_human_stream(o)))))
+         ((st = mpcg_solver_set_monitor(*S, o->monitor, print_monitor,
+                                        cgsolve_human_stream(o))) ||
+          (st = mpcg_solver_set_block_monitor(*S, o->monitor, print_block_monitor,
+                                              cgsolve_human_stream(o))))))
         return cgsolve_fail(ctx, o, st, "solver options");
     if ((rc = cgsolve_apply_options(ctx, *S, o)) >= 0) return rc;
     if ((st = mpcg_solver_setup(*S)) != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, "solve failed");

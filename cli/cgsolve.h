@@ -146,15 +146,17 @@ typedef struct cgsolve_plot_text {
     double level;
 } cgsolve_plot_text;
 
-/* The SVG of a history (cli/plot.c) to f: 0 on a write error. */
-int cgsolve_write_svg(FILE *f, const cgsolve_history *h, const cgsolve_plot_text *t);
+/* The SVG of nh histories (cli/plot.c) to f: one, or a block solve's columns, each in its
+ * colour; 0 on a write error. */
+int cgsolve_write_svg(FILE *f, const cgsolve_history *h, int nh, const cgsolve_plot_text *t);
 
 /* The relative residual a solve stops at, max(tol, atol / ||b||) (the plot's dashed line, the
  * progress line's target). */
 double cgsolve_stop_level(const options *o, double bnorm);
 
-/* --history and --plot (cli/history.c): the solver's history as CSV and SVG; bnorm
- * = ||b|| for the stopping level max(tol, atol / ||b||). -1, or the exit status of a file that
+/* --history and --plot (cli/history.c): the solver's history as CSV and SVG (with nrhs > 1
+ * every column's: the CSV's first field the column, a curve per column); bnorm = ||b|| (of the
+ * first column) for the stopping level max(tol, atol / ||b||). -1, or the exit status of a file that
  * could not be written (message printed). */
 int cgsolve_write_history(const mpcg_solver *S, const mpcg_matrix *A, const options *o,
                           const mpcg_info *info, int nrhs, double bnorm);

@@ -182,6 +182,12 @@ typedef void (*mpcg_log_fn)(mpcg_log_level level, const char *message, void *use
  */
 typedef void (*mpcg_monitor_fn)(int64_t iteration, double relres, void *user);
 
+/**
+ * Monitor callback of a block solve (mpcg_solver_set_block_monitor): column (0 .. nrhs - 1, the
+ * caller's order) read its recurrence residual ||r_k|| / ||b_column|| at block iteration k.
+ */
+typedef void (*mpcg_block_monitor_fn)(int64_t iteration, int column, double relres, void *user);
+
 /* ---------------------------------------------------------------- plain-data structs */
 
 /**
@@ -790,7 +796,8 @@ MPCG_API mpcg_status mpcg_solver_set_monitor(mpcg_solver *solver, int64_t every,
  * window: set the check interval to 1 for every iteration, at the cost of a round trip each.
  * True residuals: iteration 0 (b - A x0; b for a zero guess), every check of the true residual
  * (residual replacements, mixed reliable updates and refinement steps) and the end; the others
- * are NaN. A block solve (mpcg_solve_block) and a b = 0 record nothing (count 0).
+ * are NaN. A b = 0 records nothing (count 0). A block solve (mpcg_solve_block) records one
+ * history per column instead (mpcg_solver_get_block_history); this one then has count 0.
  * @param[in] on  nonzero: record from the next solve on; 0: stop and release the history.
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver).
  * Recording allocates host memory as the history grows (doubling, 32 bytes an entry); a solve
@@ -805,7 +812,7 @@ MPCG_API mpcg_status mpcg_solver_set_history(mpcg_solver *solver, int on);
  * KSPGetResidualHistory, one array per column; entry i describes iteration iteration[i]
  * (strictly increasing).
  * @param[out] count        entries (0 when the history is off, before a solve, after a block
- *                          solve or a b = 0); must not be NULL.
+ *                          solve (mpcg_solver_get_block_history) or a b = 0); must not be NULL.
  * @param[out] iteration    the iteration of each entry (0 = the initial residual).
  * @param[out] relres       the recurrence residual ||r_k|| / ||b|| (NaN if that iteration had
  *                          only a true residual; the solvers read the recurrence one wherever
@@ -822,6 +829,37 @@ MPCG_API mpcg_status mpcg_solver_set_history(mpcg_solver *solver, int on);
 MPCG_API mpcg_status mpcg_solver_get_history(const mpcg_solver *solver, int64_t *count,
                                              const int64_t **iteration, const double **relres,
                                              const double **true_relres, const double **time_s);
+
+/**
+ * The residual history of column `column` of the last block solve (mpcg_solve_block, with
+ * mpcg_solver_set_history on), as mpcg_solver_get_history gives a single solve's: one entry per
+ * block iteration the column took part in, 0 (its initial residual, true) to the iteration it
+ * converged or stopped at; the recurrence residual ||r_k|| / ||b_column|| of each, the true one
+ * where the block solve computed it (the start, each check of the converging columns, the end),
+ * else NaN; seconds since the solve began. Columns solved in groups (more than 32) count their
+ * iterations from 0 in their group. count is 0 for a b = 0 column, for a column the last solve
+ * did not have, after a single solve and with the history off.
+ * @param[in] column  0 .. 63.
+ * The arrays belong to the solver, valid until the next solve, mpcg_solver_set_history or
+ * mpcg_solver_destroy.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver or count, column out of range).
+ * Thread safety: safe with other read-only calls on the solver, not during a solve.
+ */
+MPCG_API mpcg_status mpcg_solver_get_block_history(const mpcg_solver *solver, int column,
+                                                   int64_t *count, const int64_t **iteration,
+                                                   const double **relres,
+                                                   const double **true_relres,
+                                                   const double **time_s);
+
+/**
+ * A block solve's monitor: fn(k, column, recurrence relres of that column, user) for every
+ * column still iterating at block iteration 0 and every `every`-th one after, in the caller's
+ * column order, from the solving thread. every <= 0 or fn NULL turns it off. mpcg_solve and
+ * mpcg_solve_device do not call it (their monitor is mpcg_solver_set_monitor's).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver).
+ */
+MPCG_API mpcg_status mpcg_solver_set_block_monitor(mpcg_solver *solver, int64_t every,
+                                                   mpcg_block_monitor_fn fn, void *user);
 
 /**
  * A progress callback: fn(iteration, recurrence relres, user) each time the solve reads the

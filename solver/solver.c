@@ -88,6 +88,7 @@ void mpcg_solver_destroy(mpcg_solver *s)
     if (!valid(s)) return;
     teardown(s);
     mpcgi_history_free(&s->hist);
+    mpcgi_history_block_free(s);
     s->magic = 0;
     mpcgi_host_free(s);
 }

@@ -392,13 +392,40 @@ else
     grep -q '</svg>' "$tmp/p.svg" && head -n 1 "$tmp/h.csv" | grep -q '^iteration,relres,true_relres,time_s$' ||
         { echo "FAIL: --history / --plot"; fail=1; }
 fi
-# several right-hand sides: no history, and a note that says so
-expect 0 'note: block CG records no residual history' -- --device=cpu --rhs=random:2 \
-    --history="$tmp/hb.csv" --plot="$tmp/pb.svg" "$data/nos4.mtx"
-if [ "`cat "$tmp/hb.csv"`" != "iteration,relres,true_relres,time_s" ] ||
-   ! grep -q 'no residual history: block CG' "$tmp/pb.svg"; then
-    echo "FAIL: --history/--plot of a block solve"; fail=1
-fi
+# several right-hand sides: every column's history (the CSV's first field the column, a curve
+# and circles per column in the SVG), the monitor's line per column, the JSON's limit used
+expect 0 'iteration +5  column  2  recurrence relres' -- --device=cpu --rhs=random:3 --monitor=5 \
+    "$data/nos4.mtx"
+for m in block independent; do
+    "$cg" --device=cpu --quiet --rhs=random:3 -O block.method=$m --history="$tmp/hb.csv" \
+        --plot="$tmp/pb.svg" --json "$tmp/hb.json" "$data/bcsstk05.mtx" ||
+        { echo "FAIL: block --history --plot exited $?"; fail=1; }
+    if command -v python3 >/dev/null; then
+        python3 - "$tmp/hb.csv" "$tmp/pb.svg" "$tmp/hb.json" $m <<'PYEOF' || fail=1
+import csv, json, sys
+import xml.etree.ElementTree as ET
+rows = list(csv.reader(open(sys.argv[1])))
+cols = json.load(open(sys.argv[3]))["block"]["columns"]
+assert rows[0] == ["column", "iteration", "relres", "true_relres", "time_s"], rows[0]
+trues = 0
+for j, c in enumerate(cols):
+    d = [r[1:] for r in rows[1:] if r[0] == str(j)]
+    assert len(d) == c["iterations"] + 1, (j, len(d), c["iterations"])
+    assert [int(e[0]) for e in d] == list(range(len(d))), j
+    assert d[0][1:3] == ["1", "1"], d[0]
+    assert float(d[-1][2]) == c["true_relres"] and float(d[-1][1]) == c["recurrence_relres"], (d[-1], c)
+    trues += sum(1 for e in d if e[2] != "")
+root = ET.fromstring(open(sys.argv[2], encoding="utf-8").read())
+ns = "{http://www.w3.org/2000/svg}"
+paths = root.findall(".//" + ns + "path")
+assert len(paths) == len(cols), len(paths)
+assert len({p.get("stroke") for p in paths}) == len(cols), "a colour per column"
+assert len(root.findall(".//" + ns + "circle")) == trues + 1, trues   # + the legend's
+assert "column" in "".join(root.itertext())
+print("ok: block.method=%s: --history and --plot of every column (%d true residuals)" % (sys.argv[4], trues))
+PYEOF
+    fi
+done
 
 # the progress line: off when stderr is not a terminal (no carriage return, no escape), on a
 # terminal (script(1) gives one) shown once the solve has run a quarter of a second, then erased
