@@ -41,12 +41,12 @@ static const char usage_text[] =
     "                        (docs/batched.md): every *.mtx and *.mtx.gz of directory DIR\n"
     "                        (by name), or the comma-separated files of LIST; each at most\n"
     "                        16384 rows. b: --rhs=ones (default) or random (one stream over\n"
-    "                        the systems in order); x0 = 0; --precond=none (default here) or\n"
-    "                        jacobi; --precision=fp64 only; --tol, --maxit (per system),\n"
-    "                        --device apply. A summary (-v: a line per system); exit 1 if\n"
-    "                        any system did not converge. Takes no A.mtx, --generate, -b,\n"
-    "                        --rhs=Aones or :S > 1, --x0, -o, --spmv, -O, --ooc, --monitor,\n"
-    "                        --check-interval or --info\n"
+    "                        the systems in order); x0 = 0; --precond=auto (default, as\n"
+    "                        for one system), none or jacobi; --precision=fp64 only; --tol,\n"
+    "                        --maxit (per system), --device apply. A summary (-v: a line per\n"
+    "                        system); exit 1 if any system did not converge. Takes no A.mtx,\n"
+    "                        --generate, -b, --rhs=Aones or :S > 1, --x0, -o, --spmv, -O,\n"
+    "                        --ooc, --monitor, --history, --plot, --check-interval or --info\n"
     "solver:\n";
 
 /* the solver part of --help (one string would pass C99's 4095 characters) */
@@ -64,8 +64,9 @@ static const char usage_rest[] =
     "                        else $HOME/.cache/mpcg; \"\": none; -O auto.cache=off: not used)\n"
     "  --precision=P         fp64 (default), fp32 or mixed. fp32: single-precision values\n"
     "                        and vectors, sums in double, checked with the fp64 true\n"
-    "                        residual (a tol beyond fp32's reach, about 1e-6, ends\n"
-    "                        \"stagnation\" with the residual reached). mixed: fp32\n"
+    "                        residual (a tol beyond fp32's reach, about 1e-7 x cond(A):\n"
+    "                        1e-4 for cond(A) = 1e3, ends \"stagnation\" with the residual\n"
+    "                        reached and a hint; use mixed for such a tol). mixed: fp32\n"
     "                        iterations on hi = (float)a with x in fp64, the residual\n"
     "                        replaced by the fp64 true residual (hi + lo values) as it\n"
     "                        falls: fp64's answer; fp64 to the end if fp32 stops improving\n"
@@ -97,23 +98,29 @@ static const char usage_rest[] =
 /* --help's output, environment and exit status */
 static const char usage_out[] =
     "output:\n"
-    "  -o, --output=FILE     write the solution x as a Matrix Market vector (%.17g)\n"
+    "  -o, --output=FILE     write the solution x as a Matrix Market vector (%.17g); - for\n"
+    "                        stdout (the summary and the monitor then go to stderr)\n"
     "  --json=FILE           machine-readable report (docs/json-report.md); - for stdout\n"
     "  --history=FILE        the residual history as CSV: iteration, recurrence relres,\n"
     "                        true relres (empty where not computed), seconds since the\n"
     "                        solve began; every iteration on the CPU, every check window on\n"
-    "                        a GPU (--check-interval=1: every iteration; docs/history.md)\n"
+    "                        a GPU (--check-interval=1: every iteration; docs/history.md);\n"
+    "                        several right-hand sides: every column's, the first field the\n"
+    "                        column\n"
     "  --plot=FILE           the same as an SVG plot: log10 relative residual against the\n"
     "                        iteration, the true residuals as circles, the stopping level\n"
-    "                        dashed (self-contained: no script, font or link)\n"
+    "                        dashed (self-contained: no script, font or link); a curve\n"
+    "                        per column with several right-hand sides\n"
     "  --monitor[=K]         print the recurrence residual every K iterations (default 1;\n"
-    "                        on stderr with --json=-)\n"
+    "                        each column's with several right-hand sides; on stderr with\n"
+    "                        --json=- or -o -)\n"
     "  -q, --quiet           print nothing but errors and warnings (on a terminal cgsolve\n"
     "                        otherwise shows a progress line on stderr while it solves,\n"
     "                        also off with --monitor)\n"
     "  -v, --verbose         the CG variant that ran and why, how auto chose the backend\n"
-    "                        (each candidate's setup and SpMV time); errors with the library's\n"
-    "                        source location and call frames\n"
+    "                        (each candidate's setup and SpMV time), a note when a CUDA build\n"
+    "                        finds no usable GPU; errors with the library's source location\n"
+    "                        and call frames (without -v: the message alone)\n"
     "  --list-backends       list the SpMV backends of this build and exit\n"
     "  --help-options        list the -O keys with their defaults and ranges and exit\n"
     "  -h, --help            this text\n"
@@ -122,13 +129,15 @@ static const char usage_out[] =
     "environment:\n"
     "  OMP_NUM_THREADS       OpenMP threads of the CPU path (--threads overrides it)\n"
     "  MPCG_OPTIONS          \"key=value,key=value\": -O options applied first, by the library\n"
+    "                        (a bad key or value: exit 2, as a bad -O)\n"
     "  XDG_CACHE_HOME, HOME  the default --cache-dir\n"
     "\n"
     "exit status: 0 converged, 1 not converged (max iterations, breakdown, indefinite, NaN,\n"
-    "stagnation; with --batch: a system did not converge), 2 bad usage (also an unknown -O key\n"
-    "or value, --spmv, --device or --generate), 3 bad input (unreadable or malformed file, wrong\n"
-    "sizes, not symmetric with --check-symmetry, an -o or --json path that cannot be written, a\n"
-    "precision this version does not run), 4 other errors (device, memory).\n";
+    "stagnation; with --batch: a system did not converge), 2 bad usage (also an unknown -O or\n"
+    "MPCG_OPTIONS key or value, --spmv, --device or --generate), 3 bad input (unreadable or\n"
+    "malformed file, wrong sizes, not symmetric with --check-symmetry, an -o or --json path that\n"
+    "cannot be written, a precision this version does not run), 4 other errors (device,\n"
+    "memory).\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
@@ -352,13 +361,15 @@ static int check_combination(const options *o)
     if (o->batch && batch_refuses(o))
         return usage_error("--batch takes no %s", batch_refuses(o));
     if (o->batch && o->precond_set && o->precond != MPCG_PRECOND_NONE &&
-        o->precond != MPCG_PRECOND_JACOBI)
-        return usage_error("--precond=%s: --batch takes none or jacobi",
+        o->precond != MPCG_PRECOND_JACOBI && o->precond != MPCG_PRECOND_AUTO)
+        return usage_error("--precond=%s: --batch takes auto, none or jacobi",
                            mpcg_precond_name(o->precond));
     if (o->batch) return -1;
     if (!o->matrix == !o->generate)
         return usage_error("%s", o->matrix ? "give either A.mtx or --generate, not both"
                                            : "no matrix: give A.mtx or --generate=SPEC");
+    if (o->out_file && o->json_file && !strcmp(o->out_file, "-") && !strcmp(o->json_file, "-"))
+        return usage_error("%s", "-o - and --json=- both write to stdout: give one a file");
     if (o->rhs_file && o->rhs_kind)
         return usage_error("%s", "give either -b FILE or --rhs=KIND, not both");
     if (o->info && (o->rhs_file || o->rhs_kind || o->x0_file || o->out_file || o->monitor ||

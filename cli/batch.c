@@ -39,6 +39,7 @@ typedef struct batch_stats {
     int64_t converged, it_min, it_max, worst; /* worst: the system of the largest residual */
     double it_median, worst_relres, setup_s, solve_s;
     int64_t count[9]; /* per reason, in the order of reasons[] */
+    mpcg_precond precond; /* the one the solve ran (auto resolved) */
 } batch_stats;
 
 static const mpcg_reason reasons[9] = {
@@ -262,8 +263,9 @@ static int solve_all(mpcg_context *ctx, const options *o, const batch_set *s,
     if ((st = mpcg_batch_create(ctx, s->k, s->off, s->ptr, s->col, s->val, &B)) != MPCG_SUCCESS ||
         (st = mpcg_batch_set_tol(B, o->tol)) != MPCG_SUCCESS ||
         (o->maxit >= 0 && (st = mpcg_batch_set_maxit(B, o->maxit)) != MPCG_SUCCESS) ||
-        (st = mpcg_batch_set_precond(B, o->precond_set ? o->precond : MPCG_PRECOND_NONE)))
+        (o->precond_set && (st = mpcg_batch_set_precond(B, o->precond)) != MPCG_SUCCESS))
         rc = cgsolve_fail(ctx, o, st, "batch");
+    t->precond = mpcg_batch_precond(B);
     double t1 = seconds();
     if (rc < 0 && (st = mpcg_batch_solve(B, b, x, res)) != MPCG_SUCCESS)
         rc = cgsolve_fail(ctx, o, st, "batch solve failed");
@@ -304,6 +306,12 @@ static int tally(const batch_set *s, const mpcg_batch_result *res, batch_stats *
 
 /* ---------------------------------------------------------------- the reports */
 
+/* The iteration cap of a system of n rows: --maxit, else the library's max(100, 10 n). */
+static int64_t batch_maxit(const options *o, int64_t n)
+{
+    return o->maxit >= 0 ? o->maxit : 10 * n > 100 ? 10 * n : 100;
+}
+
 static void print_systems(FILE *f, const batch_set *s, const mpcg_batch_result *res)
 {
     for (int64_t i = 0; i < s->k; i++)
@@ -323,9 +331,11 @@ static void print_summary(const mpcg_context *ctx, const options *o, const batch
             "%lld\n",
             o->batch, (long long)s->k, (long long)s->rows, (long long)s->nnz, (long long)s->max_n);
     fprintf(f, "device      %s\n", mpcg_context_device_name(ctx));
-    fprintf(f, "solver      batched cg, precond %s, precision fp64, tol %.3g",
-            mpcg_precond_name(o->precond_set ? o->precond : MPCG_PRECOND_NONE), o->tol);
+    fprintf(f, "solver      batched cg, precond %s%s, precision fp64, tol %.3g",
+            mpcg_precond_name(t->precond),
+            o->precond_set && o->precond != MPCG_PRECOND_AUTO ? "" : " (auto)", o->tol);
     if (o->maxit >= 0) fprintf(f, ", maxit %lld", (long long)o->maxit);
+    else fprintf(f, ", maxit max(100, 10 n_i) <= %lld", (long long)batch_maxit(o, s->max_n));
     fprintf(f, ", rhs %s\n", o->rhs_kind ? o->rhs_kind : "ones");
     if (o->verbose) print_systems(f, s, res);
     fprintf(f, "result      %lld of %lld systems converged\n", (long long)t->converged,
@@ -344,7 +354,8 @@ static void print_summary(const mpcg_context *ctx, const options *o, const batch
     fprintf(f, "time        setup %.6f s, solve %.6f s\n", t->setup_s, t->solve_s);
 }
 
-static void json_systems(FILE *f, const batch_set *s, const mpcg_batch_result *res)
+static void json_systems(FILE *f, const options *o, const batch_set *s,
+                         const mpcg_batch_result *res)
 {
     fprintf(f, ",\n            \"systems\": [");
     for (int64_t i = 0; i < s->k; i++) {
@@ -358,7 +369,7 @@ static void json_systems(FILE *f, const batch_set *s, const mpcg_batch_result *r
         cgsolve_json_num(f, res[i].true_relres);
         fprintf(f, ", \"recurrence_relres\": ");
         cgsolve_json_num(f, res[i].recurrence_relres);
-        fprintf(f, "}");
+        fprintf(f, ", \"maxit\": %lld}", (long long)batch_maxit(o, s->sys[i].n));
     }
     fprintf(f, "]},\n");
 }
@@ -399,17 +410,13 @@ static int write_json(const mpcg_context *ctx, const options *o, const batch_set
     if (!f) return 0;
     fprintf(f, "  \"solver\": {\"method\": \"batched cg\", \"precision\": \"fp64\", \"tol\": ");
     cgsolve_json_num(f, o->tol);
-    fprintf(f, ", \"maxit\": ");
-    if (o->maxit >= 0)
-        fprintf(f, "%lld", (long long)o->maxit);
-    else
-        fputs("null", f);
-    fprintf(f, ", \"precond\": \"%s\", \"rhs\": ",
-            mpcg_precond_name(o->precond_set ? o->precond : MPCG_PRECOND_NONE));
+    /* --maxit, else the largest system's cap (each system's is in "systems") */
+    fprintf(f, ", \"maxit\": %lld", (long long)batch_maxit(o, s->max_n));
+    fprintf(f, ", \"precond\": \"%s\", \"rhs\": ", mpcg_precond_name(t->precond));
     cgsolve_json_str(f, o->rhs_kind ? o->rhs_kind : "ones");
     fprintf(f, ", \"seed\": %llu},\n", (unsigned long long)o->seed);
     json_batch(f, o, s, t);
-    json_systems(f, s, res);
+    json_systems(f, o, s, res);
     fprintf(f, "  \"time\": {\"setup_s\": ");
     cgsolve_json_num(f, t->setup_s);
     fprintf(f, ", \"solve_s\": ");

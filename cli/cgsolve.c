@@ -58,9 +58,9 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
     mpcg_status st;
     if (o->precision_set && (st = mpcg_solver_set_precision(S, o->precision)) != MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "--precision");
-    /* cgsolve's default is auto (the library's is none) */
-    if ((st = mpcg_solver_set_precond_spec(S, o->precond_spec ? o->precond_spec : "auto")) !=
-        MPCG_SUCCESS) {
+    /* without --precond, the library's default: auto (docs/options.md, "Defaults") */
+    if (o->precond_spec &&
+        (st = mpcg_solver_set_precond_spec(S, o->precond_spec)) != MPCG_SUCCESS) {
         int rc = cgsolve_fail(ctx, o, st, "--precond");
         return st == MPCG_ERR_INVALID_ARG ? EXIT_USAGE : rc;
     }
@@ -83,20 +83,29 @@ int cgsolve_apply_options(mpcg_context *ctx, mpcg_solver *S, const options *o)
     return -1;
 }
 
-/* Check -O and --precision on a solver of a 1 x 1 matrix on the CPU, so that a bad key fails in
- * milliseconds, before a large matrix is read. -1 if they are fine (or cannot be checked here:
+/* Check MPCG_OPTIONS, -O, --precision and --precond on a solver of a 1 x 1 matrix on the CPU,
+ * so that a bad key fails in milliseconds, before a large matrix is read. -1 if they are fine (or cannot be checked here:
  * the run reports it), else the exit status (message printed). */
 static int check_options_early(const options *o)
 {
     mpcg_context *ctx = NULL;
     mpcg_matrix *A = NULL;
     mpcg_solver *S = NULL;
+    mpcg_status st;
     int rc = -1;
-    if (!o->nset && !o->precision_set && !o->precond_set) return -1;
     if (mpcg_context_create("cpu", &ctx) == MPCG_SUCCESS &&
-        mpcg_matrix_generate(ctx, "poisson2d:1", &A) == MPCG_SUCCESS &&
-        mpcg_solver_create(ctx, A, &S) == MPCG_SUCCESS)
-        rc = cgsolve_apply_options(ctx, S, o);
+        mpcg_matrix_generate(ctx, "poisson2d:1", &A) == MPCG_SUCCESS) {
+        /* the solver applies MPCG_OPTIONS: a bad key or value there is a usage error too */
+        if ((st = mpcg_solver_create(ctx, A, &S)) == MPCG_ERR_INVALID_ARG) {
+            char text[1024];
+            mpcg_last_error_message(ctx, text, sizeof text);
+            fprintf(stderr, "cgsolve: MPCG_OPTIONS: %s\n", text);
+            if (o->verbose) fprintf(stderr, "%s\n", mpcg_last_error(ctx));
+            rc = EXIT_USAGE;
+        } else if (st == MPCG_SUCCESS) {
+            rc = cgsolve_apply_options(ctx, S, o);
+        }
+    }
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
     mpcg_context_destroy(ctx);
@@ -167,6 +176,15 @@ static void print_monitor(int64_t it, double relres, void *user)
     fflush(f);
 }
 
+/* Several right-hand sides: a line per column still iterating. */
+static void print_block_monitor(int64_t it, int column, double relres, void *user)
+{
+    FILE *f = user;
+    fprintf(f, "  iteration %8lld  column %2d  recurrence relres %.6e\n", (long long)it, column,
+            relres);
+    fflush(f);
+}
+
 int cgsolve_open_context(const options *o, mpcg_context **ctx)
 {
     mpcg_status st;
@@ -177,7 +195,10 @@ int cgsolve_open_context(const options *o, mpcg_context **ctx)
         fprintf(stderr, "cgsolve: --ooc needs a GPU, and none is usable\n");
         return EXIT_FAILURE_OTHER; /* as --device=cuda without one */
     }
-    if (!o->quiet && (!o->device || strcmp(o->device, "auto") == 0) && on_cpu)
+    /* a build with CUDA on a machine without a usable GPU: said with -v only (the summary's
+     * device line says where it ran); a build without CUDA has nothing to say */
+    if (o->verbose && (!o->device || strcmp(o->device, "auto") == 0) && on_cpu &&
+        mpcg_backend_auto(MPCG_DEVICE_CUDA))
         fprintf(stderr, "cgsolve: no usable GPU found, running on the CPU\n");
     char dir[1024];
     cgsolve_cache_dir(o, dir, sizeof dir);
@@ -277,7 +298,10 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
         ((o->history_file || o->plot_file) && (st = mpcg_solver_set_history(*S, 1))) ||
         (prog && (st = mpcg_solver_set_progress(*S, cgsolve_progress_note, prog))) ||
         (o->monitor && !o->quiet &&
-         (st = mpcg_solver_set_monitor(*S, o->monitor, print_monitor, cgsolve_human_stream(o)))))
+         ((st = mpcg_solver_set_monitor(*S, o->monitor, print_monitor,
+                                        cgsolve_human_stream(o))) ||
+          (st = mpcg_solver_set_block_monitor(*S, o->monitor, print_block_monitor,
+                                              cgsolve_human_stream(o))))))
         return cgsolve_fail(ctx, o, st, "solver options");
     if ((rc = cgsolve_apply_options(ctx, *S, o)) >= 0) return rc;
     if ((st = mpcg_solver_setup(*S)) != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, "solve failed");
@@ -286,6 +310,36 @@ static int solve(mpcg_context *ctx, mpcg_matrix *A, const options *o, const doub
     if (prog) cgsolve_progress_end(prog);
     if (st != MPCG_SUCCESS || (st = mpcg_solver_backend_choice(*S, choice)) != MPCG_SUCCESS)
         return cgsolve_fail(ctx, o, st, "solve failed");
+    return -1;
+}
+
+/* -o -: x as Matrix Market on stdout (the summary and the monitor went to stderr): written by
+ * the library to a temporary file, then copied. -1, or the exit status (message printed). */
+static int write_stdout(mpcg_context *ctx, const options *o, int64_t n, int nrhs, const double *x)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[1024], buf[65536];
+    snprintf(path, sizeof path, "%s/cgsolve-x-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "cgsolve: -o -: cannot make a temporary file: %s\n", strerror(errno));
+        return EXIT_FAILURE_OTHER;
+    }
+    close(fd);
+    mpcg_status st = mpcg_dense_write_mm(ctx, path, n, nrhs, x);
+    FILE *f = st == MPCG_SUCCESS ? fopen(path, "rb") : NULL;
+    size_t got;
+    int ok = f != NULL;
+    while (ok && (got = fread(buf, 1, sizeof buf, f)) > 0)
+        ok = fwrite(buf, 1, got, stdout) == got;
+    if (f && ferror(f)) ok = 0;
+    if (f) fclose(f);
+    unlink(path);
+    if (st != MPCG_SUCCESS) return cgsolve_fail(ctx, o, st, "-o -");
+    if (!ok || fflush(stdout) != 0) {
+        fprintf(stderr, "cgsolve: -o -: error writing x to stdout\n");
+        return EXIT_FAILURE_OTHER;
+    }
     return -1;
 }
 
@@ -310,6 +364,8 @@ static int report(mpcg_context *ctx, const mpcg_matrix *A, const mpcg_solver *S,
     if (o->out_file && bad < n * nrhs) {
         /* a NaN iterate cannot be written (Matrix Market has no NaN); say so, keep status 1 */
         fprintf(stderr, "cgsolve: not writing %s: the iterate holds NaN or Inf\n", o->out_file);
+    } else if (o->out_file && strcmp(o->out_file, "-") == 0) {
+        if ((rc = write_stdout(ctx, o, n, nrhs, x)) >= 0) return rc;
     } else if (o->out_file && (st = mpcg_dense_write_mm(ctx, o->out_file, n, nrhs, x))) {
         return cgsolve_fail(ctx, o, st, o->out_file);
     }
@@ -363,7 +419,9 @@ done:
 static int prepare(const options *o)
 {
     int rc;
-    if (o->out_file && (rc = cgsolve_check_writable("-o", o->out_file)) >= 0) return rc;
+    if (o->out_file && strcmp(o->out_file, "-") != 0 &&
+        (rc = cgsolve_check_writable("-o", o->out_file)) >= 0)
+        return rc;
     if (o->json_file && strcmp(o->json_file, "-") != 0 &&
         (rc = cgsolve_check_writable("--json", o->json_file)) >= 0)
         return rc;

@@ -88,12 +88,16 @@ int cgsolve_load_matrix(mpcg_context *ctx, const options *o, mpcg_matrix **A, mp
 /* The matrix name for reports: the file's base name, or the generator spec. */
 const char *cgsolve_matrix_label(const options *o);
 
-/* The human summary on stdout (stderr when the JSON report goes to stdout); with --verbose
- * also how the backend was chosen (choice). */
+/* The human summary on stdout (stderr when the JSON report or x goes to stdout); with
+ * --verbose also how the backend was chosen (choice); after an fp32 stagnation, fp32's floor. */
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
                            const mpcg_info *info, const mpcg_backend_choice *choice);
 
-/* Where the human output goes: stderr when the JSON report goes to stdout (--json=-). */
+/* The iteration limit of the solve: --maxit, else the library's default max(100, 10 n). */
+int64_t cgsolve_maxit(const options *o, const mpcg_matrix *A);
+
+/* Where the human output goes: stderr when the JSON report or x goes to stdout (--json=-,
+ * -o -). */
 FILE *cgsolve_human_stream(const options *o);
 
 /* The JSON report (docs/json-report.md) to o->json_file ("-": stdout). 0 on a write error
@@ -142,15 +146,17 @@ typedef struct cgsolve_plot_text {
     double level;
 } cgsolve_plot_text;
 
-/* The SVG of a history (cli/plot.c) to f: 0 on a write error. */
-int cgsolve_write_svg(FILE *f, const cgsolve_history *h, const cgsolve_plot_text *t);
+/* The SVG of nh histories (cli/plot.c) to f: one, or a block solve's columns, each in its
+ * colour; 0 on a write error. */
+int cgsolve_write_svg(FILE *f, const cgsolve_history *h, int nh, const cgsolve_plot_text *t);
 
 /* The relative residual a solve stops at, max(tol, atol / ||b||) (the plot's dashed line, the
  * progress line's target). */
 double cgsolve_stop_level(const options *o, double bnorm);
 
-/* --history and --plot (cli/history.c): the solver's history as CSV and SVG; bnorm
- * = ||b|| for the stopping level max(tol, atol / ||b||). -1, or the exit status of a file that
+/* --history and --plot (cli/history.c): the solver's history as CSV and SVG (with nrhs > 1
+ * every column's: the CSV's first field the column, a curve per column); bnorm = ||b|| (of the
+ * first column) for the stopping level max(tol, atol / ||b||). -1, or the exit status of a file that
  * could not be written (message printed). */
 int cgsolve_write_history(const mpcg_solver *S, const mpcg_matrix *A, const options *o,
                           const mpcg_info *info, int nrhs, double bnorm);

@@ -13,6 +13,8 @@
  * of 1, 2 or 5 times a power of ten below; the recurrence residual is a path (broken where an
  * entry has none), the true residuals are circles, the stopping level a dashed line labelled at
  * its left end (where a converging curve is high above it), the legend one row under the axis.
+ * A block solve's columns are a curve and circles each, in the colours of palette (repeating
+ * after ten), named in a row above the legend.
  */
 
 #define W 720.0
@@ -26,6 +28,10 @@
 #define C_TRUE "#c0392b" /* true residuals */
 #define C_TOL "#2e8b57"  /* stopping level */
 #define C_GRID "#e3e3e3"
+#define C_MARK "#444444" /* the legend's marks when each column has its colour */
+
+static const char *const palette[10] = {"#1f5fa8", "#d9730d", "#8e44ad", "#c0392b", "#16a085",
+                                        "#7f6000", "#e377c2", "#555555", "#9a9a00", "#17a2c8"};
 
 /* The data ranges and the map to the page. */
 typedef struct frame {
@@ -69,25 +75,29 @@ static double nice_step(double raw)
     return 10.0 * p;
 }
 
-/* The ranges: iterations up to the last entry (at least 1), rounded up to a tick; decades
- * around every value shown and the stopping level. */
-static frame frame_of(const cgsolve_history *h, double level)
+/* The ranges: iterations up to the last entry of any history (at least 1), rounded up to a
+ * tick; decades around every value shown and the stopping level. */
+static frame frame_of(const cgsolve_history *hs, int nh, double level)
 {
     frame f;
-    double last = h->count > 0 ? (double)h->iteration[h->count - 1] : 1.0;
+    double last = 1.0;
     double lo = shown(level) ? log10(level) : 0.0, hi = lo;
-    if (last < 1.0) last = 1.0;
-    f.xstep = nice_step(last / 8.0);
-    f.xmax = ceil(last / f.xstep) * f.xstep;
-    for (int64_t i = 0; i < h->count; i++) {
-        const double v[2] = {h->relres[i], h->true_relres[i]};
-        for (int j = 0; j < 2; j++) {
-            if (!shown(v[j])) continue;
-            double l = log10(v[j]);
-            lo = l < lo ? l : lo;
-            hi = l > hi ? l : hi;
+    for (int c = 0; c < nh; c++) {
+        const cgsolve_history *h = &hs[c];
+        if (h->count > 0 && (double)h->iteration[h->count - 1] > last)
+            last = (double)h->iteration[h->count - 1];
+        for (int64_t i = 0; i < h->count; i++) {
+            const double v[2] = {h->relres[i], h->true_relres[i]};
+            for (int j = 0; j < 2; j++) {
+                if (!shown(v[j])) continue;
+                double l = log10(v[j]);
+                lo = l < lo ? l : lo;
+                hi = l > hi ? l : hi;
+            }
         }
     }
+    f.xstep = nice_step(last / 8.0);
+    f.xmax = ceil(last / f.xstep) * f.xstep;
     lo = lo < -320.0 ? -320.0 : lo;
     hi = hi > 308.0 ? 308.0 : hi;
     f.ylo = (int)floor(lo);
@@ -155,7 +165,7 @@ static void axes(FILE *out, const frame *f)
 
 /* The recurrence residual as one path: a move where a point follows a gap, points closer than
  * half a pixel to the last one drawn left out (the last entry always drawn). */
-static void recurrence(FILE *out, const frame *f, const cgsolve_history *h)
+static void recurrence(FILE *out, const frame *f, const cgsolve_history *h, const char *colour)
 {
     double lx = -1e9, ly = -1e9;
     int pen = 0, open = 0;
@@ -168,7 +178,7 @@ static void recurrence(FILE *out, const frame *f, const cgsolve_history *h)
         const int last = i == h->count - 1;
         if (pen && !last && fabs(x - lx) < 0.5 && fabs(y - ly) < 0.5) continue;
         if (!open) fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" "
-                                "stroke-linejoin=\"round\" d=\"", C_REC);
+                                "stroke-linejoin=\"round\" d=\"", colour);
         fprintf(out, "%s%.1f %.1f", pen ? " L" : (open ? " M" : "M"), x, y);
         open = pen = 1;
         lx = x, ly = y;
@@ -176,9 +186,9 @@ static void recurrence(FILE *out, const frame *f, const cgsolve_history *h)
     if (open) fprintf(out, "\"/>\n");
 }
 
-static void trues(FILE *out, const frame *f, const cgsolve_history *h)
+static void trues(FILE *out, const frame *f, const cgsolve_history *h, const char *colour)
 {
-    fprintf(out, "<g fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\">\n", C_TRUE);
+    fprintf(out, "<g fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\">\n", colour);
     for (int64_t i = 0; i < h->count; i++)
         if (shown(h->true_relres[i]))
             fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>\n",
@@ -200,33 +210,56 @@ static void level_line(FILE *out, const frame *f, double level)
                  "</text>\n", LEFT + 6, y - 5, C_TOL, v);
 }
 
-/* One row under the axis title: a sample of each mark and what it is. */
-static void legend(FILE *out)
+/* A block solve: a row naming each column's colour (the first 16 columns; the colours repeat
+ * after ten). */
+static void columns(FILE *out, int nh)
+{
+    const double y = H - 32;
+    fprintf(out, "<g font-size=\"11\" fill=\"#222\">\n<text x=\"%.1f\" y=\"%.1f\">column"
+                 "</text>\n", LEFT, y);
+    for (int j = 0; j < nh && j < 16; j++) {
+        const double x = LEFT + 50 + 36 * j;
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                     "stroke-width=\"2\"/>\n<text x=\"%.1f\" y=\"%.1f\">%d</text>\n",
+                x, y - 4, x + 14, y - 4, palette[j % 10], x + 17, y, j);
+    }
+    if (nh > 16) fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">...</text>\n", LEFT + 626, y);
+    fprintf(out, "</g>\n");
+}
+
+/* One row under the axis title: a sample of each mark and what it is (rec, tru: their
+ * colours). */
+static void legend(FILE *out, const char *rec, const char *tru)
 {
     const double y = H - 14, x = LEFT;
     fprintf(out, "<g font-size=\"11\" fill=\"#222\">\n");
     fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                  "stroke-width=\"1.6\"/>\n<text x=\"%.1f\" y=\"%.1f\">recurrence "
-                 "||r_k|| / ||b||</text>\n", x, y - 4, x + 26, y - 4, C_REC, x + 32, y);
+                 "||r_k|| / ||b||</text>\n", x, y - 4, x + 26, y - 4, rec, x + 32, y);
     fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"white\" stroke=\"%s\" "
                  "stroke-width=\"1.5\"/>\n<text x=\"%.1f\" y=\"%.1f\">true ||b - A x_k|| / "
-                 "||b|| (fp64)</text>\n", x + 196, y - 4, C_TRUE, x + 206, y);
+                 "||b|| (fp64)</text>\n", x + 196, y - 4, tru, x + 206, y);
     fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                  "stroke-width=\"1.3\" stroke-dasharray=\"7 4\"/>\n<text x=\"%.1f\" y=\"%.1f\">"
                  "stop: max(tol, atol / ||b||)</text>\n</g>\n", x + 390, y - 4, x + 416, y - 4,
             C_TOL, x + 422, y);
 }
 
-int cgsolve_write_svg(FILE *out, const cgsolve_history *h, const cgsolve_plot_text *t)
+int cgsolve_write_svg(FILE *out, const cgsolve_history *h, int nh, const cgsolve_plot_text *t)
 {
-    frame f = frame_of(h, t->level);
+    frame f = frame_of(h, nh, t->level);
+    int64_t any = 0;
     header(out, t->title, t->subtitle);
     axes(out, &f);
     level_line(out, &f, t->level);
-    recurrence(out, &f, h);
-    trues(out, &f, h);
-    if (h->count > 0) {
-        legend(out);
+    for (int j = 0; j < nh; j++) {
+        recurrence(out, &f, &h[j], nh > 1 ? palette[j % 10] : C_REC);
+        trues(out, &f, &h[j], nh > 1 ? palette[j % 10] : C_TRUE);
+        any += h[j].count;
+    }
+    if (any > 0) {
+        if (nh > 1) columns(out, nh);
+        legend(out, nh > 1 ? C_MARK : C_REC, nh > 1 ? C_MARK : C_TRUE);
     } else {
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"13\" "
                      "fill=\"#444\">no residual history: ",

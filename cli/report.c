@@ -21,10 +21,20 @@ static double achieved_gbs(const mpcg_info *info)
     return info->bytes_per_iteration * (double)info->iterations / info->solve_time_s * 1e-9;
 }
 
+int64_t cgsolve_maxit(const options *o, const mpcg_matrix *A)
+{
+    const int64_t n = mpcg_matrix_n(A);
+    return o->maxit >= 0 ? o->maxit : 10 * n > 100 ? 10 * n : 100;
+}
+
 FILE *cgsolve_human_stream(const options *o)
 {
-    /* with --json - the report owns stdout; the summary and the monitor go to stderr */
-    return o->json_file && strcmp(o->json_file, "-") == 0 ? stderr : stdout;
+    /* with --json=- the report owns stdout, with -o - the solution does; the summary and the
+     * monitor go to stderr */
+    return (o->json_file && strcmp(o->json_file, "-") == 0) ||
+                   (o->out_file && strcmp(o->out_file, "-") == 0)
+               ? stderr
+               : stdout;
 }
 
 void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const options *o,
@@ -55,6 +65,10 @@ void cgsolve_print_summary(const mpcg_context *ctx, const mpcg_matrix *A, const 
                 info->variant_reason[0] ? info->variant_reason : "no reason given");
     fprintf(f, "result      %s (%s)\n", info->converged ? "converged" : "NOT converged",
            mpcg_reason_string(info->reason));
+    if (info->precision == MPCG_PRECISION_FP32 && info->reason == MPCG_DIVERGED_STAGNATION)
+        fprintf(f, "hint        fp32 stops near 1e-7 x cond(A) (cond(A) = 1e3: near 1e-4), here at "
+                   "%.1e > tol %.3g;\n            --precision=mixed reaches fp64's tolerance\n",
+                info->true_relres, o->tol);
     fprintf(f, "iterations  %lld\n", (long long)info->iterations);
     fprintf(f, "residual    true ||b - Ax||/||b|| = %.6e, recurrence = %.6e\n", info->true_relres,
            info->recurrence_relres);
@@ -146,9 +160,7 @@ int cgsolve_write_json(const mpcg_context *ctx, const mpcg_matrix *A, const opti
     cgsolve_json_num(f, o->tol);
     fprintf(f, ", \"atol\": ");
     cgsolve_json_num(f, o->atol);
-    fprintf(f, ", \"maxit\": ");
-    if (o->maxit >= 0) fprintf(f, "%lld", (long long)o->maxit);
-    else fputs("null", f);
+    fprintf(f, ", \"maxit\": %lld", (long long)cgsolve_maxit(o, A));
     fprintf(f, ", \"initial_guess\": \"%s\",\n             \"variant\": ",
             o->x0_file ? "provided" : "zero");
     cgsolve_json_str(f, info->variant);

@@ -126,7 +126,7 @@ mpcg_status mpcg_batch_create(mpcg_context *ctx, int64_t k, const int64_t *offse
                       .max_row_nnz = max_row,
                       .tol = 1e-8,
                       .maxit = -1,
-                      .precond = MPCG_PRECOND_NONE};
+                      .precond = MPCG_PRECOND_AUTO};
     mpcg_status st = arrays_make(b, 0, &b->host);
     if (st == MPCG_SUCCESS) {
         memcpy(b->host.off, offsets, (size_t)(k + 1) * 8);
@@ -209,8 +209,10 @@ mpcg_status mpcg_batch_set_maxit(mpcg_batch *b, int64_t maxit)
 mpcg_status mpcg_batch_set_precond(mpcg_batch *b, mpcg_precond precond)
 {
     MPCG_ENSURE(NULL, mpcgi_batch_valid(b), MPCG_ERR_INVALID_ARG, "invalid batch");
-    MPCG_ENSURE(b->ctx, precond == MPCG_PRECOND_NONE || precond == MPCG_PRECOND_JACOBI,
-                MPCG_ERR_NOT_SUPPORTED, "batched CG takes precond none or jacobi, not %s",
+    MPCG_ENSURE(b->ctx,
+                precond == MPCG_PRECOND_NONE || precond == MPCG_PRECOND_JACOBI ||
+                    precond == MPCG_PRECOND_AUTO,
+                MPCG_ERR_NOT_SUPPORTED, "batched CG takes precond none, jacobi or auto, not %s",
                 mpcg_precond_name(precond));
     b->precond = precond;
     return MPCG_SUCCESS;

@@ -29,7 +29,7 @@ struct mpcg_batch {
     mpcgi_batch_arrays dev; /* on a GPU context, else all NULL */
     double tol;
     int64_t maxit;        /* -1: max(100, 10 n_i) */
-    mpcg_precond precond; /* NONE or JACOBI */
+    mpcg_precond precond; /* NONE, JACOBI or AUTO (resolved at each solve) */
     void *work;           /* device workspace of the solves and products, kept */
     size_t work_bytes;
 };

@@ -258,6 +258,14 @@ static int simulate(mpcg_batch *B, cells *c, const options *o, work *w)
     return fail;
 }
 
+/* The failed call's message alone (mpcg_last_error adds the source location and call frames). */
+static void report(const mpcg_context *ctx)
+{
+    char msg[512];
+    mpcg_last_error_message(ctx, msg, sizeof msg); /* ctx NULL: this thread's last error */
+    fprintf(stderr, "batch_cells: %s\n", msg);
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -277,7 +285,7 @@ int main(int argc, char **argv)
     cells_initial(&c, w.u);
     cells_fill(&c, 0.0, o.dt);
     if (mpcg_context_create(o.device, &ctx)) {
-        fprintf(stderr, "batch_cells: %s\n", mpcg_last_error(NULL));
+        report(NULL);
         goto done;
     }
     if (mpcg_batch_create(ctx, c.k, c.off, c.rp, c.col, c.val, &B) ||
@@ -297,7 +305,7 @@ nomem:
     fprintf(stderr, "batch_cells: out of memory\n");
     goto done;
 failed:
-    fprintf(stderr, "batch_cells: %s\n", mpcg_last_error(ctx));
+    report(ctx);
     rc = 1;
 done:
     mpcg_batch_destroy(B);

@@ -154,10 +154,11 @@ int main(int argc, char **argv)
            N, N, steps, mpcg_context_device_name(ctx));
     rc = steps_loop(A, S, &a, N, steps, val, rp, col);
 done:
-    if (rc && ctx) fprintf(stderr, "device_csr: %s\n", mpcg_last_error(ctx));
-    if (rc && !ctx)
-        fprintf(stderr, "device_csr: %s\n",
-                *mpcg_last_error(NULL) ? mpcg_last_error(NULL) : "a CUDA call failed");
+    if (rc) { /* the message alone; mpcg_last_error adds the source location and call frames */
+        char msg[512];
+        mpcg_last_error_message(ctx, msg, sizeof msg); /* ctx NULL: this thread's last error */
+        fprintf(stderr, "device_csr: %s\n", *msg ? msg : "a CUDA call failed");
+    }
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
     mpcg_context_destroy(ctx); /* before the stream it works on goes */

@@ -81,8 +81,11 @@ int main(int argc, char **argv)
     }
     rc = 0;
 done:
-    if (rc && ctx) fprintf(stderr, "heat: %s\n", mpcg_last_error(ctx));
-    if (rc && !ctx) fprintf(stderr, "heat: %s\n", mpcg_last_error(NULL));
+    if (rc) { /* the message alone; mpcg_last_error adds the source location and call frames */
+        char msg[512];
+        mpcg_last_error_message(ctx, msg, sizeof msg); /* ctx NULL: this thread's last error */
+        fprintf(stderr, "heat: %s\n", msg);
+    }
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);
     mpcg_context_destroy(ctx);

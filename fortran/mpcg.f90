@@ -303,7 +303,8 @@ contains
     st = mpcg_matrix_update_values(a, val)
   end function
 
-  ! A solver for A with optional preconditioner (MPCG_PRECOND_*), tol, atol (converged when
+  ! A solver for A with optional preconditioner (MPCG_PRECOND_*; absent: the library's default,
+  ! MPCG_PRECOND_AUTO, as every interface's: docs/options.md), tol, atol (converged when
   ! ||b - A x|| <= max(tol ||b||, atol)), maxit, and history (.true.: record the residual
   ! history of every solve, mpcg_f_solver_get_history).
   function mpcg_f_solver_create(ctx, a, s, precond, tol, maxit, atol, history) result(st)

@@ -93,8 +93,8 @@ typedef enum mpcg_precond {
     MPCG_PRECOND_CHEBYSHEV = 3, /**< a Chebyshev polynomial in D^-1 A of degree precond.degree,
                                     its lambda_max estimated at setup */
     MPCG_PRECOND_AUTO = 4       /**< chosen at setup: Jacobi, or none when A's diagonal is one
-                                    value (Jacobi would only scale the iteration); cgsolve's
-                                    default */
+                                    value (Jacobi would only scale the iteration); the
+                                    default of every interface (docs/options.md) */
 } mpcg_precond;
 
 /** "none", "jacobi", "bjacobi", "chebyshev" or "auto" (the CLI and JSON word); "unknown"
@@ -181,6 +181,12 @@ typedef void (*mpcg_log_fn)(mpcg_log_level level, const char *message, void *use
  * The progress callback (mpcg_solver_set_progress) has the same type.
  */
 typedef void (*mpcg_monitor_fn)(int64_t iteration, double relres, void *user);
+
+/**
+ * Monitor callback of a block solve (mpcg_solver_set_block_monitor): column (0 .. nrhs - 1, the
+ * caller's order) read its recurrence residual ||r_k|| / ||b_column|| at block iteration k.
+ */
+typedef void (*mpcg_block_monitor_fn)(int64_t iteration, int column, double relres, void *user);
 
 /* ---------------------------------------------------------------- plain-data structs */
 
@@ -737,8 +743,9 @@ MPCG_API void mpcg_free(void *p);
 /**
  * Create a CG solver for A (which must outlive the solver). Defaults: backend "auto" ("cpu" on
  * the CPU; on a GPU the fastest candidate, timed on A at setup or found in the context's cache:
- * mpcg_solver_backend_choice), precision fp64, tol 1e-8 (relative), maxit max(100, 10 n), zero
- * initial guess, no monitor.
+ * mpcg_solver_backend_choice), precision fp64, preconditioner auto (Jacobi unless A's diagonal
+ * is constant), tol 1e-8 (relative), maxit max(100, 10 n), zero initial guess, no monitor
+ * (docs/options.md, "Defaults").
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG; MPCG_ERR_INVALID_STATE (A of another context);
  *         MPCG_ERR_HOST_ALLOC.
  */
@@ -757,10 +764,10 @@ MPCG_API mpcg_status mpcg_solver_set_spmv(mpcg_solver *solver, const char *name)
  *  MPCG_ERR_INVALID_ARG for a value that is none of the three. */
 MPCG_API mpcg_status mpcg_solver_set_precision(mpcg_solver *solver, mpcg_precision precision);
 
-/** Preconditioner of the solve, for the next setup (docs/preconditioners.md): MPCG_PRECOND_NONE
- *  (the default: plain CG), _JACOBI, _BJACOBI (option precond.block_size), _CHEBYSHEV
- *  (precond.degree, precond.lmin_divisor) or _AUTO (Jacobi unless A's diagonal is constant;
- *  mpcg_info.precond names the one it chose). Built at setup from A's values and rebuilt after
+/** Preconditioner of the solve, for the next setup (docs/preconditioners.md): MPCG_PRECOND_AUTO
+ *  (the default, in every interface: Jacobi unless A's diagonal is constant, then none;
+ *  mpcg_info.precond names the one it chose), _NONE (plain CG), _JACOBI, _BJACOBI (option
+ *  precond.block_size) or _CHEBYSHEV (precond.degree, precond.lmin_divisor). Built at setup from A's values and rebuilt after
  *  mpcg_matrix_update_values; a diagonal entry <= 0 fails the setup with MPCG_ERR_INVALID_ARG
  *  naming the row. On a GPU, fp64 Jacobi is fused into the launched and graph variants; the
  *  others, and every fp32 or mixed PCG, run the host variant over device vectors.
@@ -812,7 +819,8 @@ MPCG_API mpcg_status mpcg_solver_set_monitor(mpcg_solver *solver, int64_t every,
  * window: set the check interval to 1 for every iteration, at the cost of a round trip each.
  * True residuals: iteration 0 (b - A x0; b for a zero guess), every check of the true residual
  * (residual replacements, mixed reliable updates and refinement steps) and the end; the others
- * are NaN. A block solve (mpcg_solve_block) and a b = 0 record nothing (count 0).
+ * are NaN. A b = 0 records nothing (count 0). A block solve (mpcg_solve_block) records one
+ * history per column instead (mpcg_solver_get_block_history); this one then has count 0.
  * @param[in] on  nonzero: record from the next solve on; 0: stop and release the history.
  * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver).
  * Recording allocates host memory as the history grows (doubling, 32 bytes an entry); a solve
@@ -827,7 +835,7 @@ MPCG_API mpcg_status mpcg_solver_set_history(mpcg_solver *solver, int on);
  * KSPGetResidualHistory, one array per column; entry i describes iteration iteration[i]
  * (strictly increasing).
  * @param[out] count        entries (0 when the history is off, before a solve, after a block
- *                          solve or a b = 0); must not be NULL.
+ *                          solve (mpcg_solver_get_block_history) or a b = 0); must not be NULL.
  * @param[out] iteration    the iteration of each entry (0 = the initial residual).
  * @param[out] relres       the recurrence residual ||r_k|| / ||b|| (NaN if that iteration had
  *                          only a true residual; the solvers read the recurrence one wherever
@@ -844,6 +852,37 @@ MPCG_API mpcg_status mpcg_solver_set_history(mpcg_solver *solver, int on);
 MPCG_API mpcg_status mpcg_solver_get_history(const mpcg_solver *solver, int64_t *count,
                                              const int64_t **iteration, const double **relres,
                                              const double **true_relres, const double **time_s);
+
+/**
+ * The residual history of column `column` of the last block solve (mpcg_solve_block, with
+ * mpcg_solver_set_history on), as mpcg_solver_get_history gives a single solve's: one entry per
+ * block iteration the column took part in, 0 (its initial residual, true) to the iteration it
+ * converged or stopped at; the recurrence residual ||r_k|| / ||b_column|| of each, the true one
+ * where the block solve computed it (the start, each check of the converging columns, the end),
+ * else NaN; seconds since the solve began. Columns solved in groups (more than 32) count their
+ * iterations from 0 in their group. count is 0 for a b = 0 column, for a column the last solve
+ * did not have, after a single solve and with the history off.
+ * @param[in] column  0 .. 63.
+ * The arrays belong to the solver, valid until the next solve, mpcg_solver_set_history or
+ * mpcg_solver_destroy.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver or count, column out of range).
+ * Thread safety: safe with other read-only calls on the solver, not during a solve.
+ */
+MPCG_API mpcg_status mpcg_solver_get_block_history(const mpcg_solver *solver, int column,
+                                                   int64_t *count, const int64_t **iteration,
+                                                   const double **relres,
+                                                   const double **true_relres,
+                                                   const double **time_s);
+
+/**
+ * A block solve's monitor: fn(k, column, recurrence relres of that column, user) for every
+ * column still iterating at block iteration 0 and every `every`-th one after, in the caller's
+ * column order, from the solving thread. every <= 0 or fn NULL turns it off. mpcg_solve and
+ * mpcg_solve_device do not call it (their monitor is mpcg_solver_set_monitor's).
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver).
+ */
+MPCG_API mpcg_status mpcg_solver_set_block_monitor(mpcg_solver *solver, int64_t every,
+                                                   mpcg_block_monitor_fn fn, void *user);
 
 /**
  * A progress callback: fn(iteration, recurrence relres, user) each time the solve reads the
@@ -1021,8 +1060,13 @@ MPCG_API int64_t mpcg_batch_rows(const mpcg_batch *batch);
 MPCG_API mpcg_status mpcg_batch_set_tol(mpcg_batch *batch, double tol);
 /** Iteration cap of every system (default -1: max(100, 10 n_i) for system i). */
 MPCG_API mpcg_status mpcg_batch_set_maxit(mpcg_batch *batch, int64_t maxit);
-/** MPCG_PRECOND_NONE (default) or MPCG_PRECOND_JACOBI; others are MPCG_ERR_NOT_SUPPORTED. */
+/** MPCG_PRECOND_AUTO (the default, as mpcg_solver's: Jacobi unless the diagonal of every
+ *  system is one constant, resolved from the values at each solve), MPCG_PRECOND_NONE or
+ *  MPCG_PRECOND_JACOBI; others are MPCG_ERR_NOT_SUPPORTED. */
 MPCG_API mpcg_status mpcg_batch_set_precond(mpcg_batch *batch, mpcg_precond precond);
+/** The preconditioner the next mpcg_batch_solve runs, auto resolved: MPCG_PRECOND_NONE or
+ *  MPCG_PRECOND_JACOBI (MPCG_PRECOND_NONE for an invalid batch). */
+MPCG_API mpcg_precond mpcg_batch_precond(const mpcg_batch *batch);
 
 /**
  * Y_i = A_i X_i for every system in one launch (seed 000): X and Y hold the systems' blocks one

@@ -18,7 +18,7 @@
 
 /*
  * One system (docs/batched.md), the same steps on the host and the device: x = 0, r = b,
- * z = M^-1 r (M = diag(A) with Jacobi, a diagonal <= 0 or missing stops the system with
+ * z = M^-1 r (M = diag(A) with Jacobi, which auto chooses unless the batch's diagonal is constant; a diagonal <= 0 or missing stops the system with
  * MPCG_DIVERGED_INDEFINITE_PC), p = z; each step q = A p, alpha = r.z / p.q (p.q <= 0 stops:
  * BREAKDOWN at 0, INDEFINITE_MATRIX below, NAN if not finite), x += alpha p, r -= alpha q,
  * z = M^-1 r, beta = r.z_new / r.z, p = z + beta p. When ||r|| <= tol ||b|| by the recurrence,
@@ -162,11 +162,35 @@ static void solve_one(const sysv *A, const double *b, double *x, double *w,
     res->true_relres = residual(A, b, x, w) / bnorm;
 }
 
+/* Auto's rule, as mpcg_solver's (precond/precond.c, mpcgi_precond_resolve) on the batch as one
+ * block-diagonal matrix: Jacobi unless every diagonal entry of every system is the same (a
+ * missing one counts as different: Jacobi then stops that system, naming no row). */
+static mpcg_precond resolve(const mpcg_batch *b)
+{
+    if (b->precond != MPCG_PRECOND_AUTO) return b->precond;
+    const mpcgi_batch_arrays *a = &b->host;
+    double d0 = NAN;
+    for (int64_t i = 0; i < b->k; i++)
+        for (int64_t r = a->off[i]; r < a->off[i + 1]; r++) {
+            double d = NAN;
+            for (int64_t e = a->ptr[r]; e < a->ptr[r + 1]; e++)
+                if (a->col[e] == r - a->off[i]) d = a->val[e];
+            if (r == 0) d0 = d;
+            if (!(d == d0)) return MPCG_PRECOND_JACOBI;
+        }
+    return MPCG_PRECOND_NONE;
+}
+
+mpcg_precond mpcg_batch_precond(const mpcg_batch *b)
+{
+    return mpcgi_batch_valid(b) ? resolve(b) : MPCG_PRECOND_NONE;
+}
+
 static mpcgi_batch_settings settings_of(const mpcg_batch *b)
 {
     return (mpcgi_batch_settings){.tol = b->tol,
                                   .maxit = b->maxit,
-                                  .jacobi = b->precond == MPCG_PRECOND_JACOBI,
+                                  .jacobi = resolve(b) == MPCG_PRECOND_JACOBI,
                                   .replacements = MPCGI_BATCH_REPLACEMENTS};
 }
 

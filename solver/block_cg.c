@@ -59,6 +59,17 @@ mpcg_status mpcgi_block_compact(mpcgi_block_solve *b, const int *keep)
     return MPCG_SUCCESS;
 }
 
+mpcg_status mpcgi_block_note(mpcgi_block_solve *b, int64_t k, const double *norms, int what)
+{
+    for (int i = 0; i < b->m; i++) {
+        const double v = norms[i] / b->bnorm[i];
+        MPCG_CHECK(b->ctx, mpcgi_history_column(b->s, b->col0 + b->act[i], k,
+                                                what & MPCGI_BLOCK_NOTE_REC ? v : NAN,
+                                                what & MPCGI_BLOCK_NOTE_TRUE ? v : NAN));
+    }
+    return MPCG_SUCCESS;
+}
+
 mpcg_status mpcgi_block_residual(mpcgi_block_solve *b, double *norms)
 {
     const int m = b->m;
@@ -193,13 +204,14 @@ static mpcg_status load(mpcgi_block_solve *b, const double *B)
 
 /* The block solve of nrhs <= MPCGI_PASS_MAXW columns on arrays where the solver computes, in the
  * solver's work arrays w; infos filled but for the times. */
-static mpcg_status solve_group(mpcg_solver *s, mpcgi_block_ws *w, int nrhs, const double *B,
-                               double *X, mpcg_info *infos)
+static mpcg_status solve_group(mpcg_solver *s, mpcgi_block_ws *w, int col0, int nrhs,
+                               const double *B, double *X, mpcg_info *infos)
 {
     mpcgi_block_solve b = {.s = s,
                            .ctx = s->ctx,
                            .n = s->A->csr.n,
                            .nrhs = nrhs,
+                           .col0 = col0,
                            .out_x = X,
                            .infos = infos,
                            .V = s->V64};
@@ -233,7 +245,8 @@ static mpcg_status solve_where(mpcg_solver *s, mpcgi_block_ws *w, int nrhs, cons
     for (int g = 0, c0 = 0; g < groups; g++) {
         const int cols = (nrhs - c0) / (groups - g);
         MPCG_CHECK(s->ctx,
-                   solve_group(s, w, cols, B + (size_t)c0 * n, X + (size_t)c0 * n, infos + c0));
+                   solve_group(s, w, c0, cols, B + (size_t)c0 * n, X + (size_t)c0 * n,
+                               infos + c0));
         c0 += cols;
     }
     return MPCG_SUCCESS;
@@ -295,7 +308,8 @@ mpcg_status mpcg_solve_block(mpcg_solver *s, int nrhs, const double *B, double *
     mpcg_context *ctx = s->ctx;
     mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();
-    mpcgi_history_begin(s, t0); /* block CG records none */
+    mpcgi_history_begin(s, t0); /* a history per column instead */
+    MPCG_CHECK(ctx, mpcgi_history_block_begin(s, nrhs));
     MPCG_CHECK(ctx, mpcgi_block_ws_get(s, nrhs, &w));
     if (!s->on_device) {
         MPCG_CHECK(ctx, solve_where(s, w, nrhs, B, X, infos));
@@ -323,7 +337,8 @@ mpcg_status mpcg_solve_block_device(mpcg_solver *s, int nrhs, const double *B_de
     MPCG_CHECK(s->ctx, begin(s, nrhs, B_dev, X_dev, infos));
     mpcgi_block_ws *w;
     const double t0 = mpcgi_wtime();
-    mpcgi_history_begin(s, t0); /* block CG records none */
+    mpcgi_history_begin(s, t0); /* a history per column instead */
+    MPCG_CHECK(s->ctx, mpcgi_history_block_begin(s, nrhs));
     MPCG_CHECK(s->ctx, mpcgi_block_ws_get(s, nrhs, &w));
     MPCG_CHECK(s->ctx, solve_where(s, w, nrhs, B_dev, X_dev, infos));
     return end(s, nrhs, infos, t0);

@@ -36,6 +36,7 @@ typedef struct mpcgi_block_solve {
     const mpcgi_vec_ops *V;    /* fp64 vector kernels there (blocks as vectors of n m values) */
     int64_t n, maxit;
     int nrhs, m, independent;
+    int col0;                  /* the caller's column of this group's column 0 */
     double rank_rel;           /* a direction whose new part is below this of its norm drops */
     double *X, *R, *Z, *P, *Q, *W, *T, *Bm; /* n x nrhs each */
     double *col_r, *col_z, *pc_work;         /* n, n, 2 n: the preconditioner column by column */
@@ -60,6 +61,10 @@ mpcg_status mpcgi_block_spmm(mpcgi_block_solve *b, int w, const double *X, doubl
 /* Keep the active columns i with keep[i] set: X, R and Bm compacted (the iteration makes Z and
  * P again); the leaving columns of X are written to out_x first. */
 mpcg_status mpcgi_block_compact(mpcgi_block_solve *b, const int *keep);
+/* The active columns' residuals at iteration k (norms[i] = ||r_i||, the recurrence one, the
+ * true one or both: MPCGI_BLOCK_NOTE_*) into their histories and the block monitor. */
+enum { MPCGI_BLOCK_NOTE_REC = 1, MPCGI_BLOCK_NOTE_TRUE = 2, MPCGI_BLOCK_NOTE_BOTH = 3 };
+mpcg_status mpcgi_block_note(mpcgi_block_solve *b, int64_t k, const double *norms, int what);
 /* R = Bm - A X over the m active columns; norms[i] = ||r_i||. */
 mpcg_status mpcgi_block_residual(mpcgi_block_solve *b, double *norms);
 /* Z = M^-1 R (column by column; Z = R without a preconditioner). */

@@ -89,6 +89,7 @@ static mpcg_status stop_all(mpcgi_block_solve *b, mpcg_reason reason, int64_t k,
     MPCG_CHECK(b->ctx, mpcgi_block_residual(b, w->norms));
     for (int i = 0; i < b->m; i++)
         b->infos[b->act[i]].true_relres = w->norms[i] / b->bnorm[i];
+    MPCG_CHECK(b->ctx, mpcgi_block_note(b, k, w->norms, MPCGI_BLOCK_NOTE_TRUE));
     return mpcgi_block_compact(b, keep);
 }
 
@@ -112,6 +113,7 @@ static mpcg_status settle(mpcgi_block_solve *b, int64_t k, small *w)
     double rec[MPCGI_BLOCK_MAX];
     memcpy(rec, w->norms, sizeof w->norms);
     MPCG_CHECK(b->ctx, mpcgi_block_residual(b, w->norms));
+    MPCG_CHECK(b->ctx, mpcgi_block_note(b, k, w->norms, MPCGI_BLOCK_NOTE_TRUE));
     for (int i = 0; i < b->m; i++) {
         mpcg_info *in = &b->infos[b->act[i]];
         const mpcg_reason why = mpcgi_cg_converged(b->s, w->norms[i], b->bnorm[i]);
@@ -294,6 +296,7 @@ static mpcg_status iterate(mpcgi_block_solve *b, small *w)
     int64_t k = 0;
     int at_tol = 0;
     MPCG_CHECK(b->ctx, mpcgi_block_residual(b, w->norms));
+    MPCG_CHECK(b->ctx, mpcgi_block_note(b, 0, w->norms, MPCGI_BLOCK_NOTE_BOTH));
     for (int i = 0; i < b->m; i++)
         at_tol |= w->norms[i] <= mpcgi_cg_target(b->s, b->bnorm[i]);
     if (at_tol) MPCG_CHECK(b->ctx, settle(b, 0, w));
@@ -306,6 +309,7 @@ static mpcg_status iterate(mpcgi_block_solve *b, small *w)
         k++;
         const int rec = recurrence(b, w);
         if (rec < 0) return stop_all(b, MPCG_DIVERGED_NAN, k, w);
+        MPCG_CHECK(b->ctx, mpcgi_block_note(b, k, w->norms, MPCGI_BLOCK_NOTE_REC));
         if (rec > 0) {
             MPCG_CHECK(b->ctx, settle(b, k, w));
             if (b->m > 0) MPCG_CHECK(b->ctx, restart(b, w));

@@ -25,6 +25,18 @@ typedef struct mpcgi_history {
     double t0;           /* mpcgi_wtime() at that beginning */
 } mpcgi_history;
 
+/* A block solve's histories (mpcg_solver_get_block_history): one per column, and the block
+ * monitor (mpcg_solver_set_block_monitor). */
+typedef struct mpcgi_block_history {
+    mpcgi_history *col; /* MPCGI_HISTORY_COLUMNS, allocated at the first block solve recorded */
+    int ncols;          /* columns of the last solve (0 after a single solve) */
+    int64_t monitor_every;
+    mpcg_block_monitor_fn monitor;
+    void *monitor_user;
+} mpcgi_block_history;
+
+#define MPCGI_HISTORY_COLUMNS 64 /* MPCGI_BLOCK_MAX */
+
 struct mpcg_solver;
 
 /* A solve begins at t0 (mpcgi_wtime): no entries yet. */
@@ -36,5 +48,15 @@ mpcg_status mpcgi_history_residual(struct mpcg_solver *s, int64_t k, double relr
 mpcg_status mpcgi_history_true(struct mpcg_solver *s, int64_t k, double true_relres);
 /* Release the arrays (count 0, off stays as it is). */
 void mpcgi_history_free(mpcgi_history *h);
+/* A block solve of ncols columns begins (the history of each empty; none kept when off). */
+mpcg_status mpcgi_history_block_begin(struct mpcg_solver *s, int ncols);
+/* Column col read its residual at block iteration k: the recurrence one (relres) and/or the true
+ * one (true_relres), NaN where not read; one entry per iteration (a true residual of the last
+ * entry's iteration fills it in). The block monitor's call at every K-th iteration (and 0) of a
+ * recurrence residual. */
+mpcg_status mpcgi_history_column(struct mpcg_solver *s, int col, int64_t k, double relres,
+                                 double true_relres);
+/* Release every column's arrays (mpcg_solver_set_history(S, 0), mpcg_solver_destroy). */
+void mpcgi_history_block_free(struct mpcg_solver *s);
 
 #endif /* MPCG_SOLVER_HISTORY_H */

@@ -61,9 +61,10 @@ static const mpcgi_option_key cg_keys[MPCGI_OPT_CG_COUNT] = {
                                       "(default 32; 0: never; docs/precision.md)"},
     [MPCGI_OPT_PRECOND_BLOCK_SIZE] = {"precond.block_size", MPCGI_OPTION_INT, 48, 0, 64, 0, 0,
                                       NULL,
-                                      "precond bjacobi: rows per diagonal block (48: the fastest "
-                                      "to solution measured on the SPD set); 0: node blocks "
-                                      "detected from the pattern (docs/preconditioners.md)"},
+                                      "precond bjacobi: rows per diagonal block (larger "
+                                      "blocks: fewer iterations, more to invert and apply); 0: "
+                                      "node blocks detected from the pattern "
+                                      "(docs/preconditioners.md)"},
     [MPCGI_OPT_PRECOND_DEGREE] = {"precond.degree", MPCGI_OPTION_INT, 3, 1, 32, 0, 0, NULL,
                                   "precond chebyshev: degree of the polynomial in D^-1 A (degree "
                                   "- 1 SpMVs an apply)"},

@@ -41,6 +41,7 @@ mpcg_status mpcg_solver_create(mpcg_context *ctx, mpcg_matrix *A, mpcg_solver **
     s->A = A;
     snprintf(s->spmv_name, sizeof s->spmv_name, "auto");
     s->precision = MPCG_PRECISION_FP64;
+    s->precond = MPCG_PRECOND_AUTO; /* the one default of every interface (docs/options.md) */
     s->tol = 1e-8;
     s->maxit = -1;
     s->guess = MPCG_GUESS_ZERO;
@@ -87,6 +88,7 @@ void mpcg_solver_destroy(mpcg_solver *s)
     if (!valid(s)) return;
     teardown(s);
     mpcgi_history_free(&s->hist);
+    mpcgi_history_block_free(s);
     s->magic = 0;
     mpcgi_host_free(s);
 }

@@ -34,6 +34,7 @@ struct mpcg_solver {
     mpcg_monitor_fn progress; /* mpcg_solver_set_progress: at every read of the residual */
     void *progress_user;
     mpcgi_history hist;      /* mpcg_solver_set_history (solver/history.h) */
+    mpcgi_block_history bhist; /* a block solve's per-column histories and monitor */
     int error_if_not_converged;
     mpcgi_options opts;      /* MPCG_OPTIONS, then mpcg_solver_set_option (cg.check_interval
                                 too: mpcg_solver_set_check_interval sets that key); read at setup */

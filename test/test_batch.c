@@ -231,6 +231,32 @@ done:
     mpcg_batch_destroy(bt), free(b), free(x), free(x2), free(v2), free(res), bfree(&B);
 }
 
+/* The default preconditioner is auto, mpcg_solver's rule on the batch as one matrix: none while
+ * every diagonal entry is 2, Jacobi once one differs; its solve is bit for bit the one named. */
+static void check_auto(mpcg_context *ctx)
+{
+    const int64_t off[3] = {0, 2, 4}, ptr[5] = {0, 2, 4, 5, 6};
+    const int32_t col[6] = {0, 1, 0, 1, 0, 1};
+    double val[6] = {2, -1, -1, 2, 2, 2};
+    const double b[4] = {1, 2, 3, 4};
+    double x[4], y[4];
+    mpcg_batch_result r[2], q[2];
+    mpcg_batch *bt = NULL;
+    CHECK_OK(ctx, mpcg_batch_create(ctx, 2, off, ptr, col, val, &bt));
+    if (!bt) return;
+    CHECK(mpcg_batch_precond(bt) == MPCG_PRECOND_NONE);
+    val[5] = 3; /* system 1's diagonal (2, 3) */
+    CHECK_OK(ctx, mpcg_batch_update_values(bt, val));
+    CHECK(mpcg_batch_precond(bt) == MPCG_PRECOND_JACOBI);
+    CHECK_OK(ctx, mpcg_batch_solve(bt, b, x, r));
+    CHECK_OK(ctx, mpcg_batch_set_precond(bt, MPCG_PRECOND_JACOBI));
+    CHECK_OK(ctx, mpcg_batch_solve(bt, b, y, q));
+    CHECK(!memcmp(x, y, sizeof x) && r[1].iterations == q[1].iterations);
+    CHECK_OK(ctx, mpcg_batch_set_precond(bt, MPCG_PRECOND_AUTO));
+    CHECK(mpcg_batch_precond(bt) == MPCG_PRECOND_JACOBI && mpcg_batch_precond(NULL) == 0);
+    mpcg_batch_destroy(bt);
+}
+
 /* k = 0: created from offsets = row_ptr = {0}; every call with NULL arrays does nothing. */
 static void check_empty(mpcg_context *ctx)
 {
@@ -563,6 +589,7 @@ int main(void)
     if (!cpu) return test_finish("test_batch");
     check_cpu_batch(cpu);
     check_special(cpu);
+    check_auto(cpu);
     check_empty(cpu);
     check_max_rows(cpu);
     check_overflow(cpu);
@@ -574,6 +601,7 @@ int main(void)
         CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
         if (gpu) {
             check_gpu(cpu, gpu);
+            check_auto(gpu);
             check_empty(gpu);
             check_max_rows(gpu);
             check_overflow(gpu);

@@ -66,7 +66,18 @@ expect 0 'precision fp64' -- --device=cpu --precision=fp64 "$data/nos4.mtx"
 # solves
 expect 0 'result +converged' -- --device=cpu "$data/gr_30_30.mtx"
 expect 0 '^device +cpu' -- --device=cpu --rhs=random --seed=7 "$data/nos4.mtx"
-expect 0 'no usable GPU found, running on the CPU|^device +cuda' -- "$data/mesh2em5.mtx"
+# the GPU notice: never in a build without CUDA (auto's GPU candidate is "none"); in a CUDA
+# build on a machine without a GPU, one line with -v only
+expect 0 'result +converged' -- "$data/mesh2em5.mtx"
+if "$cg" --list-backends | grep -q 'first none'; then
+    "$cg" -v "$data/nos4.mtx" >"$tmp/out" 2>"$tmp/err"
+    if grep -q 'GPU' "$tmp/err"; then echo "FAIL: a GPU notice in a build without CUDA"; cat "$tmp/err"; fail=1
+    else echo "ok: no GPU notice in a build without CUDA, even with -v"; fi
+elif "$cg" --device=auto "$data/nos4.mtx" | grep -q '^device +cpu'; then
+    "$cg" "$data/nos4.mtx" >"$tmp/out" 2>"$tmp/err"
+    if grep -q 'GPU' "$tmp/err"; then echo "FAIL: a GPU notice without -v"; cat "$tmp/err"; fail=1; fi
+    expect 0 'no usable GPU found, running on the CPU' -- -v "$data/nos4.mtx"
+fi
 expect 0 'iterations +[0-9]+' -- --device=cpu --rhs=Aones --tol=1e-10 "$data/bcsstk05.mtx"
 expect 0 'matrix +poisson2d:16: n = 256, nnz = 1216' -- --device=cpu --generate=poisson2d:16
 expect 0 'iteration +3  recurrence relres' -- --device=cpu --monitor=3 "$data/nos4.mtx"
@@ -74,6 +85,48 @@ expect 1 'NOT converged \(diverged: maximum number of iterations reached\)' -- \
     --device=cpu --maxit=2 "$data/fv1.mtx"
 "$cg" --device=cpu --quiet "$data/nos4.mtx" >"$tmp/out" 2>&1 || { echo "FAIL: --quiet run"; fail=1; }
 if [ -s "$tmp/out" ]; then echo "FAIL: --quiet printed something"; cat "$tmp/out"; fail=1; fi
+
+# -o -: x on stdout as Matrix Market, byte for byte the file -o FILE writes; the summary and the
+# monitor on stderr; -o - beside --json=- is a usage error
+"$cg" --device=cpu --rhs=random --monitor=5 -o - "$data/nos4.mtx" >"$tmp/xo.mtx" 2>"$tmp/xo.err"
+rc=$?
+"$cg" --device=cpu --quiet --rhs=random -o "$tmp/xf.mtx" "$data/nos4.mtx"
+if [ $rc -eq 0 ] && cmp -s "$tmp/xo.mtx" "$tmp/xf.mtx" && grep -Eq '^result +converged' "$tmp/xo.err" &&
+   grep -Eq 'iteration +5 ' "$tmp/xo.err"; then
+    echo "ok: -o - writes x alone to stdout, the summary and the monitor to stderr"
+else
+    echo "FAIL: -o - (exit $rc)"; head -3 "$tmp/xo.mtx"; cat "$tmp/xo.err"; fail=1
+fi
+expect 2 '-o - and --json=- both write to stdout' -- -o - --json=- "$data/nos4.mtx"
+# a bad MPCG_OPTIONS is a usage error, as a bad -O (exit 2, before the matrix is read)
+MPCG_OPTIONS=nosuch.key=1; export MPCG_OPTIONS
+expect 2 "MPCG_OPTIONS: unknown option 'nosuch\.key'" -- --device=cpu "$tmp/missing.mtx"
+MPCG_OPTIONS=cg.variant=bogus
+expect 2 'MPCG_OPTIONS: .*cg\.variant=bogus' -- --device=cpu --batch "$data/nos4.mtx"
+MPCG_OPTIONS=cg.variant=host
+expect 0 'result +converged' -- --device=cpu "$data/nos4.mtx"
+unset MPCG_OPTIONS
+# messages: the text alone; -v adds the library's source location and call frames
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n' > "$tmp/bad.mtx"
+for args in "$tmp/bad.mtx" "--precond=bjacobi:99 $data/nos4.mtx" "-O nosuch=1 $data/nos4.mtx" \
+            "--rhs=random:2 --precision=fp32 $data/nos4.mtx" "$tmp/missing.mtx"; do
+    "$cg" --device=cpu $args >/dev/null 2>"$tmp/err"
+    if grep -Eq '[a-z_]+\.c:[0-9]+: [a-z_]+:|called from' "$tmp/err"; then
+        echo "FAIL: cgsolve $args: a source location or frame without -v"; cat "$tmp/err"; fail=1
+    fi
+done
+expect 3 'called from .*mpcg_matrix_read_mm' -- --device=cpu -v "$tmp/bad.mtx"
+# backends and options are described by what they do (the papers are cited in docs/)
+if "$cg" --list-backends | grep -Eqi 'seed [0-9]|seed'"'"'s' ||
+   "$cg" --help-options | grep -Eqi 'seed [0-9]|seed'"'"'s|fastest to solution'; then
+    echo "FAIL: --list-backends or --help-options cite the papers"; fail=1
+else
+    echo "ok: --list-backends and --help-options describe, not cite"
+fi
+# fp32 beyond its reach: stagnation, with the floor named and mixed suggested
+expect 1 'hint +fp32 stops near 1e-7 x cond\(A\) \(cond\(A\) = 1e3: near 1e-4\)' -- \
+    --device=cpu --precision=fp32 "$data/bcsstk05.mtx"
+expect 1 '--precision=mixed reaches fp64' -- --device=cpu --precision=fp32 "$data/bcsstk05.mtx"
 
 # bad input: exit 3 with file:line: for malformed files
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n' > "$tmp/bad.mtx"
@@ -211,10 +264,11 @@ expect 0 '^result +3 of 3 systems converged$' -- --device=cpu --precond=jacobi -
     --batch "$tmp/batch"
 expect 1 '^system 2 +bcsstk05.mtx: n = 153, NOT converged \(diverged: maximum number' -- \
     --device=cpu -v --maxit=5 --batch "$tmp/batch"
-# -v: a line per system, in name order; bcsstk05 takes the iterations of its single solve (within
-# 2 + 5 %, as test_batch allows: the two CG codes may round differently)
+# -v: a line per system, in name order; bcsstk05 takes the iterations of its single solve with
+# the same default preconditioner (auto: Jacobi here; within 2 + 5 %, as test_batch allows: the
+# two CG codes may round differently)
 "$cg" --device=cpu -v --batch "$tmp/batch" >"$tmp/out" 2>&1
-"$cg" --device=cpu --precond=none "$data/bcsstk05.mtx" >"$tmp/one" 2>&1
+"$cg" --device=cpu "$data/bcsstk05.mtx" >"$tmp/one" 2>&1
 it=`sed -n 's/^iterations  *//p' "$tmp/one"`
 bit=`sed -n 's/^system 2  *bcsstk05.mtx: n = 153, converged .*, \([0-9]*\) iterations, true relres .*/\1/p' "$tmp/out"`
 if [ "`grep -c '^system ' "$tmp/out"`" -eq 3 ] && grep -Eq '^system 0 +a2.mtx: n = 2, converged' "$tmp/out" &&
@@ -233,22 +287,46 @@ if command -v python3 >/dev/null; then
 import json, sys
 r = json.load(open(sys.argv[1]))
 b = r["batch"]
-assert r["mode"] == "batch" and r["solver"]["precond"] == "none" and r["solver"]["maxit"] == 5, r
+assert r["mode"] == "batch" and r["solver"]["precond"] == "jacobi" and r["solver"]["maxit"] == 5, r
 assert (b["k"], b["rows"], b["nnz"], b["largest_n"], b["converged"]) == (3, 158, 2434, 153, 2), b
 assert b["reasons"] == {"MPCG_CONVERGED_RTOL": 2, "MPCG_DIVERGED_MAX_ITER": 1}, b["reasons"]
 assert b["iterations_max"] == 5 and b["worst_system"] == "bcsstk05.mtx" and b["solve_s"] >= 0, b
 s = b["systems"]
 assert [x["name"] for x in s] == ["a2.mtx", "b3.mtx", "bcsstk05.mtx"], s
 assert [x["n"] for x in s] == [2, 3, 153] and s[2]["reason"] == "MPCG_DIVERGED_MAX_ITER", s
+assert [x["maxit"] for x in s] == [5, 5, 5], s
 assert all(x["true_relres"] <= 1e-8 for x in s[:2]) and s[2]["true_relres"] == b["worst_true_relres"]
 assert r["device"]["kind"] == "cpu" and r["warnings"] == [], r
 print("ok: --batch JSON report: batch and its systems")
 PYEOF
 fi
+# one set of defaults (docs/options.md): --batch's preconditioner is auto, as a single solve's:
+# Jacobi where the diagonal varies, none where every diagonal entry is one value (b3.mtx: 2)
+expect 0 'precond jacobi \(auto\)' -- --device=cpu --batch "$tmp/batch"
+expect 0 'precond none \(auto\)' -- --device=cpu --batch "$tmp/batch/b3.mtx"
+expect 0 'precond none,' -- --device=cpu --precond=none --batch "$tmp/batch"
+expect 0 '^result +3 of 3 systems converged$' -- --device=cpu --precond=auto --batch "$tmp/batch"
+# the iteration limit used, in the JSON: --maxit, else max(100, 10 n) (per system for --batch)
+if command -v python3 >/dev/null; then
+    "$cg" --device=cpu --quiet --json "$tmp/bm.json" --batch "$tmp/batch"
+    "$cg" --device=cpu --quiet --json "$tmp/m1.json" "$data/nos4.mtx"
+    "$cg" --device=cpu --quiet --rhs=random:3 --json "$tmp/m3.json" "$data/nos4.mtx"
+    "$cg" --device=cpu --quiet --maxit=7 --json "$tmp/m7.json" "$data/nos4.mtx"
+    python3 - "$tmp/bm.json" "$tmp/m1.json" "$tmp/m3.json" "$tmp/m7.json" <<'PYEOF' || fail=1
+import json, sys
+b, m1, m3, m7 = (json.load(open(f)) for f in sys.argv[1:5])
+assert b["solver"]["maxit"] == 1530, b["solver"]
+assert [x["maxit"] for x in b["batch"]["systems"]] == [100, 100, 1530], b["batch"]["systems"]
+assert m1["solver"]["maxit"] == 1000 and m3["solver"]["maxit"] == 1000, (m1["solver"], m3["solver"])
+assert m7["solver"]["maxit"] == 7, m7["solver"]
+assert m1["solver"]["precond"] == "jacobi" and b["solver"]["precond"] == "jacobi"
+print("ok: JSON maxit is the limit used (single, block, batch), precond auto everywhere")
+PYEOF
+fi
 # --batch: usage errors (exit 2) and bad input naming the file (exit 3)
 expect 2 '--batch takes no -b' -- --batch "$tmp/batch" -b "$tmp/b3.mtx"
 expect 2 '--batch takes no --precision=fp32' -- --batch "$tmp/batch" --precision=fp32
-expect 2 '--precond=chebyshev: --batch takes none or jacobi' -- --batch "$tmp/batch" --precond=chebyshev
+expect 2 '--precond=chebyshev: --batch takes auto, none or jacobi' -- --batch "$tmp/batch" --precond=chebyshev
 expect 2 '--batch takes no --rhs=Aones' -- --batch "$tmp/batch" --rhs=Aones
 expect 2 '--batch takes no --rhs=KIND:S' -- --batch "$tmp/batch" --rhs=random:2
 expect 2 '--batch takes no --atol' -- --batch "$tmp/batch" --atol=1e-3
@@ -339,13 +417,40 @@ else
     grep -q '</svg>' "$tmp/p.svg" && head -n 1 "$tmp/h.csv" | grep -q '^iteration,relres,true_relres,time_s$' ||
         { echo "FAIL: --history / --plot"; fail=1; }
 fi
-# several right-hand sides: no history, and a note that says so
-expect 0 'note: block CG records no residual history' -- --device=cpu --rhs=random:2 \
-    --history="$tmp/hb.csv" --plot="$tmp/pb.svg" "$data/nos4.mtx"
-if [ "`cat "$tmp/hb.csv"`" != "iteration,relres,true_relres,time_s" ] ||
-   ! grep -q 'no residual history: block CG' "$tmp/pb.svg"; then
-    echo "FAIL: --history/--plot of a block solve"; fail=1
-fi
+# several right-hand sides: every column's history (the CSV's first field the column, a curve
+# and circles per column in the SVG), the monitor's line per column, the JSON's limit used
+expect 0 'iteration +5  column  2  recurrence relres' -- --device=cpu --rhs=random:3 --monitor=5 \
+    "$data/nos4.mtx"
+for m in block independent; do
+    "$cg" --device=cpu --quiet --rhs=random:3 -O block.method=$m --history="$tmp/hb.csv" \
+        --plot="$tmp/pb.svg" --json "$tmp/hb.json" "$data/bcsstk05.mtx" ||
+        { echo "FAIL: block --history --plot exited $?"; fail=1; }
+    if command -v python3 >/dev/null; then
+        python3 - "$tmp/hb.csv" "$tmp/pb.svg" "$tmp/hb.json" $m <<'PYEOF' || fail=1
+import csv, json, sys
+import xml.etree.ElementTree as ET
+rows = list(csv.reader(open(sys.argv[1])))
+cols = json.load(open(sys.argv[3]))["block"]["columns"]
+assert rows[0] == ["column", "iteration", "relres", "true_relres", "time_s"], rows[0]
+trues = 0
+for j, c in enumerate(cols):
+    d = [r[1:] for r in rows[1:] if r[0] == str(j)]
+    assert len(d) == c["iterations"] + 1, (j, len(d), c["iterations"])
+    assert [int(e[0]) for e in d] == list(range(len(d))), j
+    assert d[0][1:3] == ["1", "1"], d[0]
+    assert float(d[-1][2]) == c["true_relres"] and float(d[-1][1]) == c["recurrence_relres"], (d[-1], c)
+    trues += sum(1 for e in d if e[2] != "")
+root = ET.fromstring(open(sys.argv[2], encoding="utf-8").read())
+ns = "{http://www.w3.org/2000/svg}"
+paths = root.findall(".//" + ns + "path")
+assert len(paths) == len(cols), len(paths)
+assert len({p.get("stroke") for p in paths}) == len(cols), "a colour per column"
+assert len(root.findall(".//" + ns + "circle")) == trues + 1, trues   # + the legend's
+assert "column" in "".join(root.itertext())
+print("ok: block.method=%s: --history and --plot of every column (%d true residuals)" % (sys.argv[4], trues))
+PYEOF
+    fi
+done
 
 # the progress line: off when stderr is not a terminal (no carriage return, no escape), on a
 # terminal (script(1) gives one) shown once the solve has run a quarter of a second, then erased

@@ -84,6 +84,7 @@ static void test_cpu_context(void)
     mpcg_matrix *A = tridiag(ctx, 8);
     mpcg_solver *S;
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     double b[8] = {1, 1, 1, 1, 1, 1, 1, 1}, x[8];
     void *p = (void *)1;
 
@@ -270,6 +271,7 @@ static void test_no_alloc_in_solve(mpcg_context *ctx)
     double b[597], x[597], *db, *dx, val[597 * 17 + 1];
     for (int64_t i = 0; i < n; i++) b[i] = sin((double)i);
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     /* the backend this was measured with (test_spmv_auto_gpu checks auto's solves) */
     CHECK_OK(ctx, mpcg_solver_set_spmv(S, "cusparse"));
     CHECK_OK(ctx, mpcg_solver_setup(S));
@@ -307,6 +309,7 @@ static void test_setup_oom_sweep(mpcg_context *ctx)
     if (!A) return;
     mpcg_solver *S;
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     /* one backend's setup: auto's trial goes on past a candidate whose allocation fails
      * (test_spmv_auto_gpu sweeps that) */
     CHECK_OK(ctx, mpcg_solver_set_spmv(S, "cusparse"));
@@ -357,6 +360,7 @@ static void test_caller_stream(mpcg_context *ctx)
     double b[597], x1[597], x2[597];
     for (int64_t i = 0; i < n; i++) b[i] = cos((double)i);
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     void *own_stream = mpcg_context_stream(ctx);
     CHECK_OK(ctx, mpcg_solve(S, b, x1, &own));
     cudaStream_t s;

@@ -27,6 +27,7 @@ static void test_cpu(void)
     mpcg_info info;
     CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson2d:16", &A));
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     double b[256], x[256];
     for (int i = 0; i < 256; i++)
         b[i] = 1.0;
@@ -63,6 +64,7 @@ static void test_backend(mpcg_context *ctx, const char *backend)
     base = in_use(ctx);
     live = mpcgi_alloc_live();
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     CHECK_OK(ctx, mpcg_solver_set_spmv(S, backend));
     if (!S) goto done;
 
@@ -76,6 +78,7 @@ static void test_backend(mpcg_context *ctx, const char *backend)
     CHECK(in_use(ctx) == base);
     CHECK(mpcgi_alloc_live() == live);
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     CHECK_OK(ctx, mpcg_solver_set_spmv(S, backend));
     live = mpcgi_alloc_live();
 
@@ -151,7 +154,9 @@ static void test_out_of_core(mpcg_context *ctx, const char *backend)
     for (int i = 0; i < N; i++) b[i] = 2 * mpcgi_rng_uniform(&g) - 1, x1[i] = x2[i] = NAN;
     CHECK_OK(ctx, mpcg_matrix_generate(ctx, "poisson3d27:40", &A));
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &T));
+    CHECK_OK(ctx, mpcg_solver_set_precond(T, MPCG_PRECOND_NONE)); /* plain CG */
     if (!A || !S || !T) goto done;
     const size_t base = in_use(ctx);
     CHECK_OK(ctx, mpcg_solver_set_spmv(S, backend));

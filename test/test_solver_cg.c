@@ -42,6 +42,7 @@ static mpcg_info solve(mpcg_matrix *A, const double *b, double *x, mpcg_status w
     mpcg_info info;
     memset(&info, 0xff, sizeof info);
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG (default: auto) */
     CHECK_STATUS(ctx, mpcg_solve(S, b, x, &info), want);
     mpcg_solver_destroy(S);
     return info;

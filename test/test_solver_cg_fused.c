@@ -92,6 +92,7 @@ static mpcg_solver *gpu_solver(mpcg_matrix *A, const char *spmv)
 {
     mpcg_solver *S = NULL;
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     CHECK_OK(gpu, mpcg_solver_set_spmv(S, spmv));
     CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", variant));
     if (strcmp(spmv, "adaptive") == 0 && layout) set_adaptive(S, "adaptive.mode", layout);
@@ -124,6 +125,7 @@ static void test_check_interval_option(void)
     mpcg_info i1, i2;
     for (int i = 0; i < 597; i++) b[i] = cos(i + 0.5);
     CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
+    CHECK_OK(cpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
 
     CHECK_OK(cpu, mpcg_solve(S, b, x1, &i1));
     CHECK_OK(cpu, mpcg_solver_set_check_interval(S, 3));
@@ -160,6 +162,7 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, const ch
     mpcgi_rng_seed(&g, test_seed ^ (uint64_t)n);
     for (int64_t i = 0; i < n; i++) b[i] = 2 * mpcgi_rng_uniform(&g) - 1;
     CHECK_OK(cpu, mpcg_solver_create(cpu, Ac, &Sc));
+    CHECK_OK(cpu, mpcg_solver_set_precond(Sc, MPCG_PRECOND_NONE)); /* plain CG */
     S = gpu_solver(Ag, spmv);
     CHECK_OK(cpu, mpcg_solve(Sc, b, xc, &ic));
 
@@ -340,6 +343,7 @@ static void test_replacement(const char *spmv)
     CHECK(A != NULL);
     if (!A) return;
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     CHECK_OK(gpu, mpcg_solver_set_spmv(S, spmv));
     CHECK_OK(gpu, mpcg_solver_set_tol(S, 1e-19));
     for (int j = 0; j < N_INTERVALS; j++) {
@@ -500,6 +504,7 @@ static void test_backend(const char *spmv, const char *v)
     mpcg_matrix *A = diag(gpu, 2, (const double[]){1, 2});
     mpcg_solver *S = NULL;
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     mpcg_status st = mpcg_solver_set_spmv(S, spmv);
     mpcg_solver_destroy(S);
     mpcg_matrix_destroy(A);

@@ -19,6 +19,7 @@ static mpcg_info solve(mpcg_context *ctx, mpcg_matrix *A, const double *b, doubl
     mpcg_info info;
     memset(&info, 0xff, sizeof info);
     CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     /* the GPU checks of this test were measured with cusparse; auto's trial may take another
      * backend from run to run (test_spmv_auto_gpu tests auto) */
     if (mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA)
@@ -108,6 +109,7 @@ static void compare(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag)
     CHECK(test_residual_ok(&Ag->csr, b, xg, tol));
     mpcg_solver *S;
     CHECK_OK(gpu, mpcg_solver_create(gpu, Ag, &S));
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     CHECK_OK(gpu, mpcg_solver_set_spmv(S, "cusparse")); /* as ig's solve */
     check_guess(S, &Ag->csr, b, xc);
     check_solve_device(S, &Ag->csr, b, &ig);
@@ -163,6 +165,7 @@ static void test_emulated_solve(void)
     if (!A) return;
     for (int i = 0; i < 597; i++) b[i] = 2 * mpcgi_rng_uniform(&g) - 1;
     CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
+    CHECK_OK(cpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
 
     CHECK_OK(cpu, mpcg_solver_set_spmv(S, "cusparse"));
     CHECK_OK(cpu, mpcg_solve(S, b, xe, &ie));

@@ -46,6 +46,7 @@ static int64_t solve(mpcg_matrix *A, const char *v, int hist, int prog, double *
     mpcg_solver *S = NULL;
     mpcg_info info;
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     if (!S) return -1;
     CHECK_OK(gpu, mpcg_solver_set_spmv(S, "cusparse"));
     CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", v));

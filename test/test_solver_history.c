@@ -105,7 +105,7 @@ static void test_host_loop(mpcg_matrix *A)
     CHECK(info.reason == MPCG_DIVERGED_STAGNATION && info.residual_replacements >= 1);
     check_shape(S, &info, 1.0, (int)info.residual_replacements + 2);
 
-    /* b = 0 and a block solve record nothing; off releases */
+    /* b = 0 and a block solve record nothing here (test_block_history); off releases */
     double zero[N] = {0}, B[2 * N], X[2 * N];
     mpcg_info infos[2];
     CHECK_OK(ctx, mpcg_solve(S, zero, x, &info));
@@ -198,6 +198,66 @@ static void test_alloc_failure(mpcg_matrix *A)
     CHECK(mpcgi_alloc_live() == live);
 }
 
+/* What the block monitor saw: calls per column, the last iteration of each. */
+static int64_t bcalls[40], blast[40];
+static void block_monitor(int64_t it, int column, double relres, void *user)
+{
+    CHECK(user == bcalls && column >= 0 && column < 40 && relres >= 0);
+    if (column < 0 || column >= 40) return;
+    CHECK(it % 2 == 0 && (bcalls[column] == 0 ? it == 0 : it > blast[column]));
+    bcalls[column]++, blast[column] = it;
+}
+
+/* A block solve: a history per column (the shape of a single solve's: entries 0 .. the column's
+ * iterations, the first the initial residual, the last info's), a b = 0 column none; the block
+ * monitor every 2nd iteration of each column; 40 columns (two groups of 20) as well. */
+static void test_block_history(mpcg_matrix *A)
+{
+    enum { S_ = 40 };
+    static double B[S_ * N], X[S_ * N];
+    mpcg_info infos[S_];
+    mpcg_solver *S;
+    hist h;
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    CHECK_OK(ctx, mpcg_solver_set_history(S, 1));
+    CHECK_OK(ctx, mpcg_solver_set_block_monitor(S, 2, block_monitor, bcalls));
+    for (int j = 0; j < S_; j++)
+        for (int i = 0; i < N; i++) B[j * N + i] = j == 1 ? 0.0 : sin(1.0 + i * (j + 1));
+    for (int nrhs = 3; nrhs <= S_; nrhs += S_ - 3) {
+        memset(bcalls, 0, sizeof bcalls);
+        CHECK_OK(ctx, mpcg_solve_block(S, nrhs, B, X, infos));
+        CHECK(get(S).count == 0);
+        for (int j = 0; j < nrhs; j++) {
+            CHECK_OK(ctx, mpcg_solver_get_block_history(S, j, &h.count, &h.it, &h.rel, &h.tru,
+                                                         &h.t));
+            if (j == 1) {
+                CHECK(h.count == 0 && h.it == NULL && bcalls[j] == 0);
+                continue;
+            }
+            CHECK(infos[j].converged && h.count == infos[j].iterations + 1 && h.count > 1);
+            if (h.count < 2) continue;
+            CHECK(h.it[0] == 0 && h.rel[0] == 1.0 && h.tru[0] == 1.0 && h.t[0] >= 0);
+            CHECK(h.it[h.count - 1] == infos[j].iterations && h.t[h.count - 1] >= h.t[0]);
+            CHECK(h.rel[h.count - 1] == infos[j].recurrence_relres);
+            CHECK(h.tru[h.count - 1] == infos[j].true_relres);
+            CHECK(bcalls[j] == infos[j].iterations / 2 + 1);
+        }
+        CHECK_OK(ctx, mpcg_solver_get_block_history(S, nrhs, &h.count, NULL, NULL, NULL, NULL));
+        CHECK(h.count == 0);
+    }
+    CHECK_OK(ctx, mpcg_solve(S, b, x, &infos[0]));
+    CHECK_OK(ctx, mpcg_solver_get_block_history(S, 0, &h.count, NULL, NULL, NULL, NULL));
+    CHECK(h.count == 0 && get(S).count == infos[0].iterations + 1);
+    CHECK_STATUS(ctx, mpcg_solver_get_block_history(S, 64, &h.count, NULL, NULL, NULL, NULL),
+                 MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_solver_get_block_history(S, 0, NULL, NULL, NULL, NULL, NULL),
+                 MPCG_ERR_INVALID_ARG);
+    CHECK_STATUS(ctx, mpcg_solver_set_block_monitor(NULL, 1, block_monitor, NULL),
+                 MPCG_ERR_INVALID_ARG);
+    mpcg_clear_error(ctx);
+    mpcg_solver_destroy(S);
+}
+
 int main(void)
 {
     test_init_seed("test_solver_history");
@@ -208,6 +268,7 @@ int main(void)
     test_host_loop(A);
     test_other_loops(A);
     test_alloc_failure(A);
+    test_block_history(A);
     mpcg_matrix_destroy(A);
     mpcg_context_destroy(ctx);
     return test_finish("test_solver_history");

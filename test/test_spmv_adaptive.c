@@ -967,6 +967,7 @@ static void test_solve(void)
         mpcg_info info;
         memset(x, 0xff, (size_t)n * 8);
         CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+        CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
         CHECK_OK(gpu, mpcg_solver_set_spmv(S, names[k]));
 
         CHECK_OK(gpu, mpcg_solve(S, b, x, &info));

@@ -45,6 +45,7 @@ static void run(mpcg_matrix *A, const char *spmv, mpcg_precision p, const char *
     for (int64_t i = 0; i < mpcg_matrix_n(A); i++)
         x[i] = NAN;
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     if (!S) return;
     CHECK_OK(gpu, mpcg_solver_set_spmv(S, spmv));
     CHECK_OK(gpu, mpcg_solver_set_precision(S, p));
@@ -224,6 +225,7 @@ static void check_block(mpcg_matrix *A)
     for (int64_t i = 0; i < 2 * n; i++)
         B[i] = 1.0 + (double)(i % 7);
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     if (!S) return;
 
     CHECK_OK(gpu, mpcg_solve_block(S, 2, B, X, infos));
@@ -327,6 +329,7 @@ static void check_oom_sweep(mpcg_matrix *A)
     mpcg_backend_choice c;
     int64_t live = mpcgi_alloc_live(), skipped = 0, failed = 0;
     CHECK_OK(gpu, mpcg_solver_create(gpu, A, &S));
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     if (!S) return;
     CHECK_OK(gpu, mpcg_solver_set_option(S, "auto.cache", "off"));
     mpcgi_alloc_fail_at(-1);

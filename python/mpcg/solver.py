@@ -267,7 +267,7 @@ class Solver:
     """A CG solver for one matrix: context, matrix and solver of the C API, set up once and
     reused by every solve.
 
-    Solver(A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision='fp64', spmv='auto',
+    Solver(A, rtol=1e-8, atol=0.0, maxiter=None, M='auto', precision='fp64', spmv='auto',
            device='auto', options=None, history=False, cache_dir=None)
 
     A:         scipy.sparse matrix/array of any format, or a device matrix: a CuPy sparse
@@ -293,7 +293,7 @@ class Solver:
     close() (or a with block) releases the C objects; a closed solver raises ValueError.
     """
 
-    def __init__(self, A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64",
+    def __init__(self, A, rtol=1e-8, atol=0.0, maxiter=None, M="auto", precision="fp64",
                  spmv="auto", device="auto", options=None, history=False, cache_dir=None,
                  _borrowed_context=None):
         # cg()'s kept context (mpcg/_context.py), borrowed: not destroyed by close()
@@ -556,7 +556,7 @@ def _check_atol(atol):
         raise ValueError(f"mpcg: atol must be a finite number >= 0, not {atol!r}")
 
 
-def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64",
+def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M="auto", precision="fp64",
        spmv="auto", device="auto", history=False):
     """Solve A x = b by (preconditioned) CG; returns (x, Info).
 

@@ -388,7 +388,7 @@ void mpcgi_spmv_adaptive_info(const void *impl, mpcgi_adaptive_info *info)
 
 const struct mpcgi_spmv_ops mpcgi_spmv_adaptive = {
     .name = "adaptive",
-    .description = "CSR-vector with NT threads per row, rows binned by length (seed 003)",
+    .description = "CSR-vector with NT threads per row, rows binned by length",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
     .view = MPCGI_VIEW_DEVICE,

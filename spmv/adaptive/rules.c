@@ -62,7 +62,8 @@ static const mpcgi_option_key keys[K_COUNT] = {
          "the path; staged: uniform with each block's rows copied to shared memory first, a "
          "thread a row (rows of at most 1024 entries, blocks of 128); auto: the rule's choice"),
     WORD("adaptive.rule", rules,
-         "tuned: NT >= mean / 2, R = 2 from 2^16 rows, tail test; seed: NT >= mean, R = 1"),
+         "tuned: NT >= mean / 2, R = 2 from 2^16 rows, tail test; seed: the original rule, "
+         "NT >= mean, R = 1"),
     WORD("adaptive.load", loads, "matrix loads: stream (evict-first) or cached (__ldg)"),
     WORD("adaptive.index", indices,
          "auto: 16-bit column offsets where every col - row fits; 32: always 32-bit columns"),

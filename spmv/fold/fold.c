@@ -36,7 +36,7 @@
 
 static const mpcgi_option_key fold_keys[] = {
     {"fold.q_pct", MPCGI_OPTION_INT, DEFAULT_Q_PCT, 0, 100000, 0, 0, NULL,
-     "q in percent: the width F = ceil(q mean + r sigma) of the row lengths (seed 002: 150)"},
+     "q in percent: the width F = ceil(q mean + r sigma) of the row lengths"},
     {"fold.r_pct", MPCGI_OPTION_INT, DEFAULT_R_PCT, 0, 100000, 0, 0, NULL,
      "r in percent: the width F = ceil(q mean + r sigma) of the row lengths"},
     {"fold.width", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 1, 1 << 20, 0, 1, NULL,
@@ -248,7 +248,7 @@ static void fold_describe(const void *impl, char *buf, size_t size)
 
 const struct mpcgi_spmv_ops mpcgi_spmv_fold = {
     .name = "fold",
-    .description = "Fold method (seed 002): ELL of width about the mean row length, slot-major, "
+    .description = "Fold method: ELL of width about the mean row length, slot-major, "
                    "long rows folded into pieces added on the GPU",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,

@@ -250,8 +250,8 @@ static void gather_destroy(mpcg_context *ctx, void *impl)
 
 const struct mpcgi_spmv_ops mpcgi_spmv_gather = {
     .name = "gather",
-    .description = "the fold layout with x gathered into slot order first (seed 002's memory "
-                   "accelerator, emulated by a kernel), then a direct kernel on dense streams",
+    .description = "the fold layout with x gathered into slot order first (a memory accelerator's "
+                   "gather, emulated by a kernel), then a direct kernel on dense streams",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC | MPCG_CAP_OUT_OF_CORE,
     .view = MPCGI_VIEW_DEVICE, /* fold's upload; gather.ooc=on refuses a view */

@@ -42,12 +42,12 @@ static const char *const reduce_words[] = {"shuffle", "index", NULL};
 static const mpcgi_option_key segscan_keys[] = {
     {"segscan.segment", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 128, 4096, 1, 1, NULL,
      "nonzeros per segment, one block each; auto: 256 threads of segscan.per_thread (index: "
-     "256, the seed's)"},
+     "256)"},
     {"segscan.per_thread", MPCGI_OPTION_INT, MPCGI_OPTION_AUTO, 1, 8, 1, 1, NULL,
      "nonzeros a thread of the shuffle reduction (128 .. 512 threads a block); auto: 8 (index: "
      "1)"},
     {"segscan.reduce", MPCGI_OPTION_WORD, REDUCE_SCAN, 0, 0, 0, 0, reduce_words,
-     "the in-segment reduction: a warp-shuffle segmented scan, or the seed's index-based tree "
+     "the in-segment reduction: a warp-shuffle segmented scan, or an index-based tree "
      "(one nonzero a thread, a 2-byte run offset per nonzero)"},
 };
 static const mpcgi_option_table segscan_options = {segscan_keys, 3};
@@ -198,7 +198,7 @@ static void segscan_describe(const void *impl, char *buf, size_t size)
 {
     const mpcgi_segscan_plan *p = impl;
     if (p->index)
-        snprintf(buf, size, "CSR in %lld segments of %d nonzeros, the seed's index-tree "
+        snprintf(buf, size, "CSR in %lld segments of %d nonzeros, the index-tree "
                  "reduction, one nonzero a thread", (long long)p->nseg, p->L);
     else
         snprintf(buf, size, "CSR in %lld segments of %d nonzeros, warp-shuffle segmented scan, "
@@ -207,7 +207,7 @@ static void segscan_describe(const void *impl, char *buf, size_t size)
 
 const struct mpcgi_spmv_ops mpcgi_spmv_segscan = {
     .name = "segscan",
-    .description = "nonzero-balanced segmented-scan CSR (seed 001): fixed segments of "
+    .description = "nonzero-balanced segmented-scan CSR: fixed segments of "
                    "nonzeros, insensitive to row skew",
     .caps = MPCG_CAP_FP64 | MPCG_CAP_FP32 | MPCG_CAP_MIXED_STORE | MPCG_CAP_NEEDS_DEVICE |
             MPCG_CAP_CPU_EMULATION | MPCG_CAP_DETERMINISTIC,
