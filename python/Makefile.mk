@@ -20,6 +20,6 @@ CLEANFILES += python/mpcg/_config.py python/mpcg/_config.py-t
 python/mpcg/_config.py: FORCE
 	$(AM_V_GEN)$(MKDIR_P) python/mpcg && \
 	{ echo '# python/mpcg/_config.py: written by make (python/Makefile.mk): the install of libmpcg'; \
-	  echo '# this package was installed with (mpcg/_lib.py tries it after MPCG_LIBRARY, MPCG_PREFIX)'; \
+	  echo '# this package was installed with (mpcg/_lib.py: after MPCG_LIBRARY, MPCG_PREFIX)'; \
 	  echo 'LIBDIR = "$(libdir)"'; } >$@-t && \
 	if cmp -s $@-t $@; then rm -f $@-t; else mv -f $@-t $@; fi

@@ -75,7 +75,9 @@ print(mpcg.library_path, int(info), info.iterations)')
     case "$py" in "$inst/lib/libmpcg.so 0 "*) ;; *) fail "not $inst/lib's libmpcg: $py" ;; esac
     # the package without _config.py (pip install ./python): pkg-config finds the install
     if command -v pkg-config >/dev/null 2>&1; then
-        mkdir "$tmp/pip" && cp -R "$top_srcdir/python/mpcg" "$tmp/pip/" && rm -f "$tmp/pip/mpcg/_config.py"
+        # (a distcheck's source tree is read-only, and cp keeps the modes)
+        mkdir "$tmp/pip" && cp -R "$top_srcdir/python/mpcg" "$tmp/pip/" &&
+            chmod -R u+w "$tmp/pip" && rm -f "$tmp/pip/mpcg/_config.py" || fail "copy the package"
         py=`pyrun PYTHONPATH="$tmp/pip" PKG_CONFIG_PATH="$inst/lib/pkgconfig"` ||
             fail "import mpcg through pkg-config: $py"
         echo "pkg-config: $py"

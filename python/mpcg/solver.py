@@ -166,7 +166,8 @@ class Solver:
                for cgsolve's directory ($XDG_CACHE_HOME/mpcg, else ~/.cache/mpcg), "" for none
     callback:  callback(xk) after every iteration of every solve (a copy of x_k)
 
-    A not symmetric gives a warning (RuntimeWarning), as cgsolve does. close() (or a with block) releases the C objects; a closed solver raises ValueError.
+    A not symmetric gives a warning (RuntimeWarning), as cgsolve does. close() (or a with block)
+    releases the C objects; a closed solver raises ValueError.
     """
 
     def __init__(self, A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision="fp64",
