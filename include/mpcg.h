@@ -896,6 +896,49 @@ MPCG_API mpcg_status mpcg_solver_set_block_monitor(mpcg_solver *solver, int64_t 
 MPCG_API mpcg_status mpcg_solver_set_progress(mpcg_solver *solver, mpcg_monitor_fn fn,
                                               void *user);
 
+/**
+ * A preconditioner of the caller's (mpcg_solver_set_precond_callback): z = M r for the n doubles
+ * of r, M an SPD approximation of A^-1 (SciPy's M). r and z are host arrays. Return 0 to go on;
+ * anything else ends the solve with MPCG_ERR_INVALID_ARG.
+ */
+typedef int (*mpcg_precond_fn)(const double *r, double *z, void *user);
+
+/**
+ * Use fn as the preconditioner of the next setup and its solves (PCG with z = fn(r) in the host
+ * loop, solver/cg.c), in place of the one of mpcg_solver_set_precond, which applies again once fn
+ * is NULL. The solve runs the host variant (docs/solver.md): auto chooses it, and cg.variant
+ * naming another fails the setup with MPCG_ERR_NOT_SUPPORTED. Precision fp64 only (setup:
+ * MPCG_ERR_NOT_SUPPORTED otherwise); mpcg_solve_block refuses it (MPCG_ERR_NOT_SUPPORTED). On a
+ * GPU context, r is copied to the host and z back every iteration. info.precond is "callback".
+ * @param[in] fn    the preconditioner, or NULL to remove it.
+ * @param[in] user  passed to fn.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver).
+ * Thread safety: not while another call uses the solver.
+ * @see mpcg_solver_set_iterate_callback
+ */
+MPCG_API mpcg_status mpcg_solver_set_precond_callback(mpcg_solver *solver, mpcg_precond_fn fn,
+                                                      void *user);
+
+/**
+ * The caller's view of the iterate (mpcg_solver_set_iterate_callback): called after every
+ * iteration with its number (1, 2, ...) and x_k, n doubles on the host, read-only and valid
+ * during the call. Return 0 to go on; anything else ends the solve with MPCG_ERR_INVALID_ARG.
+ */
+typedef int (*mpcg_iterate_fn)(int64_t iteration, const double *x, void *user);
+
+/**
+ * Call fn after every iteration with x_k (SciPy's callback(xk)). As for
+ * mpcg_solver_set_precond_callback: the host variant runs (auto chooses it, cg.variant naming
+ * another fails the setup), fp64 only, not in mpcg_solve_block; on a GPU context x is copied to
+ * the host every iteration. Takes effect at the next setup (the next solve runs it).
+ * @param[in] fn    the callback, or NULL to remove it.
+ * @return MPCG_SUCCESS; MPCG_ERR_INVALID_ARG (NULL solver).
+ * Thread safety: not while another call uses the solver.
+ * @see mpcg_solver_set_progress (the residual alone, and no cost on a GPU)
+ */
+MPCG_API mpcg_status mpcg_solver_set_iterate_callback(mpcg_solver *solver, mpcg_iterate_fn fn,
+                                                      void *user);
+
 /** If on, a solve that does not converge returns MPCG_ERR_NOT_CONVERGED (info still filled). */
 MPCG_API mpcg_status mpcg_solver_set_error_if_not_converged(mpcg_solver *solver, int on);
 

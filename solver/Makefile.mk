@@ -1,6 +1,7 @@
 # solver/Makefile.mk: the solver object, the CG loops (CPU and fused GPU), block and batched CG
 libmpcgi_la_SOURCES += solver/solver.h solver/solver.c solver/cg.c solver/cg_mixed.c solver/pcg.c solver/options.c \
-	solver/options.h solver/cg_variants.c solver/cg_variants.h solver/history.c solver/history.h
+	solver/options.h solver/cg_variants.c solver/cg_variants.h solver/history.c solver/history.h \
+	solver/callback.c
 # many right-hand sides: block CG (docs/block.md)
 libmpcgi_la_SOURCES += solver/block_cg.c solver/block_cg.h solver/block_iter.c \
 	solver/block_dense.c

@@ -263,6 +263,9 @@ static mpcg_status begin(mpcg_solver *s, int nrhs, const void *B, const void *X,
     MPCG_ENSURE(ctx, B && X && infos, MPCG_ERR_INVALID_ARG, "B, X and infos must not be NULL");
     MPCG_ENSURE(ctx, s->precision == MPCG_PRECISION_FP64, MPCG_ERR_NOT_SUPPORTED,
                 "block CG runs in fp64 (precision %s asked)", mpcg_precision_name(s->precision));
+    MPCG_ENSURE(ctx, !mpcgi_solver_callbacks(s), MPCG_ERR_NOT_SUPPORTED,
+                "block CG takes no preconditioner or iterate callback: solve the columns one by "
+                "one with mpcg_solve");
     MPCG_CHECK(ctx, mpcgi_solver_prepare(s));
     if (!mpcgi_spmv_has_block(s->plan) && mpcgi_spmv_is_auto(s->spmv_name) && !s->need_block) {
         s->need_block = 1; /* auto chose a backend without SpMM: choose among those with one */

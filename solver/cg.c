@@ -217,7 +217,7 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
 static mpcg_status precondition(mpcg_solver *s, double rr, void **z, double *rz,
                                 mpcg_reason *reason)
 {
-    if (s->pc) return mpcgi_pcg_precondition(s, z, rz, reason);
+    if (s->pc || s->pc_fn) return mpcgi_pcg_precondition(s, z, rz, reason);
     *z = s->r;
     *rz = rr;
     *reason = MPCG_REASON_NONE;
@@ -236,7 +236,7 @@ static mpcg_status next_direction(mpcg_solver *s, double rr, int checked, double
     void *z;
     MPCG_CHECK(s->ctx, precondition(s, rr, &z, &rz_new, reason)); /* z, r.z */
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
-    if (checked && (!s->pc || beta_check == 0.0))
+    if (checked && (!(s->pc || s->pc_fn) || beta_check == 0.0))
         beta = beta_check;
     else
         beta = rz_new / *rz;
@@ -268,13 +268,14 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
     int64_t n = s->A->csr.n, k = 0;
     void *r = s->r, *p = s->p, *q = s->q, *x = a->xw, *z;
     double rr, rr_new, rz = 0.0, pq, alpha, beta;
+    const int pcg = s->pc || s->pc_fn; /* M: the library's, or the caller's */
     mpcgi_cg_track tr;
     mpcg_reason reason;
 
     MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p = r */
     if (reason == MPCG_REASON_NONE && !tr.fallback) {
         MPCG_CHECK(ctx, precondition(s, rr, &z, &rz, &reason)); /* z, rz */
-        if (reason == MPCG_REASON_NONE && s->pc) MPCG_CHECK(ctx, s->V->copy(ctx, n, z, p));
+        if (reason == MPCG_REASON_NONE && pcg) MPCG_CHECK(ctx, s->V->copy(ctx, n, z, p));
     }
     while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
         V = s->V; /* a mixed solve's fp64 head ends in mpcgi_cg_check */
@@ -290,6 +291,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new)); /* rr = r.r */
         k++;
         MPCG_CHECK(ctx, mpcgi_cg_monitor(s, k, sqrt(rr_new) / a->bnorm));
+        MPCG_CHECK(ctx, mpcgi_cg_iterate(s, a, k)); /* the caller's callback(x_k) */
         if (!isfinite(rr_new)) {
             reason = MPCG_DIVERGED_NAN;
             break;
@@ -302,7 +304,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         if (checked) { /* converged, stagnant, the fp64 finish, or on from the true residual */
             MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
             if (reason != MPCG_REASON_NONE || tr.fallback) break;
-            if (!s->pc) rz = rr_old; /* CG: beta from the check */
+            if (!pcg) rz = rr_old; /* CG: beta from the check */
         }
         MPCG_CHECK(ctx, next_direction(s, rr, checked, beta, &rz, &reason)); /* z, p */
     }

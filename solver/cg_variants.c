@@ -82,11 +82,13 @@ static long long small_n(const mpcg_solver *s)
 }
 
 /*
- * The auto rule (docs/solver.md): on a CPU context the host loop; on a GPU, systems above
- * cg.small_n run launched kernels (bandwidth-bound: with PDL as fast as a graph), smaller ones
- * (latency-bound) a persistent loop over the plan's rows where it can run: the single-reduction
- * loop where the rows fit in shared memory and its chain rule passes (not in a mixed solve,
- * single_for_auto), else the two-barrier loop, else a CUDA graph. Writes the choice's reason.
+ * The auto rule (docs/solver.md): the host loop where the caller's callbacks are set
+ * (mpcg_solver_set_precond_callback, _iterate_callback) or on a CPU context; on a GPU, systems
+ * above cg.small_n run launched kernels (bandwidth-bound: with PDL as fast as a graph), smaller
+ * ones (latency-bound) a persistent loop over the plan's rows where it can run: the
+ * single-reduction loop where the rows fit in shared memory and its chain rule passes (not in a
+ * mixed solve, single_for_auto), else the two-barrier loop, else a CUDA graph. Writes the choice's
+ * reason.
  */
 static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t size)
 {
@@ -94,6 +96,12 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
     long long n = (long long)s->A->csr.n;
     long long small = small_n(s);
     char no1[96], no2[96];
+    if (mpcgi_solver_callbacks(s)) {
+        snprintf(why, size,
+                 "auto: a preconditioner or iterate callback of the caller: the host "
+                 "loop");
+        return &mpcgi_cg_host;
+    }
     if (!s->on_device) {
         snprintf(why, size, "auto: context %.40s runs on the CPU", ctx->device_name);
         return &mpcgi_cg_host;
@@ -146,7 +154,7 @@ static const mpcgi_cg_variant *choose_auto(mpcg_solver *s, char *why, size_t siz
 int mpcgi_cg_variant_needs_rows(const mpcg_solver *s)
 {
     const long req = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]);
-    if (!s->on_device || s->need_block) return 0;
+    if (!s->on_device || s->need_block || mpcgi_solver_callbacks(s)) return 0;
     if (req == MPCGI_VARIANT_PERSISTENT_SINGLE || req == MPCGI_VARIANT_PERSISTENT_TWO_BARRIER)
         return 1;
     /* choose_auto's way to a persistent loop, as far as it is known before the plan */
@@ -156,7 +164,9 @@ int mpcgi_cg_variant_needs_rows(const mpcg_solver *s)
 int mpcgi_cg_variant_fuses_dot(const mpcg_solver *s)
 {
     const long req = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]);
-    if (!s->on_device || s->need_block || s->precision != MPCG_PRECISION_FP64) return 0;
+    if (!s->on_device || s->need_block || s->precision != MPCG_PRECISION_FP64 ||
+        mpcgi_solver_callbacks(s))
+        return 0;
     if (req != MPCGI_VARIANT_AUTO && req != MPCGI_VARIANT_LAUNCHED && req != MPCGI_VARIANT_GRAPH)
         return 0;
     return !mpcgi_cg_variant_needs_rows(s);
@@ -168,6 +178,16 @@ mpcg_status mpcgi_cg_variant_setup(mpcg_solver *s)
     long req = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_CG_VARIANT]);
     const mpcgi_cg_variant *v;
     char why[128];
+    if (mpcgi_solver_callbacks(s)) { /* the caller's M or callback(x_k): the host loop, fp64 */
+        MPCG_ENSURE(ctx, s->precision == MPCG_PRECISION_FP64, MPCG_ERR_NOT_SUPPORTED,
+                    "a preconditioner or iterate callback runs in fp64 (precision %s asked)",
+                    mpcg_precision_name(s->precision));
+        MPCG_ENSURE(ctx, req == MPCGI_VARIANT_AUTO || variants[req] == &mpcgi_cg_host,
+                    MPCG_ERR_NOT_SUPPORTED,
+                    "cg.variant=%s cannot run here: a preconditioner or iterate callback runs in "
+                    "the host loop (cg.variant=host or auto)",
+                    variants[req]->name);
+    }
     if (req == MPCGI_VARIANT_AUTO) {
         v = choose_auto(s, s->variant_reason, sizeof s->variant_reason);
     } else {

@@ -61,6 +61,7 @@ static void teardown(mpcg_solver *s)
     mpcg_context *ctx = s->ctx;
     mpcgi_cg_variant_teardown(s);
     mpcgi_block_ws_free(s); /* its arrays live where this setup computes */
+    mpcgi_callbacks_teardown(s);
     mpcgi_precond_destroy(ctx, s->pc);
     s->pc = NULL;
     mpcgi_spmv_plan_destroy(ctx, s->plan);
@@ -294,6 +295,11 @@ static int64_t maxit_of(const mpcg_solver *s)
 static mpcg_status precond_resolve(mpcg_solver *s)
 {
     const mpcgi_csr *M = NULL;
+    if (s->pc_fn) { /* the caller's M (solver/callback.c) in place of the library's */
+        s->pc_type = MPCG_PRECOND_NONE;
+        s->pc_why[0] = '\0';
+        return MPCG_SUCCESS;
+    }
     MPCG_CHECK(s->ctx, precond_matrix(s, s->precond, &M));
     s->pc_type = mpcgi_precond_resolve(M, s->precond, s->pc_why, sizeof s->pc_why);
     return MPCG_SUCCESS;
@@ -308,9 +314,10 @@ static mpcg_status precond_setup(mpcg_solver *s)
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     const mpcgi_csr *M = NULL;
-    if (s->pc_type == MPCG_PRECOND_NONE) return MPCG_SUCCESS;
-    MPCG_CHECK(ctx, precond_matrix(s, s->pc_type, &M));
+    if (s->pc_type == MPCG_PRECOND_NONE && !s->pc_fn) return MPCG_SUCCESS;
     MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), (void **)&s->z));
+    if (s->pc_fn) return MPCG_SUCCESS; /* the caller's M writes z (fp64 only) */
+    MPCG_CHECK(ctx, precond_matrix(s, s->pc_type, &M));
     if (s->precision != MPCG_PRECISION_FP64) {
         MPCG_CHECK(ctx, alloc_vec(s, (size_t)n * sizeof(double), &s->zw));
     }
@@ -346,6 +353,7 @@ mpcg_status mpcg_solver_setup(mpcg_solver *s)
     MPCG_TRY(ctx, st, mpcgi_spmv_choose(ctx, s->spmv_name, &s->A->csr, &req, &s->plan, &s->choice));
     MPCG_TRY(ctx, st, alloc_work(s));
     MPCG_TRY(ctx, st, precond_setup(s));
+    MPCG_TRY(ctx, st, mpcgi_callbacks_setup(s));
     MPCG_TRY(ctx, st, mpcgi_cg_variant_setup(s)); /* choose, then its device state, graph... */
     s->values_version = s->A->values_version;
     s->setup_done = 1;
@@ -386,7 +394,8 @@ void mpcgi_solver_info_init(const mpcg_solver *s, mpcg_info *info)
     snprintf(info->variant, sizeof info->variant, "%s", s->variant->name);
     snprintf(info->variant_reason, sizeof info->variant_reason, "%s", s->variant_reason);
     info->fallback_iteration = -1;
-    snprintf(info->precond, sizeof info->precond, "%s", mpcg_precond_name(s->pc_type));
+    snprintf(info->precond, sizeof info->precond, "%s",
+             s->pc_fn ? "callback" : mpcg_precond_name(s->pc_type));
     char *d = info->precond_describe;
     const size_t size = sizeof info->precond_describe;
     size_t len = s->pc ? (size_t)snprintf(d, size, "%s", s->pc->describe) : 0;
@@ -416,7 +425,7 @@ mpcg_status mpcgi_solver_prepare(mpcg_solver *s)
     mpcg_context *ctx = s->ctx;
     if (!s->setup_done) MPCG_CHECK(ctx, mpcg_solver_setup(s));
     const mpcgi_csr *M = NULL;
-    if (s->values_version != s->A->values_version && s->precond == MPCG_PRECOND_AUTO) {
+    if (s->values_version != s->A->values_version && s->precond == MPCG_PRECOND_AUTO && !s->pc_fn) {
         char why[sizeof s->pc_why];
         MPCG_CHECK(ctx, precond_matrix(s, s->precond, &M));
         /* the new values change AUTO's choice: set up again */

@@ -33,6 +33,10 @@ struct mpcg_solver {
     void *monitor_user;
     mpcg_monitor_fn progress; /* mpcg_solver_set_progress: at every read of the residual */
     void *progress_user;
+    mpcg_precond_fn pc_fn; /* the caller's M (mpcg_solver_set_precond_callback), or NULL */
+    void *pc_fn_user;
+    mpcg_iterate_fn iter_fn; /* the caller's view of x_k (mpcg_solver_set_iterate_callback) */
+    void *iter_fn_user;
     mpcgi_history hist;      /* mpcg_solver_set_history (solver/history.h) */
     mpcgi_block_history bhist; /* a block solve's per-column histories and monitor */
     int error_if_not_converged;
@@ -66,6 +70,8 @@ struct mpcg_solver {
     char pc_why[160];        /* AUTO's choice in words, else "" */
     struct mpcgi_precond *pc; /* M of a preconditioned solve (precond/precond.h), or NULL */
     double *z, *pc_work;     /* z = M^-1 r (n doubles) and the apply's workspace (2 n) */
+    double *cb_host;         /* GPU contexts with a callback: the host copies of r and z, or
+                                of x (2 n doubles; solver/callback.c) */
     void *zw;                /* fp32 and mixed solves: z in V's type (n doubles' room) */
     int64_t pc_spmvs;        /* products with A in the running solve's applies */
     void *xw;                /* fp32: the working iterate (fp64 and mixed: NULL, x itself) */
@@ -156,6 +162,15 @@ mpcg_status mpcgi_pcg_precondition(mpcg_solver *s, void **z, double *rz, mpcg_re
 /* A's product for the preconditioner (its setup and applies; counted in s->pc_spmvs). */
 mpcg_status mpcgi_pcg_spmv(mpcg_context *ctx, void *user, mpcg_precision prec, const void *x,
                            void *y);
+/* The caller's callbacks (solver/callback.c): 1 when a preconditioner or iterate callback is
+ * set (the host variant runs, fp64 only); their host staging on a GPU (setup, teardown); z = M r
+ * by the caller's M (into s->z; mpcgi_pcg_precondition calls it); the iterate callback after
+ * iteration k. */
+int mpcgi_solver_callbacks(const mpcg_solver *s);
+mpcg_status mpcgi_callbacks_setup(mpcg_solver *s);
+void mpcgi_callbacks_teardown(mpcg_solver *s);
+mpcg_status mpcgi_pcg_callback(mpcg_solver *s, double *z);
+mpcg_status mpcgi_cg_iterate(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k);
 /* p = r + beta p with V, or p = r for beta = 0. */
 mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta);
 /* The recurrence residual's stop threshold max(max(tol, eps) ||b||, atol), eps of the

@@ -1,8 +1,9 @@
 #!/bin/sh
 # test/test_python.sh: the Python package python/mpcg (ctypes over the built libmpcg) against
 # SciPy: python/tests/test_cg.py, with the ctypes mirror of struct mpcg_info checked against the
-# C compiler's layout of it; python/tests/test_device.py, its device (CuPy) inputs;
-# python/examples/heat.py against examples/heat
+# C compiler's layout of it; python/tests/test_scipy_cg.py, mpcg.cg as a drop-in for SciPy's cg;
+# python/tests/test_device.py, its device (CuPy) inputs; python/examples/heat.py against
+# examples/heat
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_srcdir:=.}" "${top_builddir:=.}" "${CC:=cc}"
 if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import numpy, scipy' 2>/dev/null; then
@@ -61,6 +62,8 @@ MPCG_TEST_DATA=${MPCG_TEST_DATA:-$top_srcdir/test/data}; export MPCG_TEST_DATA
 # no __pycache__ in the source tree
 PYTHONDONTWRITEBYTECODE=1; export PYTHONDONTWRITEBYTECODE
 "$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_cg.py" -v || exit 1
+# mpcg.cg as scipy.sparse.linalg.cg: the cases of SciPy's own cg tests, against SciPy
+"$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_scipy_cg.py" -v || exit 1
 # device inputs: the duck typing everywhere; CuPy on a GPU (skipped, with the reason, elsewhere)
 "$PYTHON" -W ignore::FutureWarning "$top_srcdir/python/tests/test_device.py" -v || exit 1
 # python/examples/heat.py, the twin of examples/heat.c: the same lines on the CPU (one binding,

@@ -1,7 +1,7 @@
 /* test/test_solver_pcg.c: preconditioned CG: every preconditioner reaches tol on the bundled SPD
  * matrices with an honest true residual, Jacobi PCG against an independent PCG written here,
  * the rejection of a diagonal <= 0, fp32 and mixed PCG, new values refreshing M, and the GPU's
- * counts against the CPU's */
+ * counts against the CPU's; the caller's preconditioner and iterate callbacks */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <float.h>
 #include <math.h>
@@ -309,6 +309,120 @@ static void test_refresh_kinds(mpcgi_rng *g)
     mpcg_matrix_destroy(A);
 }
 
+/* The caller's callbacks (mpcg_solver_set_precond_callback, _iterate_callback). */
+typedef struct cb_state {
+    const double *dinv; /* z = dinv .* r: Jacobi by hand */
+    int64_t n, calls, last_k;
+    double *x_last; /* the iterate of the last call */
+    int fail_at;    /* return 1 at this call (0: never) */
+} cb_state;
+
+static int jacobi_cb(const double *r, double *z, void *user)
+{
+    cb_state *c = user;
+    for (int64_t i = 0; i < c->n; i++)
+        z[i] = c->dinv[i] * r[i];
+    return ++c->calls == c->fail_at;
+}
+
+static int iterate_cb(int64_t k, const double *x, void *user)
+{
+    cb_state *c = user;
+    CHECK(k == c->last_k + 1);
+    c->last_k = k;
+    memcpy(c->x_last, x, (size_t)c->n * sizeof *x);
+    return 0;
+}
+
+/* One solve of bcsstk05 x = ones on ctx with the Jacobi callback and the iterate callback. */
+static mpcg_info solve_cb(mpcg_context *ctx, mpcg_matrix *A, cb_state *c, double *x,
+                          mpcg_status *st)
+{
+    mpcg_solver *S = NULL;
+    mpcg_info info;
+    memset(&info, 0xff, sizeof info);
+    *st = MPCG_ERR_INVALID_STATE;
+    CHECK_OK(ctx, mpcg_solver_create(ctx, A, &S));
+    if (!S) return info;
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_CHEBYSHEV)); /* the callback wins */
+    CHECK_OK(ctx, mpcg_solver_set_precond_callback(S, jacobi_cb, c));
+    CHECK_OK(ctx, mpcg_solver_set_iterate_callback(S, iterate_cb, c));
+    c->calls = 0, c->last_k = 0;
+    info = solve_on(S, c->n, x, st);
+    mpcg_solver_destroy(S);
+    return info;
+}
+
+/* Jacobi as a callback gives the library's Jacobi bit for bit on the CPU, in the host variant;
+ * the iterate callback sees every iteration and the final x; a callback's failure stops the
+ * solve; fp32, another variant and block CG refuse them. */
+static void test_callbacks(void)
+{
+    mpcg_matrix *A = NULL;
+    mpcg_solver *S = NULL;
+    mpcg_status st;
+    mpcg_info ref, in, infos[2];
+    CHECK_OK(cpu, mpcg_matrix_read_mm(cpu, test_data("bcsstk05.mtx"), &A));
+    if (!A) return;
+    const mpcgi_csr *C = &A->csr;
+    const int64_t n = C->n;
+    const size_t bytes = (size_t)n * sizeof(double);
+    double *dinv = calloc((size_t)n, sizeof *dinv), *x = malloc(bytes), *y = malloc(bytes);
+    double *xl = malloc(bytes), B[2 * 153], X[2 * 153]; /* n = 153 */
+    cb_state c = {.dinv = dinv, .n = n, .x_last = xl};
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = C->row_ptr[i]; j < C->row_ptr[i + 1]; j++)
+            if (C->col_idx[j] == i) dinv[i] = 1.0 / C->val[j];
+    CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
+    CHECK_OK(cpu, mpcg_solver_set_precond(S, MPCG_PRECOND_JACOBI));
+    ref = solve_on(S, n, y, &st);
+    CHECK(st == MPCG_SUCCESS && ref.converged);
+    in = solve_cb(cpu, A, &c, x, &st);
+    CHECK(st == MPCG_SUCCESS && in.converged && in.iterations == ref.iterations);
+    CHECK(memcmp(x, y, bytes) == 0 && memcmp(x, xl, bytes) == 0);
+    CHECK(c.last_k == in.iterations && c.calls >= in.iterations);
+    CHECK(strcmp(in.precond, "callback") == 0 && strcmp(in.variant, "host") == 0);
+    printf("  callbacks: %lld iterations as jacobi's %lld, %lld applies; %s\n",
+           (long long)in.iterations, (long long)ref.iterations, (long long)c.calls,
+           in.variant_reason);
+    if (gpu) { /* through the host copies: the CPU's count within 1% */
+        mpcg_matrix *G = NULL;
+        CHECK_OK(gpu, mpcg_matrix_read_mm(gpu, test_data("bcsstk05.mtx"), &G));
+        in = solve_cb(gpu, G, &c, x, &st);
+        CHECK(st == MPCG_SUCCESS && in.converged && strcmp(in.variant, "host") == 0);
+        CHECK(test_iterations_close("bcsstk05 callback", in.iterations, ref.iterations));
+        CHECK(memcmp(x, xl, bytes) == 0);
+        mpcg_matrix_destroy(G);
+    }
+    c.fail_at = 5; /* a failing callback stops the solve with its status */
+    in = solve_cb(cpu, A, &c, x, &st);
+    CHECK(st == MPCG_ERR_INVALID_ARG && c.calls == 5);
+    CHECK(strstr(mpcg_last_error(cpu), "callback returned 1") != NULL);
+    mpcg_clear_error(cpu);
+    c.fail_at = 0;
+    CHECK_OK(cpu, mpcg_solver_set_precond_callback(S, jacobi_cb, &c));
+    CHECK_OK(cpu, mpcg_solver_set_option(S, "cg.variant", "launched"));
+    CHECK_STATUS(cpu, mpcg_solver_setup(S), MPCG_ERR_NOT_SUPPORTED);
+    CHECK(strstr(mpcg_last_error(cpu), "host loop") != NULL);
+    mpcg_clear_error(cpu);
+    CHECK_OK(cpu, mpcg_solver_set_option(S, "cg.variant", "auto"));
+    CHECK_OK(cpu, mpcg_solver_set_precision(S, MPCG_PRECISION_FP32));
+    CHECK_STATUS(cpu, mpcg_solver_setup(S), MPCG_ERR_NOT_SUPPORTED);
+    mpcg_clear_error(cpu);
+    CHECK_OK(cpu, mpcg_solver_set_precision(S, MPCG_PRECISION_FP64));
+    for (int i = 0; i < 2 * 153; i++)
+        B[i] = 1.0;
+    CHECK_STATUS(cpu, mpcg_solve_block(S, 2, B, X, infos), MPCG_ERR_NOT_SUPPORTED);
+    mpcg_clear_error(cpu);
+    CHECK_OK(cpu, mpcg_solver_set_precond_callback(S, NULL, NULL)); /* jacobi again */
+    in = solve_on(S, n, x, &st);
+    CHECK(st == MPCG_SUCCESS && in.iterations == ref.iterations && memcmp(x, y, bytes) == 0);
+    CHECK(strcmp(in.precond, "jacobi") == 0);
+    mpcg_solver_destroy(S);
+    mpcg_matrix_destroy(A);
+    free(dinv), free(x), free(y), free(xl);
+}
+
 int main(void)
 {
     test_init_seed("test_solver_pcg");
@@ -317,6 +431,7 @@ int main(void)
     if (mpcgi_device_count() > 0) CHECK_OK(NULL, mpcg_context_create("cuda:0", &gpu));
     else printf("test_solver_pcg: no usable GPU, the GPU comparisons are skipped\n");
     test_rejections_and_refresh();
+    test_callbacks();
     mpcgi_rng g;
     mpcgi_rng_seed(&g, test_seed);
     test_refresh_kinds(&g);

@@ -3,16 +3,18 @@
 """mpcg: CG for sparse symmetric positive definite systems on NVIDIA GPUs and CPUs.
 
     import mpcg
-    x, info = mpcg.cg(A, b, rtol=1e-8, M="jacobi", device="cpu")
+    x, info = mpcg.cg(A, b, rtol=1e-8, M="jacobi", device="cpu")   # as scipy.sparse.linalg.cg
+    if info == 0: ...                                                # info.iterations, ...
     with mpcg.Solver(A, device="cpu") as s:
         x1, info1 = s.solve(b1)
         x2, info2 = s.solve(b2, x0=x1)
 
-A pure-Python binding: it loads the installed libmpcg (MPCG_LIBRARY, the linker's search path,
-or common prefixes; see mpcg._lib) and builds nothing.
+A pure-Python binding: it loads the installed libmpcg (the install it came with, MPCG_LIBRARY,
+pkg-config, the linker's search path, or common prefixes; see mpcg._lib) and builds nothing.
 """
 from . import _api
-from .solver import History, Info, MpcgError, Solver, cg
+from ._info import History, Info
+from .solver import MpcgError, Solver, cg
 
 __version__ = "0.1.0"
 library_path = _api.library_path

@@ -137,6 +137,19 @@ solver_setup = _proto("mpcg_solver_setup", c_enum, solver_p)
 solve = _proto("mpcg_solve", c_enum, solver_p, c_void_p, c_void_p, c_void_p)
 solve_device = _proto("mpcg_solve_device", c_enum, solver_p, c_void_p, c_void_p, c_void_p)
 device_count = _proto("mpcg_device_count", c_int)
+matrix_check = _proto("mpcg_matrix_check", c_enum, mat_p, ctypes.c_uint)
+MPCG_CHECK_SYMMETRY = 2
+solve_block = _proto("mpcg_solve_block", c_enum, solver_p, c_int, c_void_p, c_void_p, c_void_p)
+solve_block_device = _proto("mpcg_solve_block_device", c_enum, solver_p, c_int, c_void_p,
+                            c_void_p, c_void_p)
+BLOCK_MAX = 64  # nrhs of one mpcg_solve_block
+# the caller's M and callback(xk) (SciPy's): None where the loaded libmpcg predates them
+PRECOND_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_void_p)
+ITERATE_FN = ctypes.CFUNCTYPE(c_int, c_int64, c_void_p, c_void_p)
+solver_set_precond_callback = _proto_optional("mpcg_solver_set_precond_callback", c_enum,
+                                              solver_p, PRECOND_FN, c_void_p)
+solver_set_iterate_callback = _proto_optional("mpcg_solver_set_iterate_callback", c_enum,
+                                              solver_p, ITERATE_FN, c_void_p)
 
 
 def library_version():

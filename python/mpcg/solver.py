@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """CG solves of sparse SPD systems through libmpcg (ctypes)."""
 import ctypes
-import dataclasses
 import math
-from typing import Optional
+import os
+import sys
+import warnings
 
 import numpy as np
 
-from . import _api, _context, _device
+from . import _api, _block, _context, _device
+from ._callbacks import Callbacks, precond_spec
+from ._info import History, Info
 
-__all__ = ["MpcgError", "Info", "History", "Solver", "cg"]
+__all__ = ["MpcgError", "Info", "History", "Solver", "cg"]  # Info, History: mpcg/_info.py
 
 
 class MpcgError(RuntimeError):
@@ -54,121 +57,6 @@ def _raise(st, ctx, what=""):
 def _binding_error(status, text):
     return MpcgError(status, "mpcg (python): " + text, text,
                      _api.STATUS_NAMES.index(status))
-
-
-@dataclasses.dataclass
-class History:
-    """The residual history of a solve (mpcg_solver_get_history; docs/history.md): NumPy
-    arrays of equal length, one entry each time the solve read the recurrence residual (every
-    iteration on the CPU; iteration 0 and each check window of a GPU variant).
-
-    iteration:   int64, strictly increasing from 0
-    relres:      ||r_k|| / ||b|| of the CG recurrence
-    true_relres: ||b - A x_k|| / ||b|| recomputed in fp64 where the solve computed it (the start,
-                 every check of the true residual, the end), NaN elsewhere
-    time_s:      seconds since the solve began
-
-    len(h) is the number of entries; iterating gives (iteration, relres, true_relres, time_s)
-    tuples."""
-    iteration: np.ndarray
-    relres: np.ndarray
-    true_relres: np.ndarray
-    time_s: np.ndarray
-
-    def __len__(self):
-        return len(self.iteration)
-
-    def __iter__(self):
-        return zip(self.iteration.tolist(), self.relres.tolist(), self.true_relres.tolist(),
-                   self.time_s.tolist())
-
-
-@dataclasses.dataclass
-class Info:
-    """What a solve did: struct mpcg_info with strings decoded and enums named."""
-    reason: str                 # "MPCG_CONVERGED_RTOL", ... (mpcg_reason_name)
-    reason_code: int            # its enum value (> 0 converged, < 0 diverged)
-    reason_string: str          # mpcg_reason_string: a sentence fragment
-    converged: bool
-    iterations: int
-    true_relres: float
-    recurrence_relres: float
-    setup_time_s: float
-    solve_time_s: float
-    backend: str
-    precision: str              # "fp64", "fp32" or "mixed"
-    residual_replacements: int
-    bytes_per_iteration: float
-    variant: str
-    variant_reason: str
-    spmvs: int
-    spmvs_fp64: int
-    mixed_strategy: str
-    precision_fallback: bool
-    fallback_iteration: int
-    storage_fallback: str
-    mixed_head_iterations: int
-    precond: str
-    precond_describe: str
-    precond_setup_time_s: float
-    precond_spmvs: int
-    spmv_describe: str
-    history: Optional[History] = None   # the residual history: Solver(history=True)
-
-    @classmethod
-    def _from_c(cls, c, history=None):
-        r = c.reason
-        return cls(
-            _c_str(_api.reason_name(r)), r, _c_str(_api.reason_string(r)), bool(c.converged),
-            c.iterations, c.true_relres, c.recurrence_relres, c.setup_time_s, c.solve_time_s,
-            c.backend.decode(), _c_str(_api.precision_name(c.precision)),
-            c.residual_replacements, c.bytes_per_iteration, c.variant.decode(),
-            c.variant_reason.decode("utf-8", "replace"), c.spmvs, c.spmvs_fp64,
-            c.mixed_strategy.decode(), bool(c.precision_fallback), c.fallback_iteration,
-            c.storage_fallback.decode("utf-8", "replace"), c.mixed_head_iterations,
-            c.precond.decode(), c.precond_describe.decode("utf-8", "replace"),
-            c.precond_setup_time_s, c.precond_spmvs, c.spmv_describe.decode("utf-8", "replace"),
-            history)
-
-    @property
-    def ms_per_iteration(self):
-        return 1e3 * self.solve_time_s / self.iterations if self.iterations > 0 else None
-
-    @property
-    def achieved_gbs(self):
-        if self.iterations <= 0 or self.solve_time_s <= 0:
-            return None
-        return self.bytes_per_iteration * self.iterations / self.solve_time_s * 1e-9
-
-    def as_dict(self):
-        """The fields of cgsolve's JSON report (docs/json-report.md) that a solve knows, in its
-        sections "solver", "result", "time" and "traffic"; null where cgsolve writes null."""
-        def opt(s):
-            return s if s else None
-        return {
-            "solver": {"method": "cg", "backend": self.backend, "precision": self.precision,
-                       "variant": self.variant, "variant_reason": self.variant_reason,
-                       "precond": self.precond or "none",
-                       "spmv_describe": opt(self.spmv_describe),
-                       "precond_describe": opt(self.precond_describe),
-                       "precond_setup_s": self.precond_setup_time_s},
-            "result": {"converged": self.converged, "reason": self.reason,
-                       "iterations": self.iterations, "true_relres": self.true_relres,
-                       "recurrence_relres": self.recurrence_relres,
-                       "residual_replacements": self.residual_replacements,
-                       "spmvs": self.spmvs, "spmvs_fp64": self.spmvs_fp64,
-                       "mixed_strategy": opt(self.mixed_strategy),
-                       "mixed_head_iterations": self.mixed_head_iterations,
-                       "precond_spmvs": self.precond_spmvs,
-                       "precision_fallback": self.precision_fallback,
-                       "fallback_iteration": (self.fallback_iteration
-                                              if self.precision_fallback else None),
-                       "storage_fallback": opt(self.storage_fallback)},
-            "time": {"setup_s": self.setup_time_s, "solve_s": self.solve_time_s,
-                     "ms_per_iteration": self.ms_per_iteration},
-            "traffic": {"bytes_per_iteration": self.bytes_per_iteration,
-                        "achieved_gbs": self.achieved_gbs},
-        }
 
 
 # ------------------------------------------------------------------ inputs
@@ -246,29 +134,14 @@ def _word(value, table, what):
     return table[key]
 
 
-def _precond_spec(M):
-    """M as the library's preconditioner name (bytes), checked by mpcg_precond_parse before any
-    C object exists: ValueError with the library's message otherwise."""
-    if M is not None and not isinstance(M, str):
-        raise ValueError(f"mpcg: M must be a preconditioner name ('jacobi', 'bjacobi:24', ...) "
-                         f"or None, not a {type(M).__name__}")
-    spec = "none" if M is None else M.lower()
-    _api.clear_error(None)  # the thread's message slot keeps its first failure
-    if _api.precond_parse(spec.encode(), None, None) != _api.MPCG_SUCCESS:
-        buf = ctypes.create_string_buffer(512)
-        _api.last_error_message(None, buf, len(buf))
-        raise ValueError(f"mpcg: M: {buf.value.decode(errors='replace')}")
-    return spec.encode()
-
-
 # ------------------------------------------------------------------ Solver
 
 class Solver:
     """A CG solver for one matrix: context, matrix and solver of the C API, set up once and
     reused by every solve.
 
-    Solver(A, rtol=1e-8, atol=0.0, maxiter=None, M='auto', precision='fp64', spmv='auto',
-           device='auto', options=None, history=False, cache_dir=None)
+    Solver(A, rtol=1e-8, atol=0.0, maxiter=None, M=None, precision='fp64', spmv='auto',
+           device='auto', options=None, history=False, cache_dir=None, callback=None)
 
     A:         scipy.sparse matrix/array of any format, or a device matrix: a CuPy sparse
                matrix (cupyx.scipy.sparse), or any CSR object whose data, indices and indptr
@@ -280,8 +153,10 @@ class Solver:
                max(rtol ||b||, atol), as SciPy's cg (mpcg_solver_set_atol; reason
                "MPCG_CONVERGED_ATOL" where atol decided)
     maxiter:   None: the library's default max(100, 10 n)
-    M:         None/'none', 'jacobi', 'bjacobi[:B]', 'chebyshev[:D]' or 'auto' (the names of
-               cgsolve --precond: mpcg_precond_parse)
+    M:         M ~ A^-1 as in SciPy (z = M r): None (mpcg's default, 'auto'), a name of
+               cgsolve --precond ('none', 'jacobi', 'bjacobi[:B]', 'chebyshev[:D]', 'auto':
+               mpcg_precond_parse), a 1-D array d (z = d * r), a matrix or a LinearOperator
+               (applied on the host each iteration: mpcg/_callbacks.py)
     precision: 'fp64', 'fp32' or 'mixed'
     spmv:      an SpMV backend name ('auto', 'cpu', 'cusparse', ...)
     device:    'auto', 'cpu', 'cuda' or 'cuda:N'
@@ -289,20 +164,22 @@ class Solver:
     history:   record the residual history of every solve: info.history (a History), else None
     cache_dir: where spmv='auto' keeps its timed decisions (mpcg_context_set_cache_dir): None
                for cgsolve's directory ($XDG_CACHE_HOME/mpcg, else ~/.cache/mpcg), "" for none
+    callback:  callback(xk) after every iteration of every solve (a copy of x_k)
 
-    close() (or a with block) releases the C objects; a closed solver raises ValueError.
+    A not symmetric gives a warning (RuntimeWarning), as cgsolve does. close() (or a with block)
+    releases the C objects; a closed solver raises ValueError.
     """
 
     def __init__(self, A, rtol=1e-8, atol=0.0, maxiter=None, M="auto", precision="fp64",
                  spmv="auto", device="auto", options=None, history=False, cache_dir=None,
-                 _borrowed_context=None):
+                 callback=None, _borrowed_context=None):
         # cg()'s kept context (mpcg/_context.py), borrowed: not destroyed by close()
         self._ctx = self._mat = self._solver = None
         self._own_ctx = _borrowed_context is None
         if not (0.0 < rtol < 1.0):
             raise ValueError(f"mpcg: rtol must be in (0, 1), not {rtol!r}")
         _check_atol(atol)
-        precond = _precond_spec(M)
+        precond = precond_spec(M if M is None or isinstance(M, str) else "none")
         prec = _word(precision, _api.PRECISION, "precision")
         device = "auto" if device is None else str(device)
         self._stream = None  # the context's stream as this solver set it (None: its own)
@@ -314,6 +191,7 @@ class Solver:
                 device = _gpu_device(A)
         else:
             n, indptr, indices, data, _ = _canonical_csr(A)
+        self._callbacks = Callbacks(M, callback, n)
         if self._own_ctx:
             self._ctx = _context.create(device, cache_dir, _raise)
         else:
@@ -328,6 +206,8 @@ class Solver:
                                                    indices.ctypes.data, data.ctypes.data,
                                                    ctypes.byref(mat)))
             self._mat = mat.value
+            if self._dev is None:
+                self._warn_asymmetric()
             sol = ctypes.c_void_p()
             self._check(_api.solver_create(self._ctx, self._mat, ctypes.byref(sol)))
             self._solver = sol.value
@@ -337,6 +217,7 @@ class Solver:
             self._check(_api.solver_set_tol(self._solver, float(rtol)))
             self._check(_api.solver_set_atol(self._solver, float(atol)))
             self._check(_api.solver_set_history(self._solver, 1 if history else 0))
+            self._callbacks.install(self._solver, self._check)
             if maxiter is not None:
                 self._check(_api.solver_set_maxit(self._solver, int(maxiter)))
             for k, v in (options or {}).items():
@@ -356,6 +237,7 @@ class Solver:
         self._cinfo = _api.InfoBuffer()
         self._cinfo_ref = ctypes.addressof(self._cinfo)
         self._history = bool(history)
+        self.precision = str(precision).lower()
 
     # ---------------------------------------------------------------- lifetime
     def _check(self, st):
@@ -500,50 +382,90 @@ class Solver:
             self._check(_api.solver_set_initial_guess(self._solver, g))
             self._guess = g
 
-    def solve(self, b, x0=None):
-        """Solve A x = b; returns (x, Info). b a NumPy vector (host path, mpcg_solve) or a CuPy
-        vector (device path, mpcg_solve_device, on a GPU context). x0: initial guess or None
-        (zero). Not converging is not an error: see info.converged / info.reason."""
-        self._live()
-        if _is_cupy_array(b):
-            return self._solve_device(b, x0)
-        b = np.ascontiguousarray(b, dtype=np.float64)
-        shape = b.shape
-        if b.size != self.n or (b.ndim == 2 and shape[1] != 1) or b.ndim > 2:
-            raise ValueError(f"mpcg: b has shape {shape}; the matrix has {self.n} rows")
-        if x0 is None:
-            x = np.empty(shape)
-            self._set_guess(False)
-        else:
-            x = np.array(x0, dtype=np.float64, order="C", copy=True)
-            if x.size != self.n:
-                raise ValueError(f"mpcg: x0 has shape {x.shape}; the matrix has {self.n} rows")
-            x = x.reshape(shape)
-            self._set_guess(True)
-        st = _api.solve(self._solver, b.ctypes.data, x.ctypes.data, self._cinfo_ref)
-        if st != _api.MPCG_SUCCESS:
-            _raise(st, self._ctx)
-        return x, self._info()
+    def _warn_asymmetric(self):
+        """A warning (RuntimeWarning, as cgsolve's) where A is not symmetric: CG may fail or
+        return a wrong x (mpcg_matrix_check with MPCG_CHECK_SYMMETRY; O(nnz log))."""
+        if _api.matrix_check(self._mat, _api.MPCG_CHECK_SYMMETRY) == _api.MPCG_SUCCESS:
+            return
+        buf = ctypes.create_string_buffer(300)
+        _api.last_error_message(self._ctx, buf, len(buf))
+        _api.clear_error(self._ctx)
+        warnings.warn(f"mpcg: {buf.value.decode(errors='replace')}: CG may fail or return a "
+                      "wrong x", RuntimeWarning, stacklevel=_user_stacklevel())
 
-    def _solve_device(self, b, x0):
-        cp = _cupy()
-        if self.device_kind != "cuda":
+    def _status(self, st):
+        """Raise for a solve's status: the exception of M or callback where one raised."""
+        if st == _api.MPCG_SUCCESS:
+            return
+        if self._callbacks.error is not None:
+            _api.clear_error(self._ctx)
+            self._callbacks.reraise()
+        _raise(st, self._ctx)
+
+    def solve(self, b, x0=None):
+        """Solve A x = b; returns (x, info), info an Info (SciPy's code: 0 converged). b a
+        vector of n entries, (n,) or (n, 1), or a block (n, k) of k right-hand sides (block CG:
+        mpcg_solve_block; x is (n, k) and info.columns has an Info per column). NumPy b: the host
+        path (mpcg_solve), x a NumPy array; CuPy b: the device path (mpcg_solve_device, on a GPU
+        context), x a CuPy array. x0: initial guess of b's shape, or None (zero). Not converging
+        is not an error: see info (> 0), info.converged, info.reason."""
+        self._live()
+        cupy = _is_cupy_array(b)
+        if cupy and self.device_kind != "cuda":
             raise ValueError("mpcg: b is a CuPy array but the solver's context is on the CPU "
                              "(device='cpu', or no usable GPU): pass a NumPy array")
-        b = cp.ascontiguousarray(b, dtype=cp.float64)
-        if b.size != self.n:
-            raise ValueError(f"mpcg: b has shape {b.shape}; the matrix has {self.n} rows")
-        if x0 is None:
-            x = cp.empty_like(b)
-            self._set_guess(False)
+        xp = _cupy() if cupy else np
+        _real("b", b)
+        _real("x0", x0)
+        b = xp.ascontiguousarray(xp.asarray(b), dtype=xp.float64)
+        shape = b.shape
+        if b.ndim not in (1, 2) or shape[0] != self.n or 0 in shape:
+            raise ValueError(f"mpcg: b has shape {shape}; A has {self.n} rows: b must be "
+                             f"({self.n},) or ({self.n}, k)")
+        x = None
+        if x0 is not None:
+            x = xp.array(xp.asarray(x0), dtype=xp.float64, order="C", copy=True)
+            if x.size != b.size:
+                raise ValueError(f"mpcg: x0 has shape {x.shape}; b has shape {shape}")
+            x = x.reshape(shape)
+        self._callbacks.cupy_out = cupy
+        if b.ndim == 2 and shape[1] > 1:
+            return _block.solve(self, b, x, xp)
+        return self._solve1(b, x, xp)
+
+    def _solve1(self, b, x, xp):
+        """One right-hand side: b contiguous float64, x None (zero guess) or the guess (a
+        contiguous float64 array of b's shape, overwritten)."""
+        self._set_guess(x is not None)
+        if x is None:
+            x = xp.empty_like(b)
+        if xp is np:
+            st = _api.solve(self._solver, b.ctypes.data, x.ctypes.data, self._cinfo_ref)
         else:
-            x = cp.array(x0, dtype=cp.float64, order="C", copy=True).reshape(b.shape)
-            self._set_guess(True)
-        self._bind_stream(True)  # after CuPy's work on b (and on A's values)
-        st = _api.solve_device(self._solver, b.data.ptr, x.data.ptr, self._cinfo_ref)
-        if st != _api.MPCG_SUCCESS:
-            _raise(st, self._ctx)
+            self._bind_stream(True)  # after CuPy's work on b (and on A's values)
+            st = _api.solve_device(self._solver, b.data.ptr, x.data.ptr, self._cinfo_ref)
+        self._status(st)
         return x, self._info()
+
+
+def _user_stacklevel():
+    """warnings.warn's stacklevel of the first frame outside this package (the user's call)."""
+    f, level = sys._getframe(1), 1
+    here = os.path.dirname(os.path.abspath(__file__))
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f, level = f.f_back, level + 1
+    return level
+
+
+def _real(what, a):
+    """TypeError for complex input (mpcg solves real systems; SciPy's cg would solve it)."""
+    if a is None:
+        return
+    dtype = getattr(a, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(a).dtype
+    if np.issubdtype(np.dtype(dtype), np.complexfloating):
+        raise TypeError(f"mpcg: {what} is complex ({np.dtype(dtype)}); mpcg solves real systems")
 
 
 def _check_atol(atol):
@@ -556,17 +478,27 @@ def _check_atol(atol):
         raise ValueError(f"mpcg: atol must be a finite number >= 0, not {atol!r}")
 
 
-def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M="auto", precision="fp64",
-       spmv="auto", device="auto", history=False):
-    """Solve A x = b by (preconditioned) CG; returns (x, Info).
+def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=None,
+       precision="fp64", spmv="auto", device="auto", history=False):
+    """Solve A x = b by (preconditioned) CG, as scipy.sparse.linalg.cg; returns (x, info).
 
-    Converged means the true ||b - A x|| <= max(rtol ||b||, atol), SciPy's criterion. The
-    arguments are Solver's (history=True: info.history); b a NumPy vector (or CuPy: the device
-    path). cg() keeps one context per device and thread between calls (with the decision cache
-    of spmv='auto' in cgsolve's directory: mpcg/_context.py) and creates and destroys a matrix
-    and solver on every call; for several right-hand sides with one matrix, or new values of
-    one pattern, build a Solver once."""
+    SciPy's signature and defaults (rtol=1e-5, atol=0.0), and its info: an int, 0 converged,
+    > 0 the iterations when not converged, < 0 a breakdown; the full report of the solve is on
+    info as attributes (an Info: info.iterations, info.reason, info.true_relres, ...). Converged
+    means the true ||b - A x|| <= max(rtol ||b||, atol). Where mpcg differs by design:
+    M=None is mpcg's default preconditioner ('auto': Jacobi unless A's diagonal is constant;
+    M='none' is SciPy's plain CG); maxiter=None is max(100, 10 n); x is float64; a 2-D b (n, k)
+    solves the block. M: a name, a 1-D array (z = M * r), a matrix or a LinearOperator (M ~
+    A^-1). callback(xk) after each iteration. CuPy inputs give CuPy outputs. A not symmetric
+    warns; complex input raises TypeError. The keywords after callback are mpcg's (Solver's).
+
+    cg() keeps one context per device and thread between calls (with the decision cache of
+    spmv='auto' in cgsolve's directory: mpcg/_context.py) and creates and destroys a matrix and
+    solver on every call; for several right-hand sides with one matrix, or new values of one
+    pattern, build a Solver once."""
     _check_atol(atol)  # before any C object exists
+    _real("b", b)
+    _real("x0", x0)
     device = "auto" if device is None else str(device)
     if device == "auto" and _device.is_device_sparse(A):
         device = _gpu_device(A)  # Solver's choice, made here to name the kept context
@@ -574,5 +506,6 @@ def cg(A, b, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M="auto", precision="fp
         device = _gpu_device(A, b)
     ctx = _context.shared(device, _raise)
     with Solver(A, rtol=rtol, atol=atol, maxiter=maxiter, M=M, precision=precision, spmv=spmv,
-                device=device, history=history, _borrowed_context=ctx) as s:
+                device=device, history=history, callback=callback,
+                _borrowed_context=ctx) as s:
         return s.solve(b, x0)

@@ -76,7 +76,7 @@ class TestAgainstScipy(unittest.TestCase):
         rows = []
         for name, A in spd_matrices():
             b = np.ones(A.shape[0])
-            x, info = mpcg.cg(A, b, rtol=TOL, M=None, device="cpu", maxiter=100 * A.shape[0])
+            x, info = mpcg.cg(A, b, rtol=TOL, M="none", device="cpu", maxiter=100 * A.shape[0])
             xs, sinfo, its = scipy_cg(A, b)
             rows.append((name, A.shape[0], A.nnz, info.iterations, its, relres(A, x, b),
                          relres(A, xs, b)))
@@ -117,7 +117,7 @@ class TestAgainstScipy(unittest.TestCase):
         name, A = spd_matrices()[0]
         b = np.ones(A.shape[0])
         for M in ("jacobi", "chebyshev", "chebyshev:4", "auto"):
-            x, info = mpcg.cg(A, b, M=M, device="cpu")
+            x, info = mpcg.cg(A, b, rtol=TOL, M=M, device="cpu")
             self.assertTrue(info.converged, (M, info.reason))
             self.assertLessEqual(relres(A, x, b), TOL)
             self.assertIn(info.precond, ("jacobi", "chebyshev", "none"))
@@ -348,9 +348,16 @@ class TestErrors(unittest.TestCase):
         for bad in (-1e-3, float("nan"), float("inf"), "x"):
             with self.assertRaises(ValueError):
                 mpcg.cg(A, np.ones(16), atol=bad, device="cpu")
-        for bad in ("ilu", "jacobi:2", "bjacobi:x", "chebyshev:", A, 3):
+        for bad in ("ilu", "jacobi:2", "bjacobi:x", "chebyshev:"):
             with self.assertRaises(ValueError):
                 mpcg.cg(A, np.ones(16), M=bad, device="cpu")
+        # a matrix, an array or an operator is an M (test_scipy_cg.py); other objects are not
+        for bad in (3, "jacobi".encode(), object()):
+            with self.assertRaises(TypeError) as e:
+                mpcg.cg(A, np.ones(16), M=bad, device="cpu")
+            self.assertNotIn("\n", str(e.exception))
+        with self.assertRaises(ValueError):
+            mpcg.cg(A, np.ones(16), M=np.ones(15), device="cpu")
         with self.assertRaises(ValueError) as e:
             mpcg.cg(A, np.ones(16), M="jacobi:2", device="cpu")
         self.assertIn("jacobi takes no number", str(e.exception))
