@@ -49,34 +49,6 @@ static __device__ __forceinline__ void mpcgi_cg_finish_update(mpcgi_cg_state *st
         st->stop = MPCGI_CG_STOP_MAX_ITER;
 }
 
-/* The end of a fused PCG update (solver/pcg_kernels.cu, the two-barrier loop): rr_new = r.r
- * stops, rz_new = r.z steers. The tests in the host loop's order (solver/cg.c): NaN, the
- * threshold, then the preconditioner's r.z <= 0 and the limit. At the threshold rr keeps the
- * r.z of the last direction, as mpcgi_pcg_finish_r leaves it: a resume that keeps the direction
- * takes beta = r.z of the true residual / that r.z (mpcgi_pcg_finish_restart). */
-static __device__ __forceinline__ void mpcgi_pcg_finish_update(mpcgi_cg_state *st, double rz_new,
-                                                               double rr_new)
-{
-    const int64_t k = st->k + 1;
-    st->k = k;
-    st->rr_new = rr_new;
-    if (!isfinite(rr_new) || !isfinite(rz_new)) {
-        st->stop = MPCGI_CG_STOP_NAN;
-        return;
-    }
-    if (sqrt(rr_new) <= st->threshold) {
-        st->stop = MPCGI_CG_STOP_CONVERGED;
-        return;
-    }
-    if (rz_new <= 0.0) {
-        st->stop = MPCGI_CG_STOP_INDEFINITE_PC;
-        return;
-    }
-    st->beta = rz_new / st->rr;
-    st->rr = rz_new;
-    if (k >= st->kmax) st->stop = MPCGI_CG_STOP_MAX_ITER;
-}
-
 /* The end of a PCG residual update whose preconditioner is applied by a later kernel (the
  * generic fused PCG: r -= alpha q and r.r here, z = M^-1 r and r.z after): the iteration
  * count, rr_new = r.r and the tests on it (NaN, the threshold, the limit); alpha and beta wait
@@ -108,6 +80,29 @@ static __device__ __forceinline__ void mpcgi_pcg_finish_rz(mpcgi_cg_state *st, d
     }
     st->beta = rz_new / st->rr;
     st->rr = rz_new;
+}
+
+/* The end of a fused PCG update (solver/pcg_kernels.cu, the two-barrier loop): rr_new = r.r
+ * stops, rz_new = r.z steers. The tests in the host loop's order (solver/cg.c): NaN, the
+ * threshold, then the preconditioner's r.z <= 0 and the limit. At the threshold rr keeps the
+ * r.z of the last direction, as mpcgi_pcg_finish_r leaves it: a resume that keeps the direction
+ * takes beta = r.z of the true residual / that r.z (mpcgi_pcg_finish_restart). */
+static __device__ __forceinline__ void mpcgi_pcg_finish_update(mpcgi_cg_state *st, double rz_new,
+                                                               double rr_new)
+{
+    const int64_t k = st->k + 1;
+    st->k = k;
+    st->rr_new = rr_new;
+    if (!isfinite(rr_new) || !isfinite(rz_new)) {
+        st->stop = MPCGI_CG_STOP_NAN;
+        return;
+    }
+    if (sqrt(rr_new) <= st->threshold) {
+        st->stop = MPCGI_CG_STOP_CONVERGED;
+        return;
+    }
+    mpcgi_pcg_finish_rz(st, rz_new); /* r.z <= 0, else beta and rr */
+    if (!st->stop && k >= st->kmax) st->stop = MPCGI_CG_STOP_MAX_ITER;
 }
 
 /* A PCG start or resume after z = M^-1 r (core/cg_kernels.h, "PCG"): rr = r.z, rr_new = r.r,

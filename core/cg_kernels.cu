@@ -14,20 +14,27 @@
 
 static_assert(sizeof(mpcgi_cg_state) % sizeof(double) == 0, "the partials follow the state");
 
-/* st->pq = p.q (16 B per fp64 row, 8 per fp32 row; products and sums in double) */
-template <typename T>
+/* The sum x.y over the grid, nothing once stopped: st->pq = p.q (RZ false: 16 B per fp64 row, 8
+ * per fp32 row), or the generic PCG's r.z after z = M^-1 r (RZ: mpcgi_pcg_finish_rz; stopped by
+ * the r update before it, or earlier). Products and sums in double. */
+template <typename T, bool RZ>
 static __global__ void __launch_bounds__(THREADS, 8)
-    dot_pq_kernel(int64_t n, const T *__restrict__ p, const T *__restrict__ q, mpcgi_cg_state *st,
-                  double *partial)
+    dot_kernel(int64_t n, const T *__restrict__ x, const T *__restrict__ y, mpcgi_cg_state *st,
+               double *partial)
 {
     mpcgi_pdl_start();
     if (st->stop) return;
     const int64_t stride = (int64_t)gridDim.x * THREADS;
     double acc = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
-        acc += (double)p[i] * (double)q[i];
-    double pq;
-    if (mpcgi_grid_sum(acc, partial, &st->arrived, &pq) && threadIdx.x == 0) st->pq = pq;
+        acc += (double)x[i] * (double)y[i];
+    double sum;
+    if (mpcgi_grid_sum(acc, partial, &st->arrived, &sum) && threadIdx.x == 0) {
+        if (RZ)
+            mpcgi_pcg_finish_rz(st, sum);
+        else
+            st->pq = sum;
+    }
 }
 
 /* Rows of update_xr_kernel's grid-stride loop whose r a thread loads before its PDL wait. */
@@ -113,24 +120,6 @@ static __global__ void update_p_kernel(int64_t n, const T *__restrict__ r, T *__
     }
 }
 
-/* The generic PCG's r.z after z = M^-1 r (mpcgi_pcg_finish_rz): nothing once stopped (by the r
- * update before it, or earlier). Reads r and z: 2 values per row. */
-template <typename T>
-static __global__ void __launch_bounds__(THREADS, 8)
-    dot_rz_kernel(int64_t n, const T *__restrict__ r, const T *__restrict__ z, mpcgi_cg_state *st,
-                  double *partial)
-{
-    mpcgi_pdl_start();
-    if (st->stop) return;
-    const int64_t stride = (int64_t)gridDim.x * THREADS;
-    double acc = 0.0;
-    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += stride)
-        acc += (double)r[i] * (double)z[i];
-    double rz;
-    if (mpcgi_grid_sum(acc, partial, &st->arrived, &rz) && threadIdx.x == 0)
-        mpcgi_pcg_finish_rz(st, rz);
-}
-
 /* The generic PCG's start or resume after z = M^-1 r: r.z and r.r (mpcgi_pcg_finish_restart),
  * and p = z unless the direction is kept (then mpcgi_cg_update_p forms z + beta p after it).
  * Reads r and z, writes p: 3 values per row. */
@@ -170,7 +159,7 @@ extern "C" {
 int mpcgi_cg_dot_pq(void *stream, int64_t n, const double *p, const double *q, mpcgi_cg_state *st,
                     double *partial)
 {
-    return (int)mpcgi_launch(dot_pq_kernel<double>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
+    return (int)mpcgi_launch(dot_kernel<double, false>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
                              stream, n, p, q, st, partial);
 }
 
@@ -197,7 +186,7 @@ int mpcgi_cg_update_p(void *stream, int64_t n, const double *r, double *p, const
 int mpcgi_cg_dot_pq_f32(void *stream, int64_t n, const float *p, const float *q, mpcgi_cg_state *st,
                         double *partial)
 {
-    return (int)mpcgi_launch(dot_pq_kernel<float>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
+    return (int)mpcgi_launch(dot_kernel<float, false>, mpcgi_grid_for(n, MPCGI_CG_BLOCKS), THREADS,
                              stream, n, p, q, st, partial);
 }
 
@@ -234,9 +223,9 @@ int mpcgi_pcg_dot_rz(void *stream, int f32, int64_t n, const void *r, const void
 {
     const unsigned grid = mpcgi_grid_for(n, MPCGI_CG_BLOCKS);
     if (f32)
-        return (int)mpcgi_launch(dot_rz_kernel<float>, grid, THREADS, stream, n, (const float *)r,
-                                 (const float *)z, st, partial);
-    return (int)mpcgi_launch(dot_rz_kernel<double>, grid, THREADS, stream, n, (const double *)r,
+        return (int)mpcgi_launch(dot_kernel<float, true>, grid, THREADS, stream, n,
+                                 (const float *)r, (const float *)z, st, partial);
+    return (int)mpcgi_launch(dot_kernel<double, true>, grid, THREADS, stream, n, (const double *)r,
                              (const double *)z, st, partial);
 }
 

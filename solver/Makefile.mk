@@ -12,7 +12,7 @@ libmpcgi_la_SOURCES += solver/batch_cg.c solver/batch_cg.h
 if MPCG_HAVE_CUDA
 libmpcgi_la_SOURCES += solver/cg_fused.c solver/cg_fused.h solver/cg_loops.c \
 	solver/cg_persistent.cu solver/cg_loop2.cu solver/cg_loop_common.cuh solver/cg_persistent.h \
-	solver/cg_rows_dispatch.cuh solver/pcg_kernels.cu solver/pcg_kernels.h
+	solver/cg_rows_dispatch.cuh solver/pcg_kernels.cu solver/pcg_kernels.h solver/pcg_tile.cuh
 MPCG_CU_FILES += solver/cg_persistent.cu solver/cg_loop2.cu solver/pcg_kernels.cu
 libmpcgi_la_SOURCES += solver/batch_cg.cu
 MPCG_CU_FILES += solver/batch_cg.cu

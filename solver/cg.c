@@ -210,6 +210,12 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
     return MPCG_SUCCESS;
 }
 
+/* 1 when the solve has an M: the library's preconditioner, or the caller's callback. */
+static int has_m(const mpcg_solver *s)
+{
+    return s->pc || s->pc_fn;
+}
+
 /*
  * z = M^-1 r and rz = r.z for PCG (solver/pcg.c), or z = r and rz = rr for CG: no copy and no
  * dot, so a solve without a preconditioner has CG's bits (beta = r.r_new / r.r).
@@ -217,7 +223,7 @@ mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, i
 static mpcg_status precondition(mpcg_solver *s, double rr, void **z, double *rz,
                                 mpcg_reason *reason)
 {
-    if (s->pc || s->pc_fn) return mpcgi_pcg_precondition(s, z, rz, reason);
+    if (has_m(s)) return mpcgi_pcg_precondition(s, z, rz, reason);
     *z = s->r;
     *rz = rr;
     *reason = MPCG_REASON_NONE;
@@ -236,7 +242,7 @@ static mpcg_status next_direction(mpcg_solver *s, double rr, int checked, double
     void *z;
     MPCG_CHECK(s->ctx, precondition(s, rr, &z, &rz_new, reason)); /* z, r.z */
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
-    if (checked && (!(s->pc || s->pc_fn) || beta_check == 0.0))
+    if (checked && (!has_m(s) || beta_check == 0.0))
         beta = beta_check;
     else
         beta = rz_new / *rz;
@@ -268,7 +274,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
     int64_t n = s->A->csr.n, k = 0;
     void *r = s->r, *p = s->p, *q = s->q, *x = a->xw, *z;
     double rr, rr_new, rz = 0.0, pq, alpha, beta;
-    const int pcg = s->pc || s->pc_fn; /* M: the library's, or the caller's */
+    const int pcg = has_m(s);
     mpcgi_cg_track tr;
     mpcg_reason reason;
 

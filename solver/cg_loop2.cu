@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "solver/cg_loop_common.cuh"
+#include "solver/pcg_tile.cuh"
 
 /* ---------------------------------------------------------------- the two-barrier loop */
 
@@ -53,31 +54,22 @@ static __device__ __forceinline__ void loop2_blocks(const mpcgi_pc_fused &M, X *
     const int half = threadIdx.x / H, l = threadIdx.x % H;
     T *rh = rs + half * H;
     int *bh = blk + half * H;
-    const T *binv = static_cast<const T *>(M.binv);
     for (int64_t tp = blockIdx.x; tp < (M.ntiles + 1) / 2; tp += gridDim.x) {
         const int64_t t = 2 * tp + half;
-        const bool has = t < M.ntiles;
-        const int64_t r0 = has ? M.tile_row[t] : 0, b0 = has ? M.tile_block[t] : 0;
-        const int rows = has ? (int)(M.tile_row[t + 1] - r0) : 0;
-        const int nbt = has ? (int)(M.tile_block[t + 1] - b0) : 0;
-        for (int j = l; j < nbt; j += H)
-            for (int64_t i = M.bstart[b0 + j]; i < M.bstart[b0 + j + 1]; i++)
-                bh[i - r0] = j;
-        const int64_t i = r0 + l;
+        mpcgi_pc_tile g = {0, 0, 0, 0}; /* none for the second half of an odd count */
+        if (t < M.ntiles) g = mpcgi_pc_tile_of(M, t);
+        mpcgi_pc_tile_map(M, g, l, H, bh);
+        const int64_t i = g.r0 + l;
         T ri = T(0);
-        if (l < rows) {
+        if (l < g.rows) {
             x[i] += xa * (X)__ldcg(d + i);           /* x += alpha d */
             ri = __ldcg(r + i) - ta * __ldcg(q + i); /* r -= alpha q */
             r[i] = ri;
             rh[l] = ri;
         }
         __syncthreads();
-        if (l < rows) {
-            const int64_t b = b0 + bh[l], s0 = M.bstart[b], nb = M.bstart[b + 1] - s0;
-            const T *a = binv + M.boff[b] + (i - s0) * nb, *rb = rh + (s0 - r0);
-            T zi = T(0);
-            for (int64_t j = 0; j < nb; j++)
-                zi += a[j] * rb[j]; /* z = M^-1 r */
+        if (l < g.rows) {
+            const T zi = mpcgi_pc_tile_z(M, g, bh, rh, l); /* z = M^-1 r */
             z[i] = zi;
             rz += (double)ri * (double)zi;
             rr += (double)ri * (double)ri;

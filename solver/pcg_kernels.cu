@@ -6,6 +6,7 @@
 #include "core/cg_device.cuh"
 #include "core/launch.cuh"
 #include "solver/pcg_kernels.h"
+#include "solver/pcg_tile.cuh"
 
 #define THREADS MPCGI_THREADS
 static_assert(MPCGI_PC_TILE_ROWS == THREADS, "a thread a row of a block-Jacobi tile");
@@ -84,18 +85,14 @@ static __global__ void __launch_bounds__(THREADS)
     if (UPDATE && !mpcgi_update_begin(st, &alpha)) return;
     const bool keep = !UPDATE && st->keep;
     const T ta = (T)alpha;
-    const T *__restrict__ binv = static_cast<const T *>(M.binv);
     const int l = threadIdx.x;
     double rz = 0.0, rr = 0.0;
     for (int64_t t = blockIdx.x; t < M.ntiles; t += gridDim.x) {
-        const int64_t r0 = M.tile_row[t], b0 = M.tile_block[t];
-        const int rows = (int)(M.tile_row[t + 1] - r0), nbt = (int)(M.tile_block[t + 1] - b0);
-        for (int j = l; j < nbt; j += THREADS)
-            for (int64_t i = M.bstart[b0 + j]; i < M.bstart[b0 + j + 1]; i++)
-                blk[i - r0] = j;
-        const int64_t i = r0 + l;
+        const mpcgi_pc_tile g = mpcgi_pc_tile_of(M, t);
+        mpcgi_pc_tile_map(M, g, l, THREADS, blk);
+        const int64_t i = g.r0 + l;
         T ri = T(0);
-        if (l < rows) {
+        if (l < g.rows) {
             ri = r[i];
             if (UPDATE) {
                 ri = ri - ta * q[i];
@@ -104,13 +101,8 @@ static __global__ void __launch_bounds__(THREADS)
             rs[l] = ri;
         }
         __syncthreads();
-        if (l < rows) {
-            const int64_t b = b0 + blk[l], s = M.bstart[b], nb = M.bstart[b + 1] - s;
-            const T *a = binv + M.boff[b] + (i - s) * nb;
-            const T *rb = rs + (s - r0);
-            T zi = T(0);
-            for (int64_t j = 0; j < nb; j++)
-                zi += a[j] * rb[j];
+        if (l < g.rows) {
+            const T zi = mpcgi_pc_tile_z(M, g, blk, rs, l); /* z = M^-1 r */
             z[i] = zi;
             if (!UPDATE && !keep) p[i] = zi;
             rz += (double)ri * (double)zi;
@@ -132,6 +124,13 @@ static __global__ void __launch_bounds__(THREADS)
 
 /* ---------------------------------------------------------------- launchers */
 
+/* The blocks kernel's grid: a CUDA block a tile, at most MPCGI_CG_BLOCKS (the partials). */
+static unsigned tiles_grid(const mpcgi_pc_fused *M)
+{
+    const int64_t g = M->ntiles < MPCGI_CG_BLOCKS ? M->ntiles : MPCGI_CG_BLOCKS;
+    return g > 0 ? (unsigned)g : 1u;
+}
+
 template <typename T>
 static int fused_update(void *stream, const mpcgi_pc_fused *M, const void *q, void *r, void *z,
                         mpcgi_cg_state *st, double *partial)
@@ -141,8 +140,7 @@ static int fused_update(void *stream, const mpcgi_pc_fused *M, const void *q, vo
                                  THREADS, stream, M->n, (const T *)q, (const T *)M->dinv, (T *)z,
                                  st, partial);
     if (M->kind != MPCGI_PC_FUSED_BLOCKS) return (int)cudaErrorInvalidValue;
-    const unsigned grid = M->ntiles < MPCGI_CG_BLOCKS ? (unsigned)M->ntiles : MPCGI_CG_BLOCKS;
-    return (int)mpcgi_launch(blocks_kernel<T, true>, grid > 0 ? grid : 1, THREADS, stream, *M,
+    return (int)mpcgi_launch(blocks_kernel<T, true>, tiles_grid(M), THREADS, stream, *M,
                              (const T *)q, (T *)r, (T *)z, (T *)nullptr, st, partial);
 }
 
@@ -155,8 +153,7 @@ static int fused_restart(void *stream, const mpcgi_pc_fused *M, const void *r, v
                                  THREADS, stream, M->n, (const T *)r, (const T *)M->dinv, (T *)z,
                                  (T *)p, st, partial);
     if (M->kind != MPCGI_PC_FUSED_BLOCKS) return (int)cudaErrorInvalidValue;
-    const unsigned grid = M->ntiles < MPCGI_CG_BLOCKS ? (unsigned)M->ntiles : MPCGI_CG_BLOCKS;
-    return (int)mpcgi_launch(blocks_kernel<T, false>, grid > 0 ? grid : 1, THREADS, stream, *M,
+    return (int)mpcgi_launch(blocks_kernel<T, false>, tiles_grid(M), THREADS, stream, *M,
                              (const T *)nullptr, (T *)r, (T *)z, (T *)p, st, partial);
 }
 
