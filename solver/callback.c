@@ -79,9 +79,9 @@ mpcg_status mpcgi_cg_iterate(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k)
         MPCG_CHECK(ctx, mpcgi_device_copy(ctx, s->cb_host, a->x, bytes, MPCGI_D2H));
         x = s->cb_host;
     }
-    const int rc = s->iter_fn(k + s->k_offset, x, s->iter_fn_user);
+    const int rc = s->iter_fn(a->seg.k0 + k, x, s->iter_fn_user);
     MPCG_ENSURE(ctx, rc == 0, MPCG_ERR_INVALID_ARG,
                 "the iterate callback returned %d at iteration %lld: the solve stops", rc,
-                (long long)(k + s->k_offset));
+                (long long)(a->seg.k0 + k));
     return MPCG_SUCCESS;
 }

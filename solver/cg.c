@@ -19,11 +19,11 @@ static mpcg_status true_residual_lo(mpcg_solver *s, const mpcgi_cg_args *a, void
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     double tt;
-    if (a->xw != a->x) MPCG_CHECK(ctx, s->V->promote(ctx, n, a->xw, a->x)); /* x = xw */
-    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, a->x, s->t));  /* t = Ax */
-    MPCG_CHECK(ctx, s->V64->xpay(ctx, n, a->b, -1.0, s->t));                /* t = b - t */
+    if (a->xw != a->x) MPCG_CHECK(ctx, a->seg.V->promote(ctx, n, a->xw, a->x)); /* x = xw */
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, a->x, s->t));      /* t = Ax */
+    MPCG_CHECK(ctx, s->V64->xpay(ctx, n, a->b, -1.0, s->t));                    /* t = b - t */
     MPCG_CHECK(ctx, s->V64->dot(ctx, s->dot_ws, n, s->t, s->t, &tt));
-    MPCG_CHECK(ctx, s->V->demote(ctx, n, s->t, r)); /* r = t */
+    MPCG_CHECK(ctx, a->seg.V->demote(ctx, n, s->t, r)); /* r = t */
     *norm = sqrt(tt);
     return MPCG_SUCCESS;
 }
@@ -31,31 +31,37 @@ static mpcg_status true_residual_lo(mpcg_solver *s, const mpcgi_cg_args *a, void
 mpcg_status mpcgi_cg_true_residual(mpcg_solver *s, const mpcgi_cg_args *a, void *r, double *norm)
 {
     s->true_residuals++;
-    if (s->work != MPCG_PRECISION_FP64) return true_residual_lo(s, a, r, norm);
+    if (a->seg.work != MPCG_PRECISION_FP64) return true_residual_lo(s, a, r, norm);
+    const mpcgi_vec_ops *V = a->seg.V;
     const double *b = a->b, *x = a->x;
     mpcg_context *ctx = s->ctx;
     int64_t n = s->A->csr.n;
     double rr;
     MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, s->exact, x, s->t)); /* t = A x */
-    MPCG_CHECK(ctx, s->V->copy(ctx, n, b, r));                          /* r = b */
-    MPCG_CHECK(ctx, s->V->axpy(ctx, n, -1.0, s->t, r));                 /* r -= t */
-    MPCG_CHECK(ctx, s->V->dot(ctx, s->dot_ws, n, r, r, &rr));
+    MPCG_CHECK(ctx, V->copy(ctx, n, b, r));                             /* r = b */
+    MPCG_CHECK(ctx, V->axpy(ctx, n, -1.0, s->t, r));                    /* r -= t */
+    MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr));
     *norm = sqrt(rr);
     return MPCG_SUCCESS;
 }
 
-mpcg_precision mpcgi_cg_apply_precision(const mpcg_solver *s)
+mpcgi_cg_seg mpcgi_cg_seg_plain(const mpcg_solver *s, mpcg_precision work)
 {
-    return s->work == MPCG_PRECISION_FP64 ? s->exact : MPCG_PRECISION_FP32;
+    return (mpcgi_cg_seg){.work = work, .V = work == MPCG_PRECISION_FP64 ? s->V64 : s->V};
 }
 
-mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta)
+mpcg_precision mpcgi_cg_apply_precision(const mpcg_solver *s, const mpcgi_cg_seg *g)
+{
+    return g->work == MPCG_PRECISION_FP64 ? s->exact : MPCG_PRECISION_FP32;
+}
+
+mpcg_status mpcgi_cg_direction(mpcg_solver *s, const mpcgi_cg_seg *g, double beta)
 {
     int64_t n = s->A->csr.n;
     if (beta == 0.0)
-        MPCG_CHECK(s->ctx, s->V->copy(s->ctx, n, s->r, s->p)); /* p = r */
+        MPCG_CHECK(s->ctx, g->V->copy(s->ctx, n, s->r, s->p)); /* p = r */
     else
-        MPCG_CHECK(s->ctx, s->V->xpay(s->ctx, n, s->r, beta, s->p)); /* r + beta p */
+        MPCG_CHECK(s->ctx, g->V->xpay(s->ctx, n, s->r, beta, s->p)); /* r + beta p */
     return MPCG_SUCCESS;
 }
 
@@ -67,9 +73,9 @@ mpcg_status mpcgi_cg_direction(mpcg_solver *s, double beta)
  * p.q underflowed to 0 (reported as a breakdown) or maxit ran out. An absolute tolerance above
  * that raises the threshold to atol (max(x, 0) = x: atol = 0 changes nothing).
  */
-double mpcgi_cg_threshold(const mpcg_solver *s, double bnorm)
+double mpcgi_cg_threshold(const mpcg_solver *s, mpcg_precision work, double bnorm)
 {
-    double eps = s->work == MPCG_PRECISION_FP64 ? DBL_EPSILON : FLT_EPSILON;
+    double eps = work == MPCG_PRECISION_FP64 ? DBL_EPSILON : FLT_EPSILON;
     double rel = (s->tol > eps ? s->tol : eps) * bnorm;
     return rel > s->atol ? rel : s->atol;
 }
@@ -95,12 +101,13 @@ mpcg_status mpcgi_cg_measure(mpcg_solver *s, const mpcgi_cg_args *a, double *tno
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_cg_monitor(mpcg_solver *s, int64_t k, double relres)
+mpcg_status mpcgi_cg_monitor(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, double relres)
 {
+    k += a->seg.k0; /* the solve's count */
     MPCG_CHECK(s->ctx, mpcgi_history_residual(s, k, relres));
-    if (s->progress) s->progress(k + s->k_offset, relres, s->progress_user);
-    if (s->monitor && s->monitor_every > 0 && (k + s->k_offset) % s->monitor_every == 0)
-        s->monitor(k + s->k_offset, relres, s->monitor_user);
+    if (s->progress) s->progress(k, relres, s->progress_user);
+    if (s->monitor && s->monitor_every > 0 && k % s->monitor_every == 0)
+        s->monitor(k, relres, s->monitor_user);
     return MPCG_SUCCESS;
 }
 
@@ -138,28 +145,34 @@ mpcg_status mpcgi_cg_check(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, do
                            double *rr, double *beta, mpcgi_cg_track *tr, mpcg_info *info,
                            mpcg_reason *reason)
 {
-    if (tr->head)
-        MPCG_CHECK(s->ctx, mpcgi_mixed_head_end(s, a, k, rr_old, rr, beta, tr, info, reason));
-    else if (mpcgi_mixed_iterating(s))
+    if (a->seg.kind == MPCGI_SEG_HEAD)
+        MPCG_CHECK(s->ctx, mpcgi_mixed_head_end(s, a, rr_old, tr, info, reason));
+    else if (a->seg.kind == MPCGI_SEG_MIXED)
         MPCG_CHECK(s->ctx, mpcgi_mixed_update(s, a, k, rr_old, rr, beta, tr, info, reason));
     else
         MPCG_CHECK(s->ctx, check_true(s, a, rr, beta, tr, info, reason));
-    return mpcgi_history_true(s, k, info->true_relres); /* each sets it */
+    return mpcgi_history_true(s, a->seg.k0 + k, info->true_relres); /* each sets it */
 }
 
 /* r = b - A x (r = b for a zero guess), rr = r.r, p = r, the monitor at iteration 0, and the
- * stop tests on the initial residual (reason NONE: iterate). */
+ * stop tests on the initial residual (reason NONE: iterate); a resumed segment: the track and
+ * rr only. */
 mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, mpcgi_cg_track *tr,
                            mpcg_info *info, mpcg_reason *reason)
 {
     mpcg_context *ctx = s->ctx;
-    int64_t n = s->A->csr.n;
+    const mpcgi_vec_ops *V = a->seg.V;
+    const int64_t n = s->A->csr.n;
+    const double plain = mpcgi_cg_threshold(s, a->seg.work, a->bnorm);
     double tnorm = a->bnorm, beta;
     *reason = MPCG_REASON_NONE;
-    *tr = (mpcgi_cg_track){.last_true = INFINITY, .threshold = mpcgi_cg_threshold(s, a->bnorm)};
-    const int head = mpcgi_mixed_head_begin(s, a, tr); /* mixed: fp64 first */
-    const int mixed = mpcgi_mixed_iterating(s);
-    const mpcgi_vec_ops *V = s->V;
+    *tr = (mpcgi_cg_track){.last_true = INFINITY, .threshold = plain};
+    if (a->seg.kind == MPCGI_SEG_HEAD) tr->threshold = a->seg.level;
+    if (a->seg.resume) {
+        *rr = a->seg.rr; /* r: the true residual the segment before measured */
+        if (a->seg.kind == MPCGI_SEG_MIXED) mpcgi_mixed_begin(s, a, 0, sqrt(*rr), tr);
+        return MPCG_SUCCESS;
+    }
     if (a->x_is_zero) {
         MPCG_CHECK(ctx, V->demote(ctx, n, a->b, s->r)); /* r = b */
     } else {
@@ -168,45 +181,50 @@ mpcg_status mpcgi_cg_start(mpcg_solver *s, const mpcgi_cg_args *a, double *rr, m
     }
     MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, s->r, s->r, rr)); /* rr = r.r */
     MPCG_CHECK(ctx, V->copy(ctx, n, s->r, s->p));               /* p = r */
-    if (mixed) mpcgi_mixed_begin(s, a, 0, tnorm, tr);
-    if (!s->continuing) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, 0, sqrt(*rr) / a->bnorm));
+    if (a->seg.kind == MPCGI_SEG_MIXED) mpcgi_mixed_begin(s, a, 0, tnorm, tr);
+    /* the monitor saw the iteration a later segment starts from */
+    if (a->seg.k0 == 0) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, a, 0, sqrt(*rr) / a->bnorm));
     /* b - A x0 (b itself for a zero guess: exact) */
-    MPCG_CHECK(ctx, mpcgi_history_true(s, 0, tnorm / a->bnorm));
+    MPCG_CHECK(ctx, mpcgi_history_true(s, a->seg.k0, tnorm / a->bnorm));
     if (!isfinite(*rr)) {
         *reason = MPCG_DIVERGED_NAN;
-    } else if (sqrt(*rr) <= (head ? tr->threshold : mpcgi_cg_threshold(s, a->bnorm))) {
+    } else if (sqrt(*rr) <= (a->seg.kind == MPCGI_SEG_HEAD ? tr->threshold : plain)) {
         MPCG_CHECK(ctx, mpcgi_cg_check(s, a, 0, *rr, rr, &beta, tr, info, reason));
-        if (*reason == MPCG_REASON_NONE && !tr->fallback) MPCG_CHECK(ctx, mpcgi_cg_direction(s, 0));
+        if (*reason == MPCG_REASON_NONE && !tr->next)
+            MPCG_CHECK(ctx, mpcgi_cg_direction(s, &a->seg, 0));
     }
     return MPCG_SUCCESS;
 }
 
-/* The end of every CG run: reason (NONE: the limit was reached), residuals and count. */
+/* The end of every CG run: reason (NONE: the limit was reached), residuals and count; where the
+ * segment ended and the solve goes on in another, the driver's a->end instead. */
 mpcg_status mpcgi_cg_finish(mpcg_solver *s, const mpcgi_cg_args *a, double rr, int64_t k,
                             mpcg_reason reason, mpcgi_cg_track *tr, mpcg_info *info)
 {
     double tnorm;
-    if (tr->head) info->mixed_head_iterations = k; /* ended in the fp64 head */
-    if (mpcgi_mixed_stop_to_fp64(s, reason)) {
+    if (mpcgi_mixed_stop_to_fp64(a, reason)) {
         mpcgi_log(s->ctx, MPCG_LOG_INFO,
                   "mixed: the fp32 iteration stopped (%s) at iteration "
                   "%lld: the solve goes on in fp64",
-                  mpcg_reason_string(reason), (long long)k);
+                  mpcg_reason_string(reason), (long long)(a->seg.k0 + k));
         reason = MPCG_REASON_NONE;
-        tr->fallback = 1;
+        tr->next = MPCGI_SEG_FALLBACK;
     }
-    if (tr->fallback && reason == MPCG_REASON_NONE && k < a->maxit)
-        return mpcgi_mixed_finish_fp64(s, a, k, info); /* fp32 stopped improving */
+    if (tr->next && reason == MPCG_REASON_NONE && k < a->maxit) {
+        a->end->next = tr->next; /* the driver goes on from iteration k */
+        a->end->k = k;
+        return MPCG_SUCCESS;
+    }
     if (reason == MPCG_REASON_NONE) reason = MPCG_DIVERGED_MAX_ITER;
     info->recurrence_relres = sqrt(rr) / a->bnorm;
     if (reason != MPCG_CONVERGED_RTOL && reason != MPCG_CONVERGED_ATOL &&
         reason != MPCG_DIVERGED_STAGNATION) {                           /* a check measured those */
         MPCG_CHECK(s->ctx, mpcgi_cg_true_residual(s, a, s->r, &tnorm)); /* r = b - A x */
         info->true_relres = tnorm / a->bnorm;
-        MPCG_CHECK(s->ctx, mpcgi_history_true(s, k, info->true_relres));
+        MPCG_CHECK(s->ctx, mpcgi_history_true(s, a->seg.k0 + k, info->true_relres));
     }
     info->reason = reason;
-    info->iterations = k;
+    info->iterations = a->seg.k0 + k;
     return MPCG_SUCCESS;
 }
 
@@ -220,10 +238,10 @@ static int has_m(const mpcg_solver *s)
  * z = M^-1 r and rz = r.z for PCG (solver/pcg.c), or z = r and rz = rr for CG: no copy and no
  * dot, so a solve without a preconditioner has CG's bits (beta = r.r_new / r.r).
  */
-static mpcg_status precondition(mpcg_solver *s, double rr, void **z, double *rz,
-                                mpcg_reason *reason)
+static mpcg_status precondition(mpcg_solver *s, const mpcgi_cg_seg *g, double rr, void **z,
+                                double *rz, mpcg_reason *reason)
 {
-    if (has_m(s)) return mpcgi_pcg_precondition(s, z, rz, reason);
+    if (has_m(s)) return mpcgi_pcg_precondition(s, g, z, rz, reason);
     *z = s->r;
     *rz = rr;
     *reason = MPCG_REASON_NONE;
@@ -234,13 +252,13 @@ static mpcg_status precondition(mpcg_solver *s, double rr, void **z, double *rz,
  * after a check (restart: beta from the check, 0 for p = z). CG takes the check's beta as it is
  * (the mixed reliable update keeps the direction with r.r_true / r.r_old); PCG keeps the
  * direction with beta = r.z_new / r.z of the replaced residual, or restarts from p = z. */
-static mpcg_status next_direction(mpcg_solver *s, double rr, int checked, double beta_check,
-                                  double *rz, mpcg_reason *reason)
+static mpcg_status next_direction(mpcg_solver *s, const mpcgi_cg_seg *g, double rr, int checked,
+                                  double beta_check, double *rz, mpcg_reason *reason)
 {
     const int64_t n = s->A->csr.n;
     double rz_new, beta;
     void *z;
-    MPCG_CHECK(s->ctx, precondition(s, rr, &z, &rz_new, reason)); /* z, r.z */
+    MPCG_CHECK(s->ctx, precondition(s, g, rr, &z, &rz_new, reason)); /* z, r.z */
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
     if (checked && (!has_m(s) || beta_check == 0.0))
         beta = beta_check;
@@ -248,9 +266,9 @@ static mpcg_status next_direction(mpcg_solver *s, double rr, int checked, double
         beta = rz_new / *rz;
     *rz = rz_new;
     if (beta == 0.0)
-        MPCG_CHECK(s->ctx, s->V->copy(s->ctx, n, z, s->p)); /* p = z */
+        MPCG_CHECK(s->ctx, g->V->copy(s->ctx, n, z, s->p)); /* p = z */
     else
-        MPCG_CHECK(s->ctx, s->V->xpay(s->ctx, n, z, beta, s->p)); /* p = z + beta p */
+        MPCG_CHECK(s->ctx, g->V->xpay(s->ctx, n, z, beta, s->p)); /* p = z + beta p */
     return MPCG_SUCCESS;
 }
 
@@ -270,7 +288,9 @@ static mpcg_status next_direction(mpcg_solver *s, double rr, int checked, double
 mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
     mpcg_context *ctx = s->ctx;
-    const mpcgi_vec_ops *V;
+    const mpcgi_cg_seg *g = &a->seg;
+    const mpcgi_vec_ops *V = g->V;
+    const mpcg_precision prec = mpcgi_cg_apply_precision(s, g);
     int64_t n = s->A->csr.n, k = 0;
     void *r = s->r, *p = s->p, *q = s->q, *x = a->xw, *z;
     double rr, rr_new, rz = 0.0, pq, alpha, beta;
@@ -279,13 +299,15 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
     mpcg_reason reason;
 
     MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p = r */
-    if (reason == MPCG_REASON_NONE && !tr.fallback) {
-        MPCG_CHECK(ctx, precondition(s, rr, &z, &rz, &reason)); /* z, rz */
-        if (reason == MPCG_REASON_NONE && pcg) MPCG_CHECK(ctx, s->V->copy(ctx, n, z, p));
+    if (reason == MPCG_REASON_NONE && !tr.next && g->resume) {
+        rz = g->rz; /* p = z + beta p from the segment before's direction */
+        MPCG_CHECK(ctx, next_direction(s, g, rr, 1, g->beta, &rz, &reason));
+    } else if (reason == MPCG_REASON_NONE && !tr.next) {
+        MPCG_CHECK(ctx, precondition(s, g, rr, &z, &rz, &reason)); /* z, rz */
+        if (reason == MPCG_REASON_NONE && pcg) MPCG_CHECK(ctx, V->copy(ctx, n, z, p));
     }
-    while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
-        V = s->V; /* a mixed solve's fp64 head ends in mpcgi_cg_check */
-        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), p, q));
+    while (reason == MPCG_REASON_NONE && !tr.next && k < a->maxit) {
+        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, prec, p, q));
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, p, q, &pq)); /* pq = p.q */
         if ((reason = mpcgi_cg_curvature_reason(pq)) != MPCG_REASON_NONE) break;
         alpha = rz / pq;
@@ -296,23 +318,24 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         MPCG_CHECK(ctx, V->axpy(ctx, n, -alpha, q, r));            /* r -= alpha q */
         MPCG_CHECK(ctx, V->dot(ctx, s->dot_ws, n, r, r, &rr_new)); /* rr = r.r */
         k++;
-        MPCG_CHECK(ctx, mpcgi_cg_monitor(s, k, sqrt(rr_new) / a->bnorm));
+        MPCG_CHECK(ctx, mpcgi_cg_monitor(s, a, k, sqrt(rr_new) / a->bnorm));
         MPCG_CHECK(ctx, mpcgi_cg_iterate(s, a, k)); /* the caller's callback(x_k) */
         if (!isfinite(rr_new)) {
             reason = MPCG_DIVERGED_NAN;
             break;
         }
         const int checked =
-            sqrt(rr_new) <= tr.threshold || mpcgi_mixed_stalled(s, &tr, k, sqrt(rr_new));
+            sqrt(rr_new) <= tr.threshold || mpcgi_mixed_stalled(a, &tr, k, sqrt(rr_new));
         const double rr_old = rr;
         rr = rr_new;
         beta = 0.0;
-        if (checked) { /* converged, stagnant, the fp64 finish, or on from the true residual */
+        if (checked) { /* converged, stagnant, the segment's end, or on from the true residual */
             MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
-            if (reason != MPCG_REASON_NONE || tr.fallback) break;
+            if (tr.next) a->end->rz = pcg ? rz : rr_old; /* the next segment's r.z */
+            if (reason != MPCG_REASON_NONE || tr.next) break;
             if (!pcg) rz = rr_old; /* CG: beta from the check */
         }
-        MPCG_CHECK(ctx, next_direction(s, rr, checked, beta, &rz, &reason)); /* z, p */
+        MPCG_CHECK(ctx, next_direction(s, g, rr, checked, beta, &rz, &reason)); /* z, p */
     }
     return mpcgi_cg_finish(s, a, rr, k, reason, &tr, info);
 }

@@ -42,28 +42,28 @@ typedef struct window {
 
 /* ---------------------------------------------------------------- one iteration */
 
-/* 1 when the iteration runs on fp32 vectors (fp32 solves, mixed ones after their fp64 head). */
-static int iter_f32(const mpcg_solver *s)
+/* 1 when the segment runs on fp32 vectors (fp32 solves, mixed ones' fp32 segment). */
+static int iter_f32(const mpcgi_cg_seg *g)
 {
-    return s->work != MPCG_PRECISION_FP64;
+    return g->work != MPCG_PRECISION_FP64;
 }
 
 /* z of the preconditioned iteration in its precision (CG: r itself). */
-static void *z_of(const mpcg_solver *s)
+static void *z_of(const mpcg_solver *s, const mpcgi_cg_seg *g)
 {
     if (!s->pc) return s->r;
-    return iter_f32(s) ? s->zw : (void *)s->z;
+    return iter_f32(g) ? s->zw : (void *)s->z;
 }
 
 /* q = A p and p.q: one pass where the plan has apply_dot (fp64), else the product and a dot. */
-static mpcg_status product(mpcg_solver *s, void *stream, int64_t n)
+static mpcg_status product(mpcg_solver *s, const mpcgi_cg_seg *g, void *stream, int64_t n)
 {
     mpcg_context *ctx = s->ctx;
     struct mpcgi_cg_fused *f = s->fused;
-    if (!iter_f32(s) && f->fused_dot)
+    if (!iter_f32(g) && f->fused_dot)
         return mpcgi_spmv_apply_dot(ctx, s->plan, s->p, s->q, &f->st->pq, &f->st->stop);
-    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), s->p, s->q));
-    if (iter_f32(s))
+    MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s, g), s->p, s->q));
+    if (iter_f32(g))
         MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq_f32(stream, n, s->p, s->q, f->st, f->partial));
     else
         MPCG_LAUNCH(ctx, mpcgi_cg_dot_pq(stream, n, s->p, s->q, f->st, f->partial));
@@ -71,10 +71,11 @@ static mpcg_status product(mpcg_solver *s, void *stream, int64_t n)
 }
 
 /* x += alpha p where pending, p = z + beta p: the iterate in fp64 (fp64, mixed) or fp32. */
-static mpcg_status update_p(mpcg_solver *s, void *stream, int64_t n, const void *z)
+static mpcg_status update_p(mpcg_solver *s, const mpcgi_cg_seg *g, void *stream, int64_t n,
+                            const void *z)
 {
     const mpcgi_cg_state *st = s->fused->st;
-    if (!iter_f32(s))
+    if (!iter_f32(g))
         MPCG_LAUNCH(s->ctx, mpcgi_cg_update_p(stream, n, z, s->p, st));
     else if (s->precision == MPCG_PRECISION_MIXED)
         MPCG_LAUNCH(s->ctx, mpcgi_cg_update_p_f32x64(stream, n, z, s->p, st));
@@ -85,19 +86,19 @@ static mpcg_status update_p(mpcg_solver *s, void *stream, int64_t n, const void 
 
 /* z = M^-1 r by the preconditioner's own apply (its kernels on the stream, in the iteration's
  * precision; chebyshev's products through the plan). */
-static mpcg_status pc_apply(mpcg_solver *s, const void *r, void *z)
+static mpcg_status pc_apply(mpcg_solver *s, const mpcgi_cg_seg *g, const void *r, void *z)
 {
-    const mpcg_precision prec = iter_f32(s) ? MPCG_PRECISION_FP32 : MPCG_PRECISION_FP64;
-    return mpcgi_precond_apply(s->ctx, s->pc, prec, s->V, mpcgi_pcg_spmv, s, r, z, s->pc_work);
+    const mpcg_precision prec = iter_f32(g) ? MPCG_PRECISION_FP32 : MPCG_PRECISION_FP64;
+    return mpcgi_precond_apply(s->ctx, s->pc, prec, g->V, mpcgi_pcg_spmv, s, r, z, s->pc_work);
 }
 
 /* The residual update: CG's r and r.r; PCG's r (or z) with z = M^-1 r and both sums, fused
  * where the preconditioner has a fused form, else the update, the apply and r.z. */
-static mpcg_status update_r(mpcg_solver *s, void *stream, int64_t n, void *z)
+static mpcg_status update_r(mpcg_solver *s, const mpcgi_cg_seg *g, void *stream, int64_t n, void *z)
 {
     mpcg_context *ctx = s->ctx;
     struct mpcgi_cg_fused *f = s->fused;
-    const int f32 = iter_f32(s);
+    const int f32 = iter_f32(g);
     const mpcgi_pc_fused *M = &f->pcf[f32];
     if (!s->pc) {
         if (f32)
@@ -108,7 +109,7 @@ static mpcg_status update_r(mpcg_solver *s, void *stream, int64_t n, void *z)
         MPCG_LAUNCH(ctx, mpcgi_pcg_fused_update(stream, f32, M, s->q, s->r, z, f->st, f->partial));
     } else {
         MPCG_LAUNCH(ctx, mpcgi_pcg_update_r(stream, f32, n, s->q, s->r, f->st, f->partial));
-        MPCG_CHECK(ctx, pc_apply(s, s->r, z)); /* z = M^-1 r */
+        MPCG_CHECK(ctx, pc_apply(s, g, s->r, z)); /* z = M^-1 r */
         MPCG_LAUNCH(ctx, mpcgi_pcg_dot_rz(stream, f32, n, s->r, z, f->st, f->partial));
     }
     return MPCG_SUCCESS;
@@ -117,33 +118,34 @@ static mpcg_status update_r(mpcg_solver *s, void *stream, int64_t n, void *z)
 /* One iteration: q = A p and p.q, the residual update (with z = M^-1 r), x and p; three kernels
  * for CG and the fused preconditioners where the plan has apply_dot (docs/solver.md's table),
  * queued on the context's stream. */
-static mpcg_status iteration(mpcg_solver *s)
+static mpcg_status iteration(mpcg_solver *s, const mpcgi_cg_seg *g)
 {
     void *stream = mpcgi_device_stream(s->ctx);
     const int64_t n = s->A->csr.n;
-    void *z = z_of(s);
-    MPCG_CHECK(s->ctx, product(s, stream, n));     /* q = A p, p.q */
-    MPCG_CHECK(s->ctx, update_r(s, stream, n, z)); /* r, z = M^-1 r, r.r, r.z */
-    return update_p(s, stream, n, z);              /* x += alpha p, p = z + beta p */
+    void *z = z_of(s, g);
+    MPCG_CHECK(s->ctx, product(s, g, stream, n));     /* q = A p, p.q */
+    MPCG_CHECK(s->ctx, update_r(s, g, stream, n, z)); /* r, z = M^-1 r, r.r, r.z */
+    return update_p(s, g, stream, n, z);              /* x += alpha p, p = z + beta p */
 }
 
 /* launched: `iters` iterations one by one */
-mpcg_status mpcgi_cg_launched_enqueue(mpcg_solver *s, int64_t iters)
+mpcg_status mpcgi_cg_launched_enqueue(mpcg_solver *s, const mpcgi_cg_seg *g, int64_t iters)
 {
     for (; iters > 0; iters--)
-        MPCG_CHECK(s->ctx, iteration(s));
+        MPCG_CHECK(s->ctx, iteration(s, g));
     return MPCG_SUCCESS;
 }
 
-/* graph: whole graph launches first, the rest one by one */
-static mpcg_status graph_enqueue(mpcg_solver *s, int64_t iters)
+/* graph: whole graph launches first, the rest one by one; a segment in another precision than
+ * the captured one (a mixed solve's fp64 head and finish) runs the launched kernels */
+static mpcg_status graph_enqueue(mpcg_solver *s, const mpcgi_cg_seg *g, int64_t iters)
 {
     struct mpcgi_cg_fused *f = s->fused;
     cudaStream_t stream = mpcgi_gpu_of(s->ctx)->stream;
-    for (; f->graph && (int)s->work == f->graph_work && iters >= f->graph_iters;
+    for (; f->graph && (int)g->work == f->graph_work && iters >= f->graph_iters;
          iters -= f->graph_iters)
         MPCG_CUDA(s->ctx, cudaGraphLaunch(f->graph, stream));
-    return mpcgi_cg_launched_enqueue(s, iters);
+    return mpcgi_cg_launched_enqueue(s, g, iters);
 }
 
 /* ---------------------------------------------------------------- the device state */
@@ -166,11 +168,13 @@ static mpcg_status state_put(mpcg_solver *s, const mpcgi_cg_args *a, double rr, 
     return state_send(s);
 }
 
-static mpcg_status pcg_restart(mpcg_solver *s, int form_p);
+static mpcg_status pcg_restart(mpcg_solver *s, const mpcgi_cg_seg *g, int form_p);
 
-/* PCG's resume: rr keeps the r.z of the last iteration (the device's, read at the check); the
- * host's beta only says whether to keep the direction; the restart forms z and the sums. */
-static mpcg_status pcg_resume(mpcg_solver *s, double beta, double threshold, int form_p)
+/* PCG's resume: rr keeps the r.z of the last iteration (the device's, read at the check, or the
+ * segment before's put by the start); the host's beta only says whether to keep the direction;
+ * the restart forms z and the sums. */
+static mpcg_status pcg_resume(mpcg_solver *s, const mpcgi_cg_seg *g, double beta, double threshold,
+                              int form_p)
 {
     mpcgi_cg_state *m = s->fused->mirror;
     m->threshold = threshold;
@@ -180,13 +184,14 @@ static mpcg_status pcg_resume(mpcg_solver *s, double beta, double threshold, int
     m->primed = 0;
     if (!m->keep || form_p) m->par = 0; /* p = z (or z + beta p) in p[0] */
     MPCG_CHECK(s->ctx, state_send(s));
-    return pcg_restart(s, form_p);
+    return pcg_restart(s, g, form_p);
 }
 
-mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, double rr, double beta, double threshold)
+mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, const mpcgi_cg_seg *g, double rr, double beta,
+                                 double threshold)
 {
     mpcgi_cg_state *m = s->fused->mirror;
-    if (s->pc) return pcg_resume(s, beta, threshold, 0); /* the loop forms z + beta p */
+    if (s->pc) return pcg_resume(s, g, beta, threshold, 0); /* the loop forms z + beta p */
     m->rr = rr;
     m->threshold = threshold;
     m->stop = MPCGI_CG_RUNNING;
@@ -199,12 +204,12 @@ mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, double rr, double beta, double 
 /* PCG after the state went to the device (a start, or a resume from the host's r): z = M^-1 r,
  * r.z and r.r there, p = z, or where the state keeps the direction beta and, with form_p, p = z
  * + beta p (the two-barrier loop forms it itself). */
-static mpcg_status pcg_restart(mpcg_solver *s, int form_p)
+static mpcg_status pcg_restart(mpcg_solver *s, const mpcgi_cg_seg *g, int form_p)
 {
     mpcg_context *ctx = s->ctx;
     struct mpcgi_cg_fused *f = s->fused;
-    void *stream = mpcgi_device_stream(ctx), *z = z_of(s);
-    const int f32 = iter_f32(s);
+    void *stream = mpcgi_device_stream(ctx), *z = z_of(s, g);
+    const int f32 = iter_f32(g);
     const int64_t n = s->A->csr.n;
     const mpcgi_pc_fused *M = &f->pcf[f32];
     if (!s->pc) return MPCG_SUCCESS;
@@ -212,19 +217,20 @@ static mpcg_status pcg_restart(mpcg_solver *s, int form_p)
     if (M->kind != MPCGI_PC_FUSED_APPLY) {
         MPCG_LAUNCH(ctx, mpcgi_pcg_fused_restart(stream, f32, M, s->r, z, s->p, f->st, f->partial));
     } else {
-        MPCG_CHECK(ctx, pc_apply(s, s->r, z)); /* z = M^-1 r */
+        MPCG_CHECK(ctx, pc_apply(s, g, s->r, z)); /* z = M^-1 r */
         MPCG_LAUNCH(ctx, mpcgi_pcg_restart_dot(stream, f32, n, s->r, z, s->p, f->st, f->partial));
     }
-    if (form_p && f->mirror->keep) MPCG_CHECK(ctx, update_p(s, stream, n, z)); /* z + beta p */
+    if (form_p && f->mirror->keep) MPCG_CHECK(ctx, update_p(s, g, stream, n, z)); /* z + beta p */
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold)
+mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, const mpcgi_cg_seg *g, double rr, double beta,
+                                  double threshold)
 {
-    if (s->pc) return pcg_resume(s, beta, threshold, 1);
-    MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, beta)); /* p = r + beta p: the next direction */
+    if (s->pc) return pcg_resume(s, g, beta, threshold, 1);
+    MPCG_CHECK(s->ctx, mpcgi_cg_direction(s, g, beta)); /* p = r + beta p: the next direction */
     s->fused->mirror->par = 0;
-    return mpcgi_cg_loop_resume(s, rr, 0.0, threshold); /* p as it is */
+    return mpcgi_cg_loop_resume(s, g, rr, 0.0, threshold); /* p as it is */
 }
 
 /* Wait for the queued iterations and read the state: the one round trip of a window. */
@@ -317,6 +323,7 @@ static void window_grow(window *w, int64_t k, double rr, double threshold)
 mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info)
 {
     mpcg_context *ctx = s->ctx;
+    const mpcgi_cg_seg *g = &a->seg;
     const mpcgi_cg_state *h = s->fused->mirror; /* the device state at the last check */
     window w = {.K = K_FIRST};
     int64_t k = 0;
@@ -325,20 +332,28 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     mpcg_reason reason;
 
     s->fused->pc_starts = 0;
-    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason));     /* r, rr, p = r */
-    MPCG_CHECK(ctx, state_put(s, a, rr, tr.threshold));                 /* scalars to device */
-    if (reason == MPCG_REASON_NONE) MPCG_CHECK(ctx, pcg_restart(s, 1)); /* PCG: z, p = z, r.z */
+    MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p = r */
+    if (g->resume) {
+        /* from the segment before's r (the true residual) and direction: PCG keeps its r.z in
+         * the state, as at a check; the variant forms z + beta p */
+        MPCG_CHECK(ctx, state_put(s, a, s->pc ? g->rz : rr, tr.threshold));
+        MPCG_CHECK(ctx, s->variant->resume(s, g, rr, g->beta, tr.threshold));
+    } else {
+        MPCG_CHECK(ctx, state_put(s, a, rr, tr.threshold)); /* scalars to device */
+        if (reason == MPCG_REASON_NONE && !tr.next)
+            MPCG_CHECK(ctx, pcg_restart(s, g, 1)); /* PCG: z, p = z, r.z */
+    }
     window_note(&w, 0, rr);
-    while (reason == MPCG_REASON_NONE && !tr.fallback && k < a->maxit) {
+    while (reason == MPCG_REASON_NONE && !tr.next && k < a->maxit) {
         const int64_t K = window_size(s, &w, k, a->maxit);
         mpcgi_log(ctx, MPCG_LOG_DEBUG, "CG (%s): a window of %lld iterations from %lld",
                   s->variant->name, (long long)K, (long long)k);
-        MPCG_CHECK(ctx, s->variant->enqueue(s, K)); /* no wait */
-        MPCG_CHECK(ctx, state_get(s));              /* wait; read k, rr, stop */
-        if (h->k > k) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, h->k, sqrt(h->rr_new) / a->bnorm));
+        MPCG_CHECK(ctx, s->variant->enqueue(s, g, K)); /* no wait */
+        MPCG_CHECK(ctx, state_get(s));                 /* wait; read k, rr, stop */
+        if (h->k > k) MPCG_CHECK(ctx, mpcgi_cg_monitor(s, a, h->k, sqrt(h->rr_new) / a->bnorm));
         k = h->k;
         rr = s->pc ? h->rr_new : h->rr; /* PCG: rr holds r.z */
-        if (h->stop == MPCGI_CG_RUNNING && !mpcgi_mixed_stalled(s, &tr, k, sqrt(h->rr_new))) {
+        if (h->stop == MPCGI_CG_RUNNING && !mpcgi_mixed_stalled(a, &tr, k, sqrt(h->rr_new))) {
             window_grow(&w, k, rr, h->threshold);
         } else if (h->stop != MPCGI_CG_RUNNING && h->stop != MPCGI_CG_STOP_CONVERGED) {
             reason = stop_reason(h->stop); /* max_iter, NaN, indefinite, breakdown */
@@ -347,9 +362,10 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
              * residual decides (solver/cg.c) */
             double rr_old = h->beta > 0.0 ? h->rr / h->beta : INFINITY; /* r.r before the step */
             MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
-            if (reason == MPCG_REASON_NONE && !tr.fallback) {
+            if (tr.next) a->end->rz = h->rr; /* PCG: the next segment's r.z (as a resume) */
+            if (reason == MPCG_REASON_NONE && !tr.next) {
                 /* r = b - A x, rr = r.r, p = r + beta p */
-                MPCG_CHECK(ctx, s->variant->resume(s, rr, beta, tr.threshold));
+                MPCG_CHECK(ctx, s->variant->resume(s, g, rr, beta, tr.threshold));
                 window_note(&w, k, rr);
             }
         }
@@ -452,25 +468,28 @@ static mpcg_status warm_up(mpcg_solver *s)
 {
     mpcg_context *ctx = s->ctx;
     struct mpcgi_cg_fused *f = s->fused;
+    const mpcgi_cg_seg g = mpcgi_cg_seg_plain(s, s->work);
     MPCG_CHECK(ctx, s->V->zero(ctx, s->A->csr.n, s->p));
     if (f->fused_dot)
         MPCG_CHECK(ctx, mpcgi_spmv_apply_dot(ctx, s->plan, s->p, s->q, &f->st->pq, NULL));
     else
-        MPCG_CHECK(ctx, mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s), s->p, s->q));
+        MPCG_CHECK(ctx,
+                   mpcgi_spmv_apply(ctx, s->plan, mpcgi_cg_apply_precision(s, &g), s->p, s->q));
     return MPCG_SUCCESS;
 }
 
 /* Capture a window of iterations (K for a fixed K <= K_MAX, else GRAPH_ITERS) on the context's
- * stream and instantiate it. */
+ * stream and instantiate it, in the precision of the solve's main iterations (s->work). */
 static mpcg_status capture(mpcg_solver *s)
 {
+    const mpcgi_cg_seg g = mpcgi_cg_seg_plain(s, s->work);
     mpcg_context *ctx = s->ctx;
     cudaStream_t stream = mpcgi_gpu_of(ctx)->stream;
     cudaGraph_t graph = NULL;
     int64_t K = mpcgi_solver_check_interval(s), iters = K > 0 && K <= K_MAX ? K : GRAPH_ITERS;
     MPCG_CHECK(ctx, warm_up(s));
     MPCG_CUDA(ctx, cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    mpcg_status st = mpcgi_cg_launched_enqueue(s, iters);
+    mpcg_status st = mpcgi_cg_launched_enqueue(s, &g, iters);
     cudaError_t e = cudaStreamEndCapture(stream, &graph); /* always leave capture mode */
     if (st == MPCG_SUCCESS) st = MPCGI_CUDA_STATUS(ctx, e);
     if (st == MPCG_SUCCESS)

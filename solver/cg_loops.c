@@ -15,12 +15,18 @@
 #include "solver/options.h"
 #include "solver/solver.h"
 
-/* The loops' precision (solver/cg_persistent.h): fp64, or fp32 vectors and values (hi in a
- * mixed solve) with the fp32 iterate (fp32) or the fp64 one (mixed). */
+/* The loops' precision (solver/cg_persistent.h) for iterations in `work`: fp64, or fp32
+ * vectors and values (hi in a mixed solve) with the fp32 iterate (fp32) or the fp64 one (mixed).
+ * The loop is set up in the solve's main precision (s->work). */
+static int loop_prec_of(const mpcg_solver *s, mpcg_precision work)
+{
+    if (work == MPCG_PRECISION_FP64) return MPCGI_LOOP_FP64;
+    return s->precision == MPCG_PRECISION_MIXED ? MPCGI_LOOP_MIXED : MPCGI_LOOP_FP32;
+}
+
 static int loop_prec(const mpcg_solver *s)
 {
-    if (s->work == MPCG_PRECISION_FP64) return MPCGI_LOOP_FP64;
-    return s->precision == MPCG_PRECISION_MIXED ? MPCGI_LOOP_MIXED : MPCGI_LOOP_FP32;
+    return loop_prec_of(s, s->work);
 }
 
 /* The preconditioner's fused form in the loop's precision (MPCGI_PC_FUSED_NONE without one). */
@@ -106,26 +112,27 @@ static mpcgi_cg_loop loop_args(const mpcg_solver *s, int64_t iters)
 }
 
 /*
- * One cooperative launch runs the window (solver/cg_persistent.cu). While the iteration runs in
- * another precision than the loop's (a mixed solve's fp64 head: s->work is FP64, the loop and
- * its rows are fp32), the window runs the launched kernels instead, as the graph's enqueue does.
- * They leave what the loops' resume expects (core/cg_kernels.h, mpcgi_cg_loop): par = 0 (as
- * state_put set it; no kernel changes it) and p_k, the direction of the last iteration, in s->p
- * = p[0], which the head's end demotes to fp32 in place beside r; the host's resume then sets rr,
- * beta (kept direction) and primed = 0, and the loop forms r + beta p_k itself.
+ * One cooperative launch runs the window (solver/cg_persistent.cu). A segment in another
+ * precision than the loop's (a mixed solve's fp64 head and finish: the loop and its rows are
+ * fp32) runs the launched kernels instead, as the graph's enqueue does. They leave what the
+ * loops' resume expects (core/cg_kernels.h, mpcgi_cg_loop): par = 0 (as state_put set it; no
+ * kernel changes it) and p_k, the direction of the last iteration, in s->p = p[0], which the
+ * mixed driver demotes to fp32 in place beside r after the head; the fp32 segment's start then
+ * sets rr, beta (kept direction) and primed = 0, and the loop forms r + beta p_k itself.
  */
-static mpcg_status single_enqueue(mpcg_solver *s, int64_t iters)
+static mpcg_status single_enqueue(mpcg_solver *s, const mpcgi_cg_seg *g, int64_t iters)
 {
-    if (loop_prec(s) != s->loop.prec) return mpcgi_cg_launched_enqueue(s, iters);
+    if (loop_prec_of(s, g->work) != s->loop.prec) return mpcgi_cg_launched_enqueue(s, g, iters);
     mpcgi_cg_loop c = loop_args(s, iters);
     MPCG_LAUNCH(s->ctx, mpcgi_cg_loop1(mpcgi_device_stream(s->ctx), &s->loop.rows, s->loop.prec,
                                        s->loop.grid, s->loop.rb, s->loop.width, &c));
     return MPCG_SUCCESS;
 }
 
-static mpcg_status two_barrier_enqueue(mpcg_solver *s, int64_t iters)
+static mpcg_status two_barrier_enqueue(mpcg_solver *s, const mpcgi_cg_seg *g, int64_t iters)
 {
-    if (loop_prec(s) != s->loop.prec) return mpcgi_cg_launched_enqueue(s, iters); /* the head */
+    if (loop_prec_of(s, g->work) != s->loop.prec) /* a mixed solve's fp64 segment */
+        return mpcgi_cg_launched_enqueue(s, g, iters);
     mpcgi_cg_loop c = loop_args(s, iters);
     const int f32 = s->loop.prec != MPCGI_LOOP_FP64;
     void *z = s->pc ? (f32 ? s->zw : (void *)s->z) : NULL;

@@ -1,5 +1,6 @@
-/* solver/cg_mixed.c: mixed precision: an fp32 CG brought back to the fp64 true residual as it
- * falls (reliable updates or iterative refinement), and the fp64 finish */
+/* solver/cg_mixed.c: mixed precision, a driver over CG segments: the fp64 head, an fp32 CG
+ * brought back to the fp64 true residual as it falls (reliable updates or iterative
+ * refinement), and the fp64 finish */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 
@@ -23,10 +24,16 @@
  *               tolerance eta, x += d (iterative refinement); eta starts at INITIAL_ETA and
  *               rises to what fp32 reached when that is less.
  * Either way the last segment stops at the target max(tol ||b||, atol), and converged means the
- * fp64 true residual is at or below it. The solve goes on in fp64 from x (mpcgi_mixed_finish_fp64) when a segment
- * improves the true residual by less than PROGRESS (kappa beyond fp32's reach), when the fp32
- * iteration breaks down (p.q <= 0 or not finite: the fp32 values may make an SPD matrix
- * singular or indefinite), and from the start when the matrix is held in fp64 values.
+ * fp64 true residual is at or below it. The solve goes on in fp64 from x (the finish) when a
+ * segment improves the true residual by less than PROGRESS (kappa beyond fp32's reach), when
+ * the fp32 iteration breaks down (p.q <= 0 or not finite: the fp32 values may make an SPD
+ * matrix singular or indefinite), and from the start when the matrix is held in fp64 values.
+ *
+ * Each of the head, the fp32 segment and the finish is one run of the chosen variant with its
+ * own segment arguments (mpcgi_cg_seg: precision, vector kernels, stop rule, start); the solver
+ * is not changed between them, so the launched kernels, the graph and the persistent loops run
+ * every segment in the precision it names (a variant prepared for fp32 runs an fp64 segment on
+ * the launched kernels).
  */
 
 /* The true residual must fall at least by this factor from one update to the next. */
@@ -85,9 +92,6 @@ void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, 
     tr->last_true = rnorm;
     tr->eta = INITIAL_ETA;
     tr->threshold = next_threshold(s, a, rnorm, tr);
-    /* fp64 storage (a value beyond fp32's range, ...): the fp32 values cannot iterate, the
-     * whole solve runs in fp64 (info.storage_fallback says why) */
-    if (mpcgi_spmv_mixed_fallback(s->plan)) tr->fallback = 1;
 }
 
 /*
@@ -97,21 +101,15 @@ void mpcgi_mixed_begin(const mpcg_solver *s, const mpcgi_cg_args *a, int64_t k, 
  * smooth (b = ones: 42% more iterations than fp64 on poisson3d:64). Started at tol 10^D ||b||
  * (D = mixed.fp64_head, eps32 ~ 1e-7 < 10^-D), the noise lies at or below tol and costs little:
  * the first iterations run in fp64 on the hi + lo values, then r and p become fp32 and the
- * direction is kept.
+ * direction is kept. The head's level (absolute), or 0 where there is no head.
  */
-int mpcgi_mixed_head_begin(mpcg_solver *s, const mpcgi_cg_args *a, mpcgi_cg_track *tr)
+static double head_level(const mpcg_solver *s, const mpcgi_cg_args *a)
 {
     long digits = mpcgi_options_get(&s->opts, &mpcgi_cg_options.keys[MPCGI_OPT_MIXED_FP64_HEAD]);
     double level = s->tol * pow(10.0, (double)digits);
     if (s->A->csr.n < SMALL_ROWS) level = s->tol; /* small: fp64 to the end */
-    if (!mpcgi_mixed_iterating(s) || s->continuing || digits == 0 || level >= 1.0 ||
-        mpcgi_spmv_mixed_fallback(s->plan))
-        return 0;
-    s->work = MPCG_PRECISION_FP64;
-    s->V = s->V64;
-    tr->head = 1;
-    tr->threshold = level * a->bnorm > s->atol ? level * a->bnorm : s->atol;
-    return 1;
+    if (digits == 0 || level >= 1.0) return 0.0;
+    return level * a->bnorm > s->atol ? level * a->bnorm : s->atol;
 }
 
 /* v (n doubles) = the same n values as floats, in place through t */
@@ -123,24 +121,17 @@ static mpcg_status demote_in_place(mpcg_solver *s, const mpcgi_vec_ops *V32, voi
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k,
-                                 double rr_old, double *rr, double *beta, mpcgi_cg_track *tr,
-                                 mpcg_info *info, mpcg_reason *reason)
+/* The head's check: the true residual (fp64) decides, converged, or the head ends here and
+ * the driver goes on in fp32 from r = b - A x with the direction of the last iteration. */
+mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, double rr_old,
+                                 mpcgi_cg_track *tr, mpcg_info *info, mpcg_reason *reason)
 {
-    const mpcgi_vec_ops *V32 = mpcgi_vec_ops_for(s->ctx->kind, MPCG_PRECISION_FP32);
     double tnorm;
     MPCG_CHECK(s->ctx, mpcgi_cg_measure(s, a, &tnorm, info, reason)); /* r = b - A x (fp64) */
-    *beta = 0.0;
-    info->mixed_head_iterations = k;
-    tr->head = 0;
     if (*reason != MPCG_REASON_NONE) return MPCG_SUCCESS;
-    MPCG_CHECK(s->ctx, demote_in_place(s, V32, s->r));
-    MPCG_CHECK(s->ctx, demote_in_place(s, V32, s->p));
-    s->work = MPCG_PRECISION_FP32;
-    s->V = V32;
-    mpcgi_mixed_begin(s, a, k, tnorm, tr);
-    *rr = tnorm * tnorm;
-    if (reliable(s)) *beta = *rr / rr_old; /* the direction is kept, as in a reliable update */
+    tr->next = MPCGI_SEG_HEAD_REACHED;
+    a->end->rr = tnorm * tnorm;
+    a->end->rr_old = rr_old;
     return MPCG_SUCCESS;
 }
 
@@ -157,10 +148,10 @@ mpcg_status mpcgi_mixed_head_end(mpcg_solver *s, const mpcgi_cg_args *a, int64_t
  * a stall is found at most K - 1 iterations after the host loop's every-iteration sampling
  * would, and a steady fall is never one (test_solver_mixed: test_stall_sampling, K = 1 .. 64).
  */
-int mpcgi_mixed_stalled(const mpcg_solver *s, mpcgi_cg_track *tr, int64_t k, double rnorm)
+int mpcgi_mixed_stalled(const mpcgi_cg_args *a, mpcgi_cg_track *tr, int64_t k, double rnorm)
 {
     const int64_t window = tr->stall_window;
-    if (!mpcgi_mixed_iterating(s) || tr->head || window == 0) return 0;
+    if (a->seg.kind != MPCGI_SEG_MIXED || window == 0) return 0;
     if (rnorm < tr->stall_best) tr->stall_best = rnorm;
     const int64_t span = k - tr->stall_k; /* a GPU window can end past the stall window */
     if (span < window) return 0;
@@ -174,14 +165,9 @@ int mpcgi_mixed_stalled(const mpcg_solver *s, mpcgi_cg_track *tr, int64_t k, dou
     return 0;
 }
 
-int mpcgi_mixed_iterating(const mpcg_solver *s)
+int mpcgi_mixed_stop_to_fp64(const mpcgi_cg_args *a, mpcg_reason reason)
 {
-    return s->precision == MPCG_PRECISION_MIXED && s->work == MPCG_PRECISION_FP32;
-}
-
-int mpcgi_mixed_stop_to_fp64(const mpcg_solver *s, mpcg_reason reason)
-{
-    return mpcgi_mixed_iterating(s) &&
+    return a->seg.kind == MPCGI_SEG_MIXED &&
            (reason == MPCG_DIVERGED_NAN || reason == MPCG_DIVERGED_INDEFINITE_MATRIX ||
             reason == MPCG_DIVERGED_BREAKDOWN);
 }
@@ -199,18 +185,19 @@ mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k
     double fell = tnorm / tr->last_true;
     tr->stalls = forced ? tr->stalls + 1 : 0;
     if (fell > PROGRESS || tr->stalls >= MAX_STALLS) {
-        tr->fallback = 1; /* the caller ends the fp32 loop; mpcgi_cg_finish goes on in fp64 */
+        tr->next = MPCGI_SEG_FALLBACK; /* the segment ends; the driver goes on in fp64 */
         mpcgi_log(s->ctx, MPCG_LOG_INFO,
                   "mixed: %s at iteration %lld (the true residual fell by %.3g to %.3e since "
                   "the last update): fp32 stopped improving, the solve goes on in fp64",
-                  forced ? "the fp32 segment stalled" : "the update", (long long)k, fell,
-                  tnorm / a->bnorm);
+                  forced ? "the fp32 segment stalled" : "the update", (long long)(a->seg.k0 + k),
+                  fell, tnorm / a->bnorm);
         return MPCG_SUCCESS;
     }
     if (forced)
         mpcgi_log(s->ctx, MPCG_LOG_INFO,
                   "mixed: the fp32 segment stalled at iteration %lld: r replaced by the true "
-                  "residual (%.3e), CG restarts", (long long)k, tnorm / a->bnorm);
+                  "residual (%.3e), CG restarts",
+                  (long long)(a->seg.k0 + k), tnorm / a->bnorm);
     info->residual_replacements++;
     if (fell > 10.0 * wanted && fell > tr->eta) tr->eta = fell; /* what fp32 reaches here */
     tr->last_true = tnorm;
@@ -221,28 +208,62 @@ mpcg_status mpcgi_mixed_update(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k
     return MPCG_SUCCESS;
 }
 
-mpcg_status mpcgi_mixed_finish_fp64(mpcg_solver *s, const mpcgi_cg_args *a, int64_t k,
-                                    mpcg_info *info)
+/*
+ * The driver: the fp64 head (where it runs), the fp32 segment, resumed from the head's r and
+ * direction (r and p demoted in place; the reliable strategy keeps the direction with beta =
+ * r.r_true / r.r_old), and the fp64 finish from x where fp32 stopped improving (from the start
+ * where the matrix is held in fp64 values). Each is one run of `run` (the chosen variant's).
+ */
+mpcg_status mpcgi_mixed_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info,
+                            mpcg_status (*run)(mpcg_solver *, const mpcgi_cg_args *, mpcg_info *))
 {
-    mpcgi_cg_args b = *a;
-    const mpcgi_vec_ops *V = s->V;
-    int64_t updates = info->residual_replacements;
-    b.x_is_zero = 0;
-    b.maxit = a->maxit - k;
+    const mpcgi_vec_ops *V32 = s->V;
+    const double level = head_level(s, a);
+    mpcgi_cg_seg_end end = {0};
+    mpcgi_cg_args g = *a;
+    int64_t k = 0;
+    g.end = &end;
+    /* fp64 storage (a value beyond fp32's range, ...): the fp32 values cannot iterate, the
+     * whole solve runs in fp64 (info.storage_fallback says why) */
+    if (!mpcgi_spmv_mixed_fallback(s->plan)) {
+        g.seg = mpcgi_cg_seg_plain(s, MPCG_PRECISION_FP32);
+        g.seg.kind = MPCGI_SEG_MIXED;
+        if (level > 0.0) {
+            mpcgi_cg_args h = g;
+            h.seg = mpcgi_cg_seg_plain(s, MPCG_PRECISION_FP64);
+            h.seg.kind = MPCGI_SEG_HEAD;
+            h.seg.level = level;
+            MPCG_CHECK(s->ctx, run(s, &h, info));
+            if (end.next != MPCGI_SEG_HEAD_REACHED) {
+                info->mixed_head_iterations = info->iterations; /* ended in the head */
+                return MPCG_SUCCESS;
+            }
+            k = info->mixed_head_iterations = end.k;
+            MPCG_CHECK(s->ctx, demote_in_place(s, V32, s->r));
+            MPCG_CHECK(s->ctx, demote_in_place(s, V32, s->p));
+            g.seg.resume = 1;
+            g.seg.rr = end.rr;
+            g.seg.rz = end.rz;
+            g.seg.beta = reliable(s) ? end.rr / end.rr_old : 0.0; /* reliable: p kept */
+            g.seg.k0 = k;
+            g.maxit = a->maxit - k;
+            g.x_is_zero = 0;
+            end.next = MPCGI_SEG_DONE;
+        }
+        MPCG_CHECK(s->ctx, run(s, &g, info));
+        if (end.next != MPCGI_SEG_FALLBACK) return MPCG_SUCCESS;
+        k += end.k;
+    }
+    /* the finish: fp64 from x, its own replacement limit */
+    const int64_t updates = info->residual_replacements;
+    g.seg = mpcgi_cg_seg_plain(s, MPCG_PRECISION_FP64);
+    g.seg.k0 = k;
+    g.maxit = a->maxit - k;
+    g.x_is_zero = a->x_is_zero && k == 0;
     info->precision_fallback = 1;
     info->fallback_iteration = k;
-    info->residual_replacements = 0; /* the fp64 loop's own replacement limit */
-    s->work = MPCG_PRECISION_FP64;
-    s->V = s->V64;
-    s->k_offset = k;
-    s->continuing = 1; /* the monitor saw iteration k already */
-    /* the host loop: r, p, q hold n doubles */
-    mpcg_status st = mpcgi_cg_run(s, &b, info);
-    s->work = MPCG_PRECISION_FP32;
-    s->V = V;
-    s->k_offset = 0;
-    s->continuing = 0;
-    info->iterations += k;
+    info->residual_replacements = 0;
+    MPCG_CHECK(s->ctx, run(s, &g, info));
     info->residual_replacements += updates;
-    return st;
+    return MPCG_SUCCESS;
 }

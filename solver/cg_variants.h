@@ -33,15 +33,17 @@ typedef struct mpcgi_cg_variant {
     mpcg_status (*refresh)(mpcg_solver *s);
     /* the solve (solver/cg.c's loop or the fused loop around `enqueue`) */
     mpcg_status (*run)(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info);
-    /* GPU variants: queue `iters` iterations on the context's stream (no wait) */
-    mpcg_status (*enqueue)(mpcg_solver *s, int64_t iters);
+    /* GPU variants: queue `iters` iterations of segment g on the context's stream (no wait) */
+    mpcg_status (*enqueue)(mpcg_solver *s, const mpcgi_cg_seg *g, int64_t iters);
     /* 1 where a window's iterations past the stop cost nothing (a persistent loop leaves at
      * the stop; queued kernels run empty): its adaptive windows need not close in on the stop */
     int stops_itself;
-    /* GPU variants: go on after the host replaced the residual at a stop (r = b - A x, rr = r.r):
-     * the next direction is r + beta p_k, p_k the direction of the last iteration (beta = 0:
-     * p = r, a restart), the stop threshold `threshold`; the state running again */
-    mpcg_status (*resume)(mpcg_solver *s, double rr, double beta, double threshold);
+    /* GPU variants: go on after the host replaced the residual at a stop (r = b - A x, rr = r.r),
+     * or at the start of a segment that resumes the one before: the next direction is r + beta
+     * p_k, p_k the direction of the last iteration (beta = 0: p = r, a restart), the stop
+     * threshold `threshold`; the state running again */
+    mpcg_status (*resume)(mpcg_solver *s, const mpcgi_cg_seg *g, double rr, double beta,
+                          double threshold);
     /* vector bytes per row of one iteration beside the matrix (info.bytes_per_iteration) */
     double (*vector_bytes)(const mpcg_solver *s);
     /* release what setup made (accepts a solver without it) */
@@ -71,17 +73,20 @@ int mpcgi_cg_variant_needs_rows(const mpcg_solver *s);
 int mpcgi_cg_variant_fuses_dot(const mpcg_solver *s);
 
 /* The launched variant's enqueue (solver/cg_fused.c): `iters` iterations of the fused kernels
- * in s->work. The graph and the persistent loops run it where s->work is not the precision
- * their own iterations were prepared in (a mixed solve's fp64 head). */
-mpcg_status mpcgi_cg_launched_enqueue(mpcg_solver *s, int64_t iters);
+ * in the segment's precision. The graph and the persistent loops run it for a segment in
+ * another precision than their own iterations were prepared in (a mixed solve's fp64 head and
+ * finish). */
+mpcg_status mpcgi_cg_launched_enqueue(mpcg_solver *s, const mpcgi_cg_seg *g, int64_t iters);
 
 /* The resume of launched and graph (solver/cg_fused.c): p = r + beta p in s->p with V, the
  * state restarted from p (beta = 0, par = 0). */
-mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, double rr, double beta, double threshold);
+mpcg_status mpcgi_cg_fused_resume(mpcg_solver *s, const mpcgi_cg_seg *g, double rr, double beta,
+                                  double threshold);
 /* The resume of the persistent loops (solver/cg_fused.c): the state only (rr, the threshold,
  * beta, running, primed = 0), par and p left alone, so the loop forms r + beta p_k itself from
  * the direction of its last iteration (core/cg_kernels.h, mpcgi_cg_loop). */
-mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, double rr, double beta, double threshold);
+mpcg_status mpcgi_cg_loop_resume(mpcg_solver *s, const mpcgi_cg_seg *g, double rr, double beta,
+                                 double threshold);
 
 /* Release the chosen variant's setup state (accepts a solver without one). */
 void mpcgi_cg_variant_teardown(mpcg_solver *s);

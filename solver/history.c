@@ -107,13 +107,13 @@ void mpcgi_history_block_free(mpcg_solver *s)
 mpcg_status mpcgi_history_residual(mpcg_solver *s, int64_t k, double relres)
 {
     if (!s->hist.on) return MPCG_SUCCESS;
-    return append(s, k + s->k_offset, relres, NAN);
+    return append(s, k, relres, NAN);
 }
 
 mpcg_status mpcgi_history_true(mpcg_solver *s, int64_t k, double true_relres)
 {
     mpcgi_history *h = &s->hist;
-    const int64_t it = k + s->k_offset;
+    const int64_t it = k;
     if (!h->on) return MPCG_SUCCESS;
     if (h->count > 0 && h->iteration[h->count - 1] == it) {
         h->true_relres[h->count - 1] = true_relres;

@@ -41,9 +41,9 @@ struct mpcg_solver;
 
 /* A solve begins at t0 (mpcgi_wtime): no entries yet. */
 void mpcgi_history_begin(struct mpcg_solver *s, double t0);
-/* The recurrence residual of iteration k (+ s->k_offset): a new entry (when on). */
+/* The recurrence residual of iteration k (of the solve): a new entry (when on). */
 mpcg_status mpcgi_history_residual(struct mpcg_solver *s, int64_t k, double relres);
-/* A true residual at iteration k (+ s->k_offset): into the last entry if it is that
+/* A true residual at iteration k (of the solve): into the last entry if it is that
  * iteration's, else a new entry whose recurrence residual is NaN (when on). */
 mpcg_status mpcgi_history_true(struct mpcg_solver *s, int64_t k, double true_relres);
 /* Release the arrays (count 0, off stays as it is). */

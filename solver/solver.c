@@ -455,22 +455,23 @@ static mpcg_status run(mpcg_solver *s, const double *b, double *x, double bnorm,
         info->reason = MPCG_CONVERGED_ZERO_RHS;
         return MPCG_SUCCESS;
     }
+    mpcgi_cg_seg_end end = {0};
     mpcgi_cg_args a = {.b = b,
                        .x = x,
                        .xw = s->xw ? s->xw : x,
                        .bnorm = bnorm,
                        .x_is_zero = s->guess == MPCG_GUESS_ZERO,
-                       .maxit = maxit_of(s)};
+                       .maxit = maxit_of(s),
+                       .seg = mpcgi_cg_seg_plain(s, s->work),
+                       .end = &end};
     s->true_residuals = 0;
     s->pc_spmvs = 0; /* the applies' products in this solve (the setup's: pc->setup_spmvs) */
     if (a.x_is_zero) MPCG_CHECK(ctx, s->V64->zero(ctx, n, x));
     if (a.x_is_zero && s->xw) MPCG_CHECK(ctx, s->V->zero(ctx, n, s->xw));
-    const mpcg_precision work = s->work;
-    const mpcgi_vec_ops *V = s->V;
-    mpcg_status st = s->variant->run(s, &a, info);
-    s->work = work; /* a mixed solve that ended in its fp64 head */
-    s->V = V;
-    MPCG_CHECK(ctx, st);
+    if (s->precision == MPCG_PRECISION_MIXED)
+        MPCG_CHECK(ctx, mpcgi_mixed_run(s, &a, info, s->variant->run)); /* its segments */
+    else
+        MPCG_CHECK(ctx, s->variant->run(s, &a, info)); /* one segment */
     /* the products: one an iteration, and the true residuals (all fp64 in an fp64 solve; in
      * fp32 and mixed the iterations before an fp64 finish read the fp32 values) */
     int64_t fp32_its = s->precision == MPCG_PRECISION_FP64 ? 0
