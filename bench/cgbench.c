@@ -138,7 +138,9 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const char *spmv, int 
     MPCG_TRY(ctx, st, mpcg_solver_setup(s));
     r->setup_ms = (mpcgi_wtime() - t0) * 1e3;
     if (mpcgi_spmv_is_auto(spmv)) MPCG_TRY(ctx, st, auto_fields(s, r));
+    t0 = mpcgi_wtime();
     MPCG_TRY(ctx, st, mpcg_solve_device(s, run->b, run->x, &info)); /* warm-up */
+    r->first_ms = (mpcgi_wtime() - t0) * 1e3;
     for (int k = 0; k < runs; k++) {
         t0 = mpcgi_wtime();
         MPCG_TRY(ctx, st, mpcg_solve_device(s, run->b, run->x, &info));
@@ -156,6 +158,7 @@ static mpcg_status cg_case(cg_run *run, const cg_opts *o, const char *spmv, int 
     r->spmvs = info.spmvs;
     r->spmvs_fp64 = info.spmvs_fp64;
     snprintf(r->precond, sizeof r->precond, "%s", info.precond);
+    snprintf(r->variant, sizeof r->variant, "%s", info.variant);
     if (prec == MPCG_PRECISION_MIXED) {
         r->precision_fallback = info.precision_fallback;
         r->precision =

@@ -477,7 +477,7 @@ void bench_record_init(bench_record *r, const char *kind, const char *matrix, co
     r->ms = r->gbs = r->frac_copy = r->speedup_vs_cusparse = r->ms_per_iter = NAN;
     r->speedup_vs_cublas = NAN;
     r->true_relres = r->roofline_ratio = NAN;
-    r->gflops = r->bytes = r->bytes_matrix = r->setup_ms = r->setup_spmvs = NAN;
+    r->gflops = r->bytes = r->bytes_matrix = r->setup_ms = r->first_ms = r->setup_spmvs = NAN;
     r->setup_h2d_ms = r->setup_device_spmvs = NAN;
     r->first_apply_ms = r->ms_min = r->ms_max = r->roofline_ms = r->roofline_unfused_ms = NAN;
     r->tol = NAN;
@@ -553,6 +553,7 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_str(f, "backend", r->backend);
     json_str(f, "precision", r->precision);
     if (r->precond[0]) json_str(f, "precond", r->precond);
+    if (r->variant[0]) json_str(f, "variant", r->variant);
     if (r->options && r->options[0]) json_str(f, "options", r->options);
     if (r->storage[0]) json_str(f, "storage", r->storage);
     for (int k = 0; k < r->nphases; k++) {
@@ -579,6 +580,7 @@ static void json_record(FILE *f, const bench_record *r, const bench_device *d)
     json_num(f, "bytes", r->bytes);
     json_num(f, "bytes_matrix", r->bytes_matrix);
     json_num(f, "setup_ms", r->setup_ms);
+    json_num(f, "first_ms", r->first_ms);
     json_num(f, "setup_spmvs", r->setup_spmvs);
     if (!isnan(r->setup_h2d_ms)) {
         json_num(f, "setup_h2d_ms", r->setup_h2d_ms);

@@ -183,6 +183,7 @@ typedef struct bench_record {
     double bytes;              /* spmv: bytes per call; cg: modelled bytes per iteration */
     double bytes_matrix;       /* bytes one SpMV reads of the matrix (the backend's plan) */
     double setup_ms;           /* spmv: plan analyze + upload; cg: mpcg_solver_setup */
+    double first_ms;           /* cg: the first solve after the setup (the warm-up; wall time) */
     double setup_spmvs;        /* spmv: setup_ms / ms */
     double setup_h2d_ms;       /* spmv: of setup_ms, the host-to-device copies */
     double setup_device_spmvs; /* spmv: (setup_ms - setup_h2d_ms) / ms */
@@ -196,6 +197,7 @@ typedef struct bench_record {
     double roofline_unfused_ms; /* cg: (bytes_matrix + 112 n) / copy bandwidth */
     char reason[40];            /* cg: the stop reason */
     char precond[16];           /* cg: the preconditioner used (mpcg_info.precond; "" for spmv) */
+    char variant[32];           /* cg: the CG variant that ran (mpcg_info.variant) */
     const char *options;        /* the run's -O options ("KEY=VALUE ..."); "" or NULL: none */
     char storage[768];          /* spmv: the plan's layout in words (mpcgi_spmv_describe) */
     int nphases;                /* spmv: steps of the apply timed apart (the phases slot) */
