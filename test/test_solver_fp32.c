@@ -61,6 +61,7 @@ static mpcg_info solve_in(mpcg_context *ctx, mpcg_matrix *A, mpcg_precision prec
      * backend from run to run (test_spmv_auto_gpu tests auto) */
     if (mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA)
         CHECK_OK(ctx, mpcg_solver_set_spmv(S, "cusparse"));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     CHECK_OK(ctx, mpcg_solver_set_precision(S, prec));
     CHECK_OK(ctx, mpcg_solver_set_tol(S, tol));
     if (variant) CHECK_OK(ctx, mpcg_solver_set_option(S, "cg.variant", variant));

@@ -47,6 +47,7 @@ static mpcg_info solve(mpcg_context *ctx, mpcg_matrix *A, const run_opts *o, con
      * backend from run to run (test_spmv_auto_gpu tests auto) */
     if (mpcg_context_device_kind(ctx) == MPCG_DEVICE_CUDA)
         CHECK_OK(ctx, mpcg_solver_set_spmv(S, "cusparse"));
+    CHECK_OK(ctx, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG */
     CHECK_OK(ctx, mpcg_solver_set_precision(S, o->prec));
     CHECK_OK(ctx, mpcg_solver_set_tol(S, o->tol));
     if (o->maxit) CHECK_OK(ctx, mpcg_solver_set_maxit(S, o->maxit));
@@ -447,6 +448,7 @@ static void gpu_head(mpcg_matrix *A, mpcg_matrix *G, const double *b, double *x2
     CHECK_OK(gpu, mpcg_solver_create(gpu, G, &S));
     if (!S) return;
     CHECK_OK(gpu, mpcg_solver_set_spmv(S, "cusparse")); /* as solve()'s GPU solves */
+    CHECK_OK(gpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG, as solve() */
     CHECK_OK(gpu, mpcg_solver_set_precision(S, MPCG_PRECISION_MIXED));
     CHECK_OK(gpu, mpcg_solver_set_tol(S, 1e-10));
     CHECK_OK(gpu, mpcg_solver_set_option(S, "cg.variant", variant));
@@ -500,6 +502,7 @@ static void test_fp64_head(void)
     CHECK_OK(cpu, mpcg_solver_create(cpu, A, &S));
     if (S) {
         mpcg_info h0, cut, again;
+        CHECK_OK(cpu, mpcg_solver_set_precond(S, MPCG_PRECOND_NONE)); /* plain CG, as solve() */
         CHECK_OK(cpu, mpcg_solver_set_precision(S, MPCG_PRECISION_MIXED));
         CHECK_OK(cpu, mpcg_solver_set_tol(S, 1e-10));
         CHECK_OK(cpu, mpcg_solver_set_option(S, "mixed.fp64_head", "0"));

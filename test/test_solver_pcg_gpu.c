@@ -90,6 +90,14 @@ static void combination(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag, cons
     mpcgi_host_free(xc);
 }
 
+/* The precision the command line asked for (NULL: every one). */
+static const char *only_precision;
+
+static int wanted(const char *prec)
+{
+    return !only_precision || strcmp(prec, only_precision) == 0;
+}
+
 static void matrix(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag)
 {
     const int64_t n = mpcg_matrix_n(Ac);
@@ -101,6 +109,7 @@ static void matrix(const char *name, mpcg_matrix *Ac, mpcg_matrix *Ag)
         b[i] = 2 * mpcgi_rng_uniform(&g) - 1;
     for (int p = 0; p < 3; p++)
         for (int c = 0; c < 4; c++) {
+            if (!wanted(precisions[p])) continue;
             combination(name, Ac, Ag, b, precisions[p], preconds[c], "inverse");
             if (strncmp(preconds[c], "bjacobi", 7) == 0)
                 combination(name, Ac, Ag, b, precisions[p], preconds[c], "cholesky");
@@ -148,6 +157,7 @@ static void refresh(const char *name)
     for (int p = 0; p < 3; p++)
         for (int c = 0; c < 4; c++)
             for (int v = 0; v < 3; v++) {
+                if (!wanted(precisions[p])) continue;
                 if (v == 2 && strcmp(preconds[c], "chebyshev:3") == 0) continue; /* refused */
                 CHECK_OK(gpu, mpcg_matrix_update_values(A, orig)); /* the first values again */
                 mpcg_solver *S = solver(gpu, A, precisions[p], preconds[c], "inverse", fused[v]);
@@ -173,10 +183,12 @@ static void refresh(const char *name)
     mpcg_matrix_destroy(A), mpcg_matrix_destroy(F);
 }
 
-/* argument "quick": bcsstk05 alone (the compute-sanitizer runs of docs/reliability.md) */
+/* arguments "quick [PRECISION]": bcsstk05 alone, and one precision where given (fp64, fp32,
+ * mixed), so the compute-sanitizer runs of docs/reliability.md can run side by side */
 int main(int argc, char **argv)
 {
     test_init_seed("test_solver_pcg_gpu");
+    if (argc > 2) only_precision = argv[2];
     if (mpcgi_device_count() == 0) {
         printf("test_solver_pcg_gpu: no usable GPU, skipped\n");
         return TEST_SKIP;
