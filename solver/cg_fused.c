@@ -263,24 +263,30 @@ static mpcg_reason stop_reason(int stop)
  * kernels, and the history keeps their entries. Each window of a persistent loop is a launch,
  * its matrix loaded again into shared memory, and a round trip (what that costs a small
  * system: docs/solver.md, "K"). A segment in another precision than the loop's (a mixed
- * solve's fp64 head and finish) runs the launched kernels, whose windows grow as theirs. */
-static int loop_windows(const mpcg_solver *s, const mpcgi_cg_seg *g)
+ * solve's fp64 head and finish) runs the launched kernels, whose windows grow as theirs, and so
+ * do a mixed solve's fp32 iterations in the loop, for the stall rule. */
+static int loop_windows(const mpcg_solver *s, const mpcgi_cg_seg *g, const mpcgi_cg_track *tr)
 {
-    return s->variant->stops_itself && g->work == s->work && !s->hist.on && !s->progress;
+    /* the stall rule of a mixed solve's fp32 segment reads the residual where the host does:
+     * windows of K_LOOP would let a stalled fp32 loop run a thousand iterations before it is
+     * seen (msc04515 with Jacobi: the fp64 finish at 1,021 against 29 with the graph) */
+    const int sampled = g->kind == MPCGI_SEG_MIXED && tr->stall_window > 0;
+    return s->variant->stops_itself && g->work == s->work && !sampled && !s->hist.on &&
+           !s->progress;
 }
 
 /* Iterations of the next window: up to the next multiple of the monitor interval when there is
  * a monitor, else the fixed K or the adaptive one; never past maxit, except that the adaptive K
  * is rounded up to whole graph launches (the device stops at the limit itself). */
-static int64_t window_size(const mpcg_solver *s, const mpcgi_cg_seg *g, const window *w, int64_t k,
-                           int64_t maxit)
+static int64_t window_size(const mpcg_solver *s, const mpcgi_cg_seg *g, const mpcgi_cg_track *tr,
+                           const window *w, int64_t k, int64_t maxit)
 {
     int64_t G = s->fused->graph_iters;
     int64_t fixed = mpcgi_solver_check_interval(s);
-    int64_t K = s->monitor           ? s->monitor_every - k % s->monitor_every
-                : fixed > 0          ? fixed
-                : loop_windows(s, g) ? K_LOOP
-                                     : w->K;
+    int64_t K = s->monitor               ? s->monitor_every - k % s->monitor_every
+                : fixed > 0              ? fixed
+                : loop_windows(s, g, tr) ? K_LOOP
+                                         : w->K;
     if (G > 0 && !s->monitor && fixed == 0) return (K + G - 1) / G * G;
     return K < maxit - k ? K : maxit - k;
 }
@@ -347,7 +353,7 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     }
     window_note(&w, 0, rr);
     while (reason == MPCG_REASON_NONE && !tr.next && k < a->maxit) {
-        const int64_t K = window_size(s, g, &w, k, a->maxit);
+        const int64_t K = window_size(s, g, &tr, &w, k, a->maxit);
         mpcgi_log(ctx, MPCG_LOG_DEBUG, "CG (%s): a window of %lld iterations from %lld",
                   s->variant->name, (long long)K, (long long)k);
         MPCG_CHECK(ctx, s->variant->enqueue(s, g, K)); /* no wait */
