@@ -3,7 +3,7 @@
 # (the summary's "fortran:" line; --without-fortran turns it off). docs/embedding.md, "Fortran".
 EXTRA_DIST += fortran/mpcg.f90 fortran/mpcg_interfaces.inc fortran/example_mm.f90 \
 	fortran/example_heat.f90 test/info_layout_c.c test/info_layout_f.f90 test/history_f.f90 \
-	test/device_f.f90 test/check_f.inc
+	test/device_f.f90 test/callback_f.f90 test/check_f.inc
 if MPCG_HAVE_FC
 # libmpcgf: the module's procedures (mpcg_f_*); programs link it and libmpcg. The compiled module
 # fortran/mpcg.mod is written to fortran/ and installed next to mpcg.h: compile with
@@ -21,9 +21,11 @@ fortran/mpcg.lo: $(srcdir)/fortran/mpcg_interfaces.inc
 fortran/mpcg.mod: fortran/mpcg.lo
 	@test -f $@ || { rm -f fortran/mpcg.lo; $(MAKE) $(AM_MAKEFLAGS) fortran/mpcg.lo; }
 MPCG_F_USERS = fortran/example_mm.$(OBJEXT) fortran/example_heat.$(OBJEXT) \
-	test/info_layout_f.$(OBJEXT) test/history_f.$(OBJEXT) test/device_f.$(OBJEXT)
+	test/info_layout_f.$(OBJEXT) test/history_f.$(OBJEXT) test/device_f.$(OBJEXT) \
+	test/callback_f.$(OBJEXT)
 $(MPCG_F_USERS): fortran/mpcg.mod
-test/history_f.$(OBJEXT) test/device_f.$(OBJEXT): $(srcdir)/test/check_f.inc
+test/history_f.$(OBJEXT) test/device_f.$(OBJEXT) test/callback_f.$(OBJEXT): \
+	$(srcdir)/test/check_f.inc
 CLEANFILES += fortran/mpcg.mod
 
 noinst_PROGRAMS += fortran/example_mm fortran/example_heat
@@ -43,6 +45,10 @@ test_info_layout_f_LDADD = fortran/libmpcgf.la libmpcg.la
 check_PROGRAMS += test/history_f
 test_history_f_SOURCES = test/history_f.f90
 test_history_f_LDADD = fortran/libmpcgf.la libmpcg.la
+# and this one: the caller's callbacks (preconditioner, iterate, monitor) through the module
+check_PROGRAMS += test/callback_f
+test_callback_f_SOURCES = test/callback_f.f90
+test_callback_f_LDADD = fortran/libmpcgf.la libmpcg.la
 # and this one: the device-array interfaces reach the library (refused on a CPU context)
 check_PROGRAMS += test/device_f
 test_device_f_SOURCES = test/device_f.f90

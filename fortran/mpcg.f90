@@ -106,6 +106,30 @@ module mpcg
   ! ------------------------------------------------------------ the C functions
   include 'mpcg_interfaces.inc'
 
+  ! The shapes of the caller's callbacks (include/mpcg.h: mpcg_monitor_fn, mpcg_precond_fn,
+  ! mpcg_iterate_fn), for bind(C) module procedures passed with c_funloc. r, z and x are the
+  ! addresses of n doubles on the host (c_f_pointer(r, rr, [n])); a precond or iterate callback
+  ! returns 0 to go on, anything else ends the solve with MPCG_ERR_INVALID_ARG.
+  abstract interface
+    subroutine mpcg_monitor_f(iteration, relres, user) bind(C)
+      import :: c_int64_t, c_double, c_ptr
+      integer(c_int64_t), value :: iteration
+      real(c_double), value :: relres
+      type(c_ptr), value :: user
+    end subroutine
+    function mpcg_precond_f(r, z, user) bind(C) result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: r, z, user
+      integer(c_int) :: rc
+    end function
+    function mpcg_iterate_f(iteration, x, user) bind(C) result(rc)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), value :: iteration
+      type(c_ptr), value :: x, user
+      integer(c_int) :: rc
+    end function
+  end interface
+
   ! 1-based CSR from default-integer or 64-bit row pointers
   interface mpcg_f_matrix_from_csr
     module procedure mpcg_f_matrix_from_csr_i32, mpcg_f_matrix_from_csr_i64

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test/test_fortran.sh: the Fortran module (fortran/): mpcg_info's layout and the enum values
 # agree with the C compiler's, atol and the residual history work through it (test/history_f),
-# the device-array interfaces reach the library (test/device_f),
+# the device-array interfaces reach the library (test/device_f), the caller's callbacks work
+# through it (test/callback_f),
 # and fortran/example_mm converges in the iterations of
 # `cgsolve FILE --precond=jacobi` on bundled and generated SPD matrices; example_heat runs
 # SPDX-License-Identifier: BSD-3-Clause
@@ -33,6 +34,12 @@ out=`"$top_builddir/test/device_f" 2>&1`
 rc=$?
 echo "$out"
 [ $rc -eq 0 ] || fail "device_f exited $rc"
+
+# 1d. the caller's callbacks: a Jacobi callback equals the library's Jacobi bit for bit
+out=`"$top_builddir/test/callback_f" "$data/bcsstk05.mtx" 2>&1`
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || fail "callback_f exited $rc"
 
 # 2. example_mm against cgsolve: a generated SPD matrix (1-D Laplacian, n = 200) besides the
 # bundled ones
