@@ -339,6 +339,7 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
     mpcgi_cg_track tr;
     mpcg_reason reason;
 
+    const int64_t pc_before = s->pc_spmvs; /* the applies of the solve's earlier segments */
     s->fused->pc_starts = 0;
     MPCG_CHECK(ctx, mpcgi_cg_start(s, a, &rr, &tr, info, &reason)); /* r, rr, p = r */
     if (g->resume) {
@@ -379,8 +380,8 @@ mpcg_status mpcgi_cg_run_fused(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info
         }
     }
     /* the applies' products: one apply an iteration and a start (a graph replays its captured
-     * applies, so the host's count of calls would not tell) */
-    if (s->pc) s->pc_spmvs = (k + s->fused->pc_starts) * s->pc->apply_spmvs;
+     * applies, so the host's count of calls would not tell), beside the earlier segments' */
+    if (s->pc) s->pc_spmvs = pc_before + (k + s->fused->pc_starts) * s->pc->apply_spmvs;
     return mpcgi_cg_finish(s, a, rr, k, reason, &tr, info);
 }
 
