@@ -132,6 +132,7 @@ program callback_f
   call mpcg_solver_destroy(sref)
   call mpcg_matrix_destroy(a)
   call mpcg_context_destroy(ctx)
+  deallocate (b, x, y, diag, dinv, x_last)
   if (bad /= 0) stop 1
 
 contains
