@@ -331,7 +331,7 @@ mpcg_status mpcgi_cg_run(mpcg_solver *s, const mpcgi_cg_args *a, mpcg_info *info
         beta = 0.0;
         if (checked) { /* converged, stagnant, the segment's end, or on from the true residual */
             MPCG_CHECK(ctx, mpcgi_cg_check(s, a, k, rr_old, &rr, &beta, &tr, info, &reason));
-            if (tr.next) a->end->rz = pcg ? rz : rr_old; /* the next segment's r.z */
+            if (tr.next) a->end->rz = rz; /* the next segment's r.z (CG: r.r, unused) */
             if (reason != MPCG_REASON_NONE || tr.next) break;
             if (!pcg) rz = rr_old; /* CG: beta from the check */
         }
